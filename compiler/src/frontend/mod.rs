@@ -1,0 +1,3 @@
+//! Front ends: text in, syntax trees and diagnostics out. They never see IR.
+
+pub mod xpath;

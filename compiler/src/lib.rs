@@ -1,0 +1,11 @@
+//! qrtl compiler: query front ends → IR → passes → emitters, plus the
+//! software reference models the RTL is checked against.
+//! See `compiler/ARCHITECTURE.md` for the code map and invariants.
+
+pub mod cli;
+pub mod diag;
+pub mod frontend;
+pub mod ir;
+pub mod lower;
+pub mod refmodel;
+pub mod xml;

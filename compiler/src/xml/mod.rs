@@ -1,0 +1,171 @@
+//! Byte-level XML tokenizer: the exact software model of the hardware SAX
+//! parser (SPEC §3.2). One byte at a time through an explicit state machine;
+//! the only memory it keeps is what the hardware keeps (the state, the
+//! name stack of open elements bounded by `XmlConfig::name_stack_bytes`, a
+//! depth counter, and small counters for multi-byte tokens).
+//!
+//! Consumers implement [`Sink`]; the tokenizer never allocates per event.
+
+pub mod tokenizer;
+
+pub use tokenizer::Tokenizer;
+
+/// Per-document status reported by the tokenizer (SPEC §2/§3.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DocStatus {
+    Ok,
+    Malformed,
+    TooDeep,
+}
+
+impl DocStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DocStatus::Ok => "ok",
+            DocStatus::Malformed => "malformed",
+            DocStatus::TooDeep => "too_deep",
+        }
+    }
+}
+
+/// Why a document was flagged. The first problem wins; after it the
+/// tokenizer emits no more events for this document (the rest of the bytes
+/// are consumed and ignored) so a flagged document's matches are exactly
+/// those found in the prefix before the flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum XmlError {
+    // ---- malformed ----
+    /// `</b>` closes an element opened as `<a>`.
+    MismatchedClose,
+    /// A close tag with no element open.
+    CloseWithoutOpen,
+    /// End of document inside a tag, comment, CDATA, PI, DOCTYPE or reference.
+    UnterminatedMarkup,
+    /// End of document with elements still open.
+    UnclosedElement,
+    /// `<!DOCTYPE x [ ... ]>`: internal subsets are not supported.
+    DoctypeInternalSubset,
+    /// A DOCTYPE after the root element started, or a second DOCTYPE.
+    MisplacedDoctype,
+    /// A second top-level element.
+    MultipleRoots,
+    /// No element at all (including an empty document).
+    NoRootElement,
+    /// Non-whitespace character data, CDATA or a reference outside the root element.
+    ContentOutsideRoot,
+    /// A byte that cannot start or continue a name, a tag or markup here.
+    UnexpectedByte,
+    /// `<?xml ...?>` anywhere but at the very start of the document.
+    MisplacedXmlDecl,
+    /// Attribute without `=`, unquoted value, or `<` inside a value.
+    BadAttribute,
+    /// `&` not followed by a well-formed predefined-entity or character
+    /// reference (`&lt; &gt; &amp; &apos; &quot; &#N; &#xH;`).
+    BadReference,
+    /// `--` inside a comment.
+    DoubleHyphenInComment,
+    /// `]]>` in character data.
+    CdataEndInText,
+    // ---- too deep ----
+    /// Opening an element deeper than `max_depth`.
+    TooDeep,
+    /// The names of the open elements no longer fit in the name stack.
+    NameStackOverflow,
+}
+
+impl XmlError {
+    pub fn status(self) -> DocStatus {
+        match self {
+            XmlError::TooDeep | XmlError::NameStackOverflow => DocStatus::TooDeep,
+            _ => DocStatus::Malformed,
+        }
+    }
+    pub fn describe(self) -> &'static str {
+        match self {
+            XmlError::MismatchedClose => "close tag does not match the open element",
+            XmlError::CloseWithoutOpen => "close tag with no element open",
+            XmlError::UnterminatedMarkup => "document ends inside markup",
+            XmlError::UnclosedElement => "document ends with elements still open",
+            XmlError::DoctypeInternalSubset => "DOCTYPE internal subsets are not supported",
+            XmlError::MisplacedDoctype => "DOCTYPE after the root element or repeated",
+            XmlError::MultipleRoots => "more than one root element",
+            XmlError::NoRootElement => "no root element",
+            XmlError::ContentOutsideRoot => "character data outside the root element",
+            XmlError::UnexpectedByte => "unexpected byte in markup",
+            XmlError::MisplacedXmlDecl => "XML declaration not at the start of the document",
+            XmlError::BadAttribute => "malformed attribute",
+            XmlError::BadReference => "malformed or unknown entity/character reference",
+            XmlError::DoubleHyphenInComment => "'--' inside a comment",
+            XmlError::CdataEndInText => "']]>' in character data",
+            XmlError::TooDeep => "nesting deeper than the maximum depth",
+            XmlError::NameStackOverflow => "open element names exceed the name stack",
+        }
+    }
+}
+
+/// Where the first problem was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct XmlErrorAt {
+    pub error: XmlError,
+    /// Byte offset of the byte that revealed the problem (document length for end-of-document errors).
+    pub offset: u64,
+    /// 1-based line and column (bytes) of that offset.
+    pub line: u64,
+    pub col: u64,
+}
+
+/// Compiled limits of the parser (the hardware has the same ones).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct XmlConfig {
+    /// Deepest element nesting accepted; the document element is depth 1.
+    pub max_depth: u32,
+    /// Capacity in bytes of the stack of open element names used to check
+    /// close tags. Default: 64 bytes per level.
+    pub name_stack_bytes: u32,
+}
+
+impl XmlConfig {
+    pub fn with_max_depth(max_depth: u32) -> XmlConfig {
+        XmlConfig { max_depth, name_stack_bytes: max_depth.saturating_mul(64).max(64) }
+    }
+}
+
+impl Default for XmlConfig {
+    fn default() -> Self {
+        XmlConfig::with_max_depth(32)
+    }
+}
+
+/// Receiver of SAX events. Callbacks come in document order; names and
+/// values are byte slices valid only during the call.
+///
+/// For one element: `start_name`, then for each attribute `attr_start`,
+/// zero or more `attr_value` chunks and `attr_end` (only when
+/// `start_name` returned true), then `open` at the `>` (or `/>`), then the
+/// content, then `close` (immediately after `open` for `<a/>`).
+pub trait Sink {
+    /// `<name` has been read (element at depth `depth`, 1 = root). Return
+    /// true to receive this element's attributes.
+    fn start_name(&mut self, name: &[u8], depth: u32) -> bool;
+    /// An attribute name (only if `start_name` returned true). Return true
+    /// to receive its decoded value.
+    fn attr_start(&mut self, name: &[u8]) -> bool;
+    /// A chunk of the decoded attribute value (references decoded). Only if
+    /// `attr_start` returned true. May be called several times.
+    fn attr_value(&mut self, chunk: &[u8]);
+    /// End of the attribute (only if `attr_start` was called).
+    fn attr_end(&mut self);
+    /// The start tag is complete: the element is open (a push).
+    fn open(&mut self);
+    /// The element closes (a pop); its close tag has been verified.
+    fn close(&mut self);
+    /// Whether character data of the currently open element is wanted.
+    /// Asked once when a text node starts.
+    fn wants_text(&mut self) -> bool;
+    /// A chunk of character data of the current element: references
+    /// decoded, CDATA content verbatim. Only after `wants_text` returned true.
+    fn text(&mut self, chunk: &[u8]);
+    /// The current text node ended (a start tag, end tag, comment or PI
+    /// follows). Called only for text nodes for which `wants_text` was true.
+    fn text_end(&mut self);
+}
