@@ -1,1 +1,198 @@
-pub fn main() -> i32 { 0 }
+//! The `qrtl` command line (SPEC §2). Exit codes: 0 success, 1 bad input
+//! (diagnostics on stderr), 2 usage errors. Never panics on input.
+
+use crate::diag::{plain_error, Diagnostic};
+use crate::frontend::xpath::parse_query_file;
+use crate::ir::xpath::{Design, Mode};
+use crate::lower::xpath::lower_queries;
+use crate::passes::{run_pipeline, PassConfig};
+use crate::refmodel::xpath::{Engine, EngineConfig};
+use crate::xml::XmlConfig;
+use clap::{Parser, Subcommand, ValueEnum};
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(name = "qrtl", version, about = "Compile queries to FPGA RTL and verify it against software reference models")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// XPath filtering: check queries, filter documents in software.
+    #[command(subcommand)]
+    Xpath(XpathCommand),
+}
+
+#[derive(Subcommand, Debug)]
+enum XpathCommand {
+    /// Parse a query file and report every error (exit 1 if any).
+    Check {
+        /// Query file: one query per line, `#` comments and blank lines skipped.
+        queries: PathBuf,
+    },
+    /// Filter documents with the software engine; one JSON line per document.
+    Filter {
+        queries: PathBuf,
+        /// XML documents (one document per file).
+        #[arg(required = true)]
+        docs: Vec<PathBuf>,
+        #[command(flatten)]
+        opts: XpathOpts,
+        /// Print engine statistics to stderr at the end.
+        #[arg(long)]
+        stats: bool,
+    },
+}
+
+#[derive(clap::Args, Debug, Clone)]
+struct XpathOpts {
+    /// How twigs are matched: holistic (exact), paths or pairs (may give false positives).
+    #[arg(long, value_enum, default_value_t = ModeArg::Holistic)]
+    mode: ModeArg,
+    /// Deepest element nesting accepted; deeper documents are flagged `too_deep`.
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    max_depth: u32,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ModeArg {
+    Holistic,
+    Paths,
+    Pairs,
+}
+
+impl From<ModeArg> for Mode {
+    fn from(m: ModeArg) -> Mode {
+        match m {
+            ModeArg::Holistic => Mode::Holistic,
+            ModeArg::Paths => Mode::Paths,
+            ModeArg::Pairs => Mode::Pairs,
+        }
+    }
+}
+
+/// Entry point; returns the process exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    match cli.command {
+        Command::Xpath(XpathCommand::Check { queries }) => xpath_check(&queries),
+        Command::Xpath(XpathCommand::Filter { queries, docs, opts, stats }) => {
+            xpath_filter(&queries, &docs, &opts, stats)
+        }
+    }
+}
+
+fn print_diagnostics(diags: &[Diagnostic]) {
+    let mut err = std::io::stderr().lock();
+    for d in diags {
+        let _ = write!(err, "{}", d.render());
+    }
+}
+
+/// Parse and lower a query file; all diagnostics on failure.
+fn load_design(path: &PathBuf, mode: Mode) -> Result<Design, i32> {
+    let name = path.display().to_string();
+    let text = match std::fs::read(path) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+                let line = upto.iter().filter(|&&b| b == b'\n').count() + 1;
+                eprintln!("{name}:{line}: error: query file is not valid UTF-8");
+                return Err(1);
+            }
+        },
+        Err(e) => {
+            eprintln!("{}", plain_error(&name, format!("cannot read query file: {e}")));
+            return Err(1);
+        }
+    };
+    let (queries, mut diags) = parse_query_file(&name, &text);
+    let design = match lower_queries(&name, &queries) {
+        Ok(d) => Some(d),
+        Err(more) => {
+            diags.extend(more);
+            None
+        }
+    };
+    if !diags.is_empty() {
+        diags.sort_by_key(|d| (d.line, d.span.start));
+        print_diagnostics(&diags);
+        eprintln!("{name}: {} error{} in {} queries", diags.len(), if diags.len() == 1 { "" } else { "s" }, queries.len() + diags.len());
+        return Err(1);
+    }
+    let design = design.unwrap_or_default();
+    if design.queries.is_empty() {
+        eprintln!("{}", plain_error(&name, "no queries (every line is blank or a # comment)"));
+        return Err(1);
+    }
+    Ok(run_pipeline(design, &PassConfig { mode }))
+}
+
+fn xpath_check(queries: &PathBuf) -> i32 {
+    match load_design(queries, Mode::Holistic) {
+        Ok(d) => {
+            println!("{}: {} queries ok", queries.display(), d.queries.len());
+            0
+        }
+        Err(code) => code,
+    }
+}
+
+fn xpath_filter(queries: &PathBuf, docs: &[PathBuf], opts: &XpathOpts, stats: bool) -> i32 {
+    let design = match load_design(queries, opts.mode.into()) {
+        Ok(d) => d,
+        Err(code) => return code,
+    };
+    let config = EngineConfig { xml: XmlConfig::with_max_depth(opts.max_depth), ..EngineConfig::default() };
+    let mut engine = Engine::new(&design, config);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut code = 0;
+    for doc in docs {
+        let name = doc.display().to_string();
+        let result = std::fs::File::open(doc).and_then(|f| engine.filter_reader(f));
+        match result {
+            Ok(r) => {
+                let line = serde_json::json!({
+                    "doc": name,
+                    "status": r.status.as_str(),
+                    "matched": r.matched,
+                });
+                if writeln!(out, "{line}").is_err() {
+                    return 0; // stdout closed (e.g. `| head`): stop quietly
+                }
+                if let Some(e) = r.error {
+                    let _ = out.flush();
+                    eprintln!("{name}:{}:{}: note: {}: {}", e.line, e.col, r.status.as_str(), e.error.describe());
+                }
+            }
+            Err(e) => {
+                let _ = out.flush();
+                eprintln!("{}", plain_error(&name, format!("cannot read document: {e}")));
+                code = 1;
+            }
+        }
+    }
+    let _ = out.flush();
+    if stats {
+        let s = engine.stats();
+        eprintln!(
+            "{{\"queries\":{},\"states\":{},\"transitions_computed\":{},\"cache_flushes\":{}}}",
+            design.queries.len(),
+            s.states,
+            s.transitions_computed,
+            s.flushes
+        );
+    }
+    code
+}

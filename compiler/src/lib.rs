@@ -7,5 +7,6 @@ pub mod diag;
 pub mod frontend;
 pub mod ir;
 pub mod lower;
+pub mod passes;
 pub mod refmodel;
 pub mod xml;

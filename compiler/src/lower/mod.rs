@@ -1,1 +1,3 @@
+//! Lowering: syntax trees → IR. The only code that sees both.
 
+pub mod xpath;

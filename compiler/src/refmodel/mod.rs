@@ -1,1 +1,5 @@
+//! Reference models: run the IR in software. They are the oracles the RTL
+//! is checked against, and are themselves checked against independent
+//! implementations (see `tests/`).
 
+pub mod xpath;
