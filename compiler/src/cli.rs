@@ -3,7 +3,7 @@
 
 use crate::diag::{plain_error, Diagnostic};
 use crate::frontend::xpath::parse_query_file;
-use crate::ir::xpath::{Design, Mode};
+use crate::ir::xpath::{Design, Mode, SiblingOrder};
 use crate::lower::xpath::lower_queries;
 use crate::passes::{run_pipeline, PassConfig};
 use crate::refmodel::xpath::{Engine, EngineConfig};
@@ -55,6 +55,10 @@ struct XpathOpts {
     /// Deepest element nesting accepted; deeper documents are flagged `too_deep`.
     #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=4096))]
     max_depth: u32,
+    /// Sibling branches of a twig must match in document order, in distinct
+    /// child subtrees (holistic mode; default: unordered, as XPath).
+    #[arg(long)]
+    ordered: bool,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -149,10 +153,13 @@ fn xpath_check(queries: &PathBuf) -> i32 {
 }
 
 fn xpath_filter(queries: &PathBuf, docs: &[PathBuf], opts: &XpathOpts, stats: bool) -> i32 {
-    let design = match load_design(queries, opts.mode.into()) {
+    let mut design = match load_design(queries, opts.mode.into()) {
         Ok(d) => d,
         Err(code) => return code,
     };
+    if opts.ordered {
+        design.order = SiblingOrder::Ordered;
+    }
     let config = EngineConfig { xml: XmlConfig::with_max_depth(opts.max_depth), ..EngineConfig::default() };
     let mut engine = Engine::new(&design, config);
     let stdout = std::io::stdout();

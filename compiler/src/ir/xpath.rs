@@ -378,6 +378,19 @@ impl Mode {
     }
 }
 
+/// Whether the branches of a twig node must match in document order
+/// (`--ordered`): the matches of a node's children must lie in distinct
+/// child subtrees of the node's element, in query order (predicates left to
+/// right, then the main path). The hardware rule (ch. 3.4.2): a branch
+/// reports only when its previous sibling already has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum SiblingOrder {
+    /// XPath semantics (default).
+    #[default]
+    Unordered,
+    Ordered,
+}
+
 /// A whole XPath filtering design.
 #[derive(Clone, Debug, Default)]
 pub struct Design {
@@ -389,6 +402,7 @@ pub struct Design {
     pub parts: Vec<Part>,
     pub queries: Vec<Query>,
     pub mode: Mode,
+    pub order: SiblingOrder,
     cond_index: HashMap<CondKind, CondId>,
     counter_index: HashMap<Counter, CounterId>,
 }

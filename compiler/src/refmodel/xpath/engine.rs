@@ -117,6 +117,9 @@ struct Runtime {
     /// Pop columns per depth: reports from below the element at that depth.
     reports: Vec<u64>,
     reports_touched: Vec<Vec<u32>>,
+    /// With `--ordered`: the reports accepted in sibling order.
+    ordered: Vec<u64>,
+    ordered_touched: Vec<Vec<u32>>,
     /// `text()` conditions satisfied per depth.
     text_ok: Vec<Vec<u32>>,
     part_stamp: Vec<u32>,
@@ -164,6 +167,8 @@ impl Engine {
             counts_touched: vec![Vec::new(); levels],
             reports: vec![0; levels * prog.twig_words],
             reports_touched: vec![Vec::new(); levels],
+            ordered: vec![0; if prog.ordered { levels * prog.twig_words } else { 0 }],
+            ordered_touched: vec![Vec::new(); levels],
             text_ok: vec![Vec::new(); levels],
             part_stamp: vec![0; prog.part_queries.len()],
             matched_parts: Vec::new(),
@@ -292,6 +297,18 @@ fn clear_reports(p: &Program, rt: &mut Runtime, level: usize) {
     for w in rt.reports_touched[level].drain(..) {
         rt.reports[base + w as usize] = 0;
     }
+    for w in rt.ordered_touched[level].drain(..) {
+        rt.ordered[base + w as usize] = 0;
+    }
+}
+
+#[inline]
+fn set_bit(words: &mut [u64], touched: &mut Vec<u32>, base: usize, t: u32) {
+    let w = (t / 64) as usize;
+    if words[base + w] == 0 {
+        touched.push(w as u32);
+    }
+    words[base + w] |= 1 << (t % 64);
 }
 
 fn intern_state(p: &Program, rt: &mut Runtime, key: &[u32], split: usize) -> u32 {
@@ -496,6 +513,7 @@ impl Run<'_> {
         }
     }
 
+    #[inline]
     fn mark_part(rt: &mut Runtime, part: u32) {
         let s = &mut rt.part_stamp[part as usize];
         if *s != rt.doc {
@@ -617,39 +635,58 @@ impl Sink for Run<'_> {
         if p.twig_words == 0 {
             return;
         }
-        let here = d * p.twig_words;
-        let up = (d - 1) * p.twig_words;
+        let words = p.twig_words;
+        let (here, up) = (d * words, (d - 1) * words);
+        // With ordered siblings, children are checked against the reports
+        // accepted in order; otherwise against all reports.
+        let checked = if p.ordered { &rt.ordered } else { &rt.reports };
+        let mut arrivals = std::mem::take(&mut rt.scratch);
+        arrivals.clear();
         // Recurrence (a)-(c): twig nodes matched here report to the parent.
-        for i in 0..rt.states[s].twigs.len() {
-            let t = rt.states[s].twigs[i];
+        for &t in rt.states[s].twigs.iter() {
             let tn = &p.twig[t as usize];
             let ok = tn.close_conds.iter().all(|c| rt.text_ok[d].contains(c))
-                && tn.children.iter().all(|&c| rt.reports[here + (c / 64) as usize] >> (c % 64) & 1 == 1);
-            if !ok {
-                continue;
-            }
-            match tn.root_of {
-                Some(part) => Self::mark_part(rt, part),
-                None => {
-                    let w = (t / 64) as usize;
-                    if rt.reports[up + w] == 0 {
-                        rt.reports_touched[d - 1].push(w as u32);
+                && tn.children.iter().all(|&c| checked[here + (c / 64) as usize] >> (c % 64) & 1 == 1);
+            if ok {
+                match tn.root_of {
+                    Some(part) => {
+                        let st = &mut rt.part_stamp[part as usize];
+                        if *st != rt.doc {
+                            *st = rt.doc;
+                            rt.matched_parts.push(part);
+                        }
                     }
-                    rt.reports[up + w] |= 1 << (t % 64);
+                    None => arrivals.push(t),
                 }
             }
         }
         // Recurrence (d): reports of `//` nodes propagate downwards.
-        for i in 0..rt.reports_touched[d].len() {
-            let w = rt.reports_touched[d][i] as usize;
-            let carry = rt.reports[here + w] & p.desc_mask[w];
-            if carry != 0 {
-                if rt.reports[up + w] == 0 {
-                    rt.reports_touched[d - 1].push(w as u32);
-                }
-                rt.reports[up + w] |= carry;
+        for &w in &rt.reports_touched[d] {
+            let mut bits = rt.reports[here + w as usize] & p.desc_mask[w as usize];
+            while bits != 0 {
+                arrivals.push(w * 64 + bits.trailing_zeros());
+                bits &= bits - 1;
             }
         }
+        if p.ordered {
+            // A branch is accepted only if its previous sibling was accepted
+            // from an earlier child subtree (state before this event).
+            let accepted: Vec<u32> = arrivals
+                .iter()
+                .copied()
+                .filter(|&t| {
+                    let prev = p.twig[t as usize].prev;
+                    prev == u32::MAX || rt.ordered[up + (prev / 64) as usize] >> (prev % 64) & 1 == 1
+                })
+                .collect();
+            for t in accepted {
+                set_bit(&mut rt.ordered, &mut rt.ordered_touched[d - 1], up, t);
+            }
+        }
+        for &t in &arrivals {
+            set_bit(&mut rt.reports, &mut rt.reports_touched[d - 1], up, t);
+        }
+        rt.scratch = arrivals;
         clear_reports(p, rt, d);
     }
 

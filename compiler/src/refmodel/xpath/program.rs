@@ -9,7 +9,7 @@
 //! * Conditions are indexed by (tag, attribute) so an element only
 //!   evaluates the predicates that can concern it.
 
-use crate::ir::xpath::{Axis, CmpOp, Compare, CondKind, Design, NodeId, Test, Value};
+use crate::ir::xpath::{Axis, CmpOp, Compare, CondKind, Design, NodeId, SiblingOrder, Test, Value};
 use hashbrown::HashMap;
 use rustc_hash::FxBuildHasher;
 
@@ -48,6 +48,8 @@ pub(crate) struct TwigNode {
     pub children: Box<[u32]>,
     /// For a part's root: the part it completes.
     pub root_of: Option<u32>,
+    /// The previous sibling branch (ordered matching), or `u32::MAX`.
+    pub prev: u32,
 }
 
 /// Conditions on one attribute name for one tag key.
@@ -91,6 +93,7 @@ pub(crate) struct Program {
     /// Per query id: number of parts (0 for ids without a query).
     pub query_nparts: Vec<u32>,
     pub longest_literal: usize,
+    pub ordered: bool,
 }
 
 impl Program {
@@ -164,12 +167,16 @@ impl Program {
                     close_conds: node.close_conds.iter().map(|c| c.0).collect(),
                     children: Box::new([]),
                     root_of: node.parent.is_none().then_some(pi as u32),
+                    prev: u32::MAX,
                 });
             }
             for &n in &nodes {
                 let t = twig_of[n.index()];
                 twig[t as usize].children =
                     design.node(n).children.iter().map(|c| twig_of[c.index()]).collect();
+                for w in design.node(n).children.windows(2) {
+                    twig[twig_of[w[1].index()] as usize].prev = twig_of[w[0].index()];
+                }
                 push[node_push[n.index()] as usize].twigs.push(t);
             }
         }
@@ -293,6 +300,7 @@ impl Program {
             part_queries,
             query_nparts,
             longest_literal,
+            ordered: design.order == SiblingOrder::Ordered,
         }
     }
 
