@@ -2,5 +2,7 @@
 
 mod engine;
 mod program;
+#[cfg(test)]
+mod tests;
 
 pub use engine::{DocResult, Engine, EngineConfig, EngineStats};
