@@ -1,0 +1,158 @@
+//! The `qrtl` binary's contract (SPEC §2): JSON lines, statuses, exit codes
+//! 0 / 1 (bad input) / 2 (usage), diagnostics with FILE:LINE:COL, no panics.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn qrtl(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_qrtl"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run qrtl")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("qrtl-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn filter_prints_one_json_line_per_document_in_order() {
+    let o = qrtl(&[
+        "xpath",
+        "filter",
+        "queries/xpath/news.txt",
+        "queries/xpath/docs/monday.xml",
+        "queries/xpath/docs/broken.xml",
+        "queries/xpath/docs/tuesday.xml",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> = stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["doc"], "queries/xpath/docs/monday.xml");
+    assert_eq!(lines[0]["status"], "ok");
+    assert_eq!(lines[1]["doc"], "queries/xpath/docs/broken.xml");
+    assert_eq!(lines[1]["status"], "malformed");
+    assert_eq!(lines[2]["status"], "ok");
+    // Query 0 (/news/story/headline) matches monday and tuesday.
+    for l in [&lines[0], &lines[2]] {
+        assert!(l["matched"].as_array().unwrap().contains(&serde_json::json!(0)), "{l}");
+    }
+    assert!(stderr(&o).contains("broken.xml:4:"), "malformed note names the position: {}", stderr(&o));
+}
+
+#[test]
+fn exact_output_format() {
+    let d = temp_dir("format");
+    let q = write(&d, "q.txt", "# comment\n\n//a\n/r/b\n//c\n");
+    let x = write(&d, "x.xml", "<r><a/><c/></r>");
+    let o = qrtl(&["xpath", "filter", &q, &x]);
+    assert_eq!(stdout(&o), format!("{{\"doc\":\"{x}\",\"status\":\"ok\",\"matched\":[0,2]}}\n"));
+}
+
+#[test]
+fn check_reports_every_error_with_location_and_exits_1() {
+    let d = temp_dir("check");
+    let q = write(&d, "bad.txt", "/a/b\na/b\n# comment\n/a[@x=]\n//ok\n/a[b][2]\n");
+    let o = qrtl(&["xpath", "check", &q]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains(&format!("{q}:2:1: error")), "{err}");
+    assert!(err.contains("//"), "relative query error names the fixes: {err}");
+    assert!(err.contains(&format!("{q}:4:")), "{err}");
+    assert!(err.contains(&format!("{q}:6:")), "lowering errors are reported too: {err}");
+    assert!(err.contains('^'), "caret line: {err}");
+}
+
+#[test]
+fn check_accepts_the_sample_and_nitf_suites() {
+    for f in ["queries/xpath/news.txt", "../shared/data/yfilter-nitf/queries/mixed.txt"] {
+        let o = qrtl(&["xpath", "check", f]);
+        assert_eq!(o.status.code(), Some(0), "{f}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn filter_refuses_a_query_file_with_errors() {
+    let d = temp_dir("refuse");
+    let q = write(&d, "q.txt", "//a\n//b[\n");
+    let x = write(&d, "x.xml", "<a/>");
+    let o = qrtl(&["xpath", "filter", &q, &x]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).is_empty(), "no partial results when queries are bad");
+    assert!(stderr(&o).contains(&format!("{q}:2:")), "{}", stderr(&o));
+}
+
+#[test]
+fn unreadable_inputs_are_errors_not_panics() {
+    let d = temp_dir("missing");
+    let q = write(&d, "q.txt", "//a\n");
+    let x = write(&d, "x.xml", "<a/>");
+    let o = qrtl(&["xpath", "filter", &q, "/nonexistent/doc.xml", &x]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("/nonexistent/doc.xml"), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), 1, "the readable document is still filtered");
+    let o = qrtl(&["xpath", "check", "/nonexistent/q.txt"]);
+    assert_eq!(o.status.code(), Some(1));
+    let bin = write(&d, "bin.txt", "");
+    std::fs::write(&bin, [0x2f, 0x61, 0xff, 0xfe, b'\n']).unwrap();
+    let o = qrtl(&["xpath", "check", &bin]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("UTF-8"), "{}", stderr(&o));
+    let empty = write(&d, "empty.txt", "# nothing\n\n");
+    let o = qrtl(&["xpath", "filter", &empty, &x]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("no queries"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &["xpath", "filter", "queries/xpath/news.txt"][..],
+        &["xpath", "filter", "--mode", "bogus", "queries/xpath/news.txt", "x.xml"],
+        &["xpath", "filter", "--max-depth", "0", "queries/xpath/news.txt", "x.xml"],
+        &["xpath", "frobnicate"],
+        &[],
+    ] {
+        let o = qrtl(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn max_depth_flags_too_deep_documents() {
+    let d = temp_dir("depth");
+    let q = write(&d, "q.txt", "//a\n");
+    let x = write(&d, "x.xml", "<a><a><a><a/></a></a></a>");
+    let o = qrtl(&["xpath", "filter", "--max-depth", "3", &q, &x]);
+    assert!(stdout(&o).contains("\"too_deep\""), "{}", stdout(&o));
+    let o = qrtl(&["xpath", "filter", "--max-depth", "4", &q, &x]);
+    assert!(stdout(&o).contains("\"ok\""), "{}", stdout(&o));
+}
+
+#[test]
+fn modes_are_selectable() {
+    let d = temp_dir("modes");
+    let q = write(&d, "q.txt", "/r/a[b]/c\n");
+    let x = write(&d, "x.xml", "<r><a><b/></a><a><c/></a></r>");
+    let run = |mode: &str| stdout(&qrtl(&["xpath", "filter", "--mode", mode, &q, &x]));
+    assert!(run("holistic").contains("\"matched\":[]"));
+    assert!(run("paths").contains("\"matched\":[0]"));
+    assert!(run("pairs").contains("\"matched\":[0]"));
+}
