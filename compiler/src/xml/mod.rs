@@ -7,6 +7,10 @@
 //! Consumers implement [`Sink`]; the tokenizer never allocates per event.
 
 pub mod tokenizer;
+pub mod trace;
+
+#[cfg(test)]
+mod tests;
 
 pub use tokenizer::Tokenizer;
 

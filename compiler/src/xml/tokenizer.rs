@@ -264,11 +264,18 @@ impl Tokenizer {
         let mut name_starts = std::mem::take(&mut self.name_starts);
         names.clear();
         name_starts.clear();
-        *self = Tokenizer { names, name_starts, ..Tokenizer::new_empty(self.config) };
+        *self = Tokenizer {
+            names,
+            name_starts,
+            ..Tokenizer::new_empty(self.config)
+        };
     }
 
     fn new_empty(config: XmlConfig) -> Tokenizer {
-        let mut t = Tokenizer::new(XmlConfig { max_depth: 0, name_stack_bytes: 0 });
+        let mut t = Tokenizer::new(XmlConfig {
+            max_depth: 0,
+            name_stack_bytes: 0,
+        });
         t.config = config;
         t
     }
@@ -310,7 +317,12 @@ impl Tokenizer {
             None => (self.line, self.line_start),
         };
         let offset = self.base + prefix.len() as u64;
-        self.err = Some(XmlErrorAt { error, offset, line, col: offset - line_start + 1 });
+        self.err = Some(XmlErrorAt {
+            error,
+            offset,
+            line,
+            col: offset - line_start + 1,
+        });
     }
 
     /// End the current text node, if one is open.
@@ -527,13 +539,15 @@ impl Tokenizer {
                 State::Lt => {
                     let b = bytes[i];
                     if is_name_start(b) {
+                        // A start tag: the text node ends even if the
+                        // element is then rejected.
+                        self.end_text(sink);
                         if self.depth == 0 && self.root_seen {
                             return self.fail(XmlError::MultipleRoots, bytes, i);
                         }
                         if self.depth >= self.config.max_depth {
                             return self.fail(XmlError::TooDeep, bytes, i);
                         }
-                        self.end_text(sink);
                         self.depth += 1;
                         self.root_seen = true;
                         self.name_starts.push(self.names.len() as u32);
@@ -617,7 +631,11 @@ impl Tokenizer {
                     }
                     let seg = &bytes[start..i];
                     let before = self.attr_len as usize;
-                    let avail = cap.saturating_sub(self.names.len()).saturating_sub(before);
+                    // Partial names from earlier chunks are on the stack
+                    // only if the sink wants them.
+                    let copied = if self.attrs_wanted { before } else { 0 };
+                    let used = self.names.len() - copied + before;
+                    let avail = cap.saturating_sub(used);
                     if seg.len() > avail {
                         return self.fail(XmlError::NameStackOverflow, bytes, start + avail);
                     }
@@ -734,14 +752,14 @@ impl Tokenizer {
                 }
                 State::EndName => {
                     let top = self.top_start();
-                    let name = &self.names[top..];
+                    let len = self.names.len() - top;
                     let mut k = self.cmp_pos as usize;
                     while i < n {
                         let b = bytes[i];
                         if !is_name_char(b) {
                             break;
                         }
-                        if name.get(k) != Some(&b) {
+                        if k >= len || self.names[top + k] != b {
                             return self.fail(XmlError::MismatchedClose, bytes, i);
                         }
                         k += 1;
@@ -752,7 +770,7 @@ impl Tokenizer {
                         break;
                     }
                     let b = bytes[i];
-                    let complete = k == name.len();
+                    let complete = k == len;
                     if b == b'>' || is_ws(b) {
                         if !complete {
                             return self.fail(XmlError::MismatchedClose, bytes, i);
@@ -816,8 +834,11 @@ impl Tokenizer {
                     None => i = n,
                 },
                 State::CommentDash1 => {
-                    self.state =
-                        if bytes[i] == b'-' { State::CommentDash2 } else { State::CommentBody };
+                    self.state = if bytes[i] == b'-' {
+                        State::CommentDash2
+                    } else {
+                        State::CommentBody
+                    };
                     i += 1;
                 }
                 State::CommentDash2 => {
@@ -1035,7 +1056,14 @@ impl Tokenizer {
                     let (radix, digit) = if self.state == State::RefHex {
                         (16, hex_value(b))
                     } else {
-                        (10, if b.is_ascii_digit() { Some(u32::from(b - b'0')) } else { None })
+                        (
+                            10,
+                            if b.is_ascii_digit() {
+                                Some(u32::from(b - b'0'))
+                            } else {
+                                None
+                            },
+                        )
                     };
                     let Some(d) = digit else {
                         return self.fail(XmlError::BadReference, bytes, i);
