@@ -37,8 +37,23 @@ pub(super) fn is_bad_char(c: char) -> bool {
         || is_ws(c)
         || matches!(
             c,
-            '/' | '[' | ']' | '(' | ')' | '@' | '*' | ':' | '=' | '!' | '<' | '>' | '|' | '+' | '$'
-                | '"' | '\'' | ','
+            '/' | '['
+                | ']'
+                | '('
+                | ')'
+                | '@'
+                | '*'
+                | ':'
+                | '='
+                | '!'
+                | '<'
+                | '>'
+                | '|'
+                | '+'
+                | '$'
+                | '"'
+                | '\''
+                | ','
         ))
 }
 
@@ -65,7 +80,9 @@ pub(super) fn prefix_wildcard(i: &str) -> IResult<&str, &str> {
 
 /// `Digits ('.' Digits?)? | '.' Digits`, without sign or exponent.
 pub(super) fn number(i: &str) -> IResult<&str, &str> {
-    alt((recognize(pair(digit1, opt(pair(char('.'), digit0)))), recognize(pair(char('.'), digit1))))(i)
+    alt((recognize(pair(digit1, opt(pair(char('.'), digit0)))), recognize(pair(char('.'), digit1))))(
+        i,
+    )
 }
 
 /// The value of a [`number`] token. Over-long digit strings become

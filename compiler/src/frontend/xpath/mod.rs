@@ -1,6 +1,17 @@
 //! XPath front end (SPEC §3.1): nom parser producing [`ast::Query`].
+//!
+//! - `lexer`: token-level nom parsers;
+//! - `parser`: recursive descent over them, one [`SyntaxError`] per bad query;
+//! - `error`: the error kinds and their stable codes (`E01xx`);
+//! - `print`: `Display` for the syntax tree (canonical XPath text that
+//!   parses back to the same tree).
 
 pub mod ast;
+mod error;
+mod lexer;
 mod parser;
+mod print;
 
-pub use parser::{parse_query, parse_query_file, SourceQuery, SyntaxError, XPathErrorKind};
+pub use parser::{
+    parse_query, parse_query_file, SourceQuery, SyntaxError, XPathErrorKind, MAX_NESTING,
+};
