@@ -659,7 +659,7 @@ impl Tokenizer {
                             sink.attr_start(seg)
                         } else {
                             self.names.extend_from_slice(seg);
-                            let m = self.names.len() - self.attr_len as usize;
+                            let m = self.names.len().saturating_sub(self.attr_len as usize);
                             let w = sink.attr_start(&self.names[m..]);
                             self.names.truncate(m);
                             w
