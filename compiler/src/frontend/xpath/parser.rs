@@ -267,6 +267,12 @@ impl<'a> Parser<'a> {
                 Err(_) => (Span::new(at, self.src.len()), "an unterminated string".to_string()),
             };
         }
+        if c == '$' || c == '@' {
+            if let Ok((r, _)) = qname(rest[1..].trim_start_matches(is_ws)) {
+                let len = len_of(r);
+                return (Span::new(at, at + len), format!("`{}`", &rest[..len]));
+            }
+        }
         for two in ["//", "::", "!=", "<=", ">=", "..", "||"] {
             if rest.starts_with(two) {
                 return (Span::new(at, at + 2), format!("`{two}`"));
@@ -397,7 +403,14 @@ impl<'a> Parser<'a> {
     /// (`name(`), the error for it. `text(` is left to the caller.
     fn axis_or_call(&self, name: &str, span: Span) -> Option<NameUse> {
         if self.src[span.end..].starts_with("::") {
-            return Some(NameUse::Error(axis_error(name, Span::new(span.start, span.end + 2))));
+            let after = span.end + 2;
+            let test = match self.look_at(after, qname) {
+                Some((n, _)) => n,
+                None if self.src[after..].starts_with('*') => "*",
+                None => "b",
+            };
+            let span = Span::new(span.start, after);
+            return Some(NameUse::Error(axis_error(name, test, span)));
         }
         let (_, paren) = self.look_at(span.end, open_paren)?;
         let call = Span::new(span.start, paren.end);
@@ -568,7 +581,10 @@ impl<'a> Parser<'a> {
                 attr.push_str(name);
             }
         }
-        let cond = format!("{attr}{}", self.comparison_suffix(end).unwrap_or_default());
+        let cond = match attr.as_str() {
+            "@" | "@*" => "@name".to_string(),
+            _ => format!("{attr}{}", self.comparison_suffix(end).unwrap_or_default()),
+        };
         let err = SyntaxError::new(
             K::AttributeStep,
             Span::new(start, end),
@@ -836,6 +852,7 @@ impl<'a> Parser<'a> {
                 .help("start the path at the current element: `./b` for a child, `.//b` for any descendant"));
             }
             '$' => return Err(variable(span)),
+            '!' if !self.starts("!=") => return Err(bad_character(c, span)),
             '*' => atoms.push(Atom::Expr(self.rel_path(start, Axis::Child, None)?)),
             _ if is_name_start(c) => atoms.push(Atom::Expr(self.name_atom()?)),
             _ if is_bad_char(c) => return Err(bad_character(c, span)),
@@ -918,6 +935,9 @@ impl<'a> Parser<'a> {
         let (lit, lspan) = match self.peek() {
             Some('"' | '\'' | '-' | '.' | '0'..='9') => self.literal(op, opspan)?,
             _ => {
+                if let Some(e) = self.foreign_call() {
+                    return Err(e);
+                }
                 let (span, found) = self.token();
                 return Err(SyntaxError::new(
                     K::BadPositionComparison,
@@ -1037,22 +1057,31 @@ impl<'a> Parser<'a> {
         match c {
             '=' if adjacent && op == CmpOp::Eq => err.help("XPath compares with a single `=`"),
             '>' if adjacent && op == CmpOp::Lt => err.help("write `!=` for \"not equal\""),
+            ']' | ')' => err.help("add a value, e.g. `@a=\"x\"` or `@a=5`"),
             '$' => variable(span),
             _ if is_bad_char(c) => bad_character(c, span),
-            _ if is_name_start(c) => {
-                if let Some((name, nspan)) = self.look(qname) {
-                    if let Some(NameUse::Error(e)) = self.axis_or_call(name, nspan) {
-                        if !matches!(name, "position" | "text") {
-                            return e;
-                        }
-                    }
-                }
-                err.help("the other side of a comparison must be a literal; comparing two nodes is not supported")
-            }
+            _ if is_name_start(c) => match self.foreign_call() {
+                Some(e) => e,
+                None => err.help("the other side of a comparison must be a literal; comparing two nodes is not supported"),
+            },
             '@' | '.' | '*' => err.help(
                 "the other side of a comparison must be a literal; comparing two nodes is not supported",
             ),
             _ => err,
+        }
+    }
+
+    /// The error for an unsupported function call or axis at the cursor
+    /// (`last()`, `concat(`, `child::`), if that is what is there;
+    /// `text()` and `position()` are left to the caller.
+    fn foreign_call(&self) -> Option<SyntaxError> {
+        let (name, nspan) = self.look(qname)?;
+        if matches!(name, "text" | "position") && !self.src[nspan.end..].starts_with("::") {
+            return None;
+        }
+        match self.axis_or_call(name, nspan)? {
+            NameUse::Error(e) => Some(e),
+            NameUse::Text(_) => None,
         }
     }
 
@@ -1294,7 +1323,7 @@ enum NameUse {
     Error(SyntaxError),
 }
 
-fn axis_error(name: &str, span: Span) -> SyntaxError {
+fn axis_error(name: &str, test: &str, span: Span) -> SyntaxError {
     if !AXES.contains(&name) {
         return SyntaxError::new(
             K::UnsupportedAxis,
@@ -1304,12 +1333,14 @@ fn axis_error(name: &str, span: Span) -> SyntaxError {
         .help("separate steps with `/` (child) or `//` (descendant)");
     }
     let help = match name {
-        "child" => "`child::` is what `/` already means: drop it (`/a/child::b` is `/a/b`)",
-        "descendant" => "write `//b` instead of `/descendant::b`",
-        "descendant-or-self" => "write `//` instead of `/descendant-or-self::node()/`",
-        "attribute" => "test attributes in a predicate: `a[@b]`",
-        "self" => "`self::` steps are not supported; remove the step",
-        _ => "only the downward axes `/` (child) and `//` (descendant) are supported",
+        "child" => format!(
+            "`child::` is what `/` already means: write `/{test}` instead of `/child::{test}`"
+        ),
+        "descendant" => format!("write `//{test}` instead of `/descendant::{test}`"),
+        "descendant-or-self" => "write `//` instead of `/descendant-or-self::node()/`".into(),
+        "attribute" => format!("test attributes in a predicate: `[@{test}]`"),
+        "self" => "`self::` steps are not supported; remove the step".into(),
+        _ => "only the downward axes `/` (child) and `//` (descendant) are supported".into(),
     };
     SyntaxError::new(K::UnsupportedAxis, span, format!("the `{name}::` axis is not supported"))
         .help(help)
@@ -1342,13 +1373,13 @@ fn parent_step(span: Span) -> SyntaxError {
 }
 
 fn variable(span: Span) -> SyntaxError {
-    SyntaxError::new(K::Variable, span, "variables (`$name`) are not supported")
+    SyntaxError::new(K::Variable, span, "variables are not supported")
         .help("write the value itself as a quoted string or a number")
 }
 
 fn arithmetic(span: Span, op: &str) -> SyntaxError {
     SyntaxError::new(K::Arithmetic, span, format!("arithmetic (`{op}`) is not supported"))
-        .help(COMPARISON_HELP)
+        .help("compare `@attr`, `text()` or `position()` directly with a literal, e.g. `@x=3`")
 }
 
 fn unmatched_close(c: char, span: Span) -> SyntaxError {
