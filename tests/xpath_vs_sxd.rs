@@ -1,0 +1,1184 @@
+//! Seeded random differential tests of the software XPath filtering engine
+//! (`refmodel::xpath`) against an independent XPath 1.0 implementation,
+//! `sxd-xpath` over `sxd-document` (SPEC §6).
+//!
+//! Random query sets (paths and twigs over the whole SPEC §3.1 subset) are
+//! compiled once per round; random well-formed documents (SPEC §3.2
+//! features: declaration, DOCTYPE, comments, PIs, CDATA, references, both
+//! quote kinds, `>` and `/` in attribute values, whitespace in tags,
+//! self-closing tags, deep recursion, repeated siblings) are filtered by the
+//! engine in all three modes and evaluated by sxd-xpath, query by query.
+//!
+//! Oracle quirks, each confirmed against the XML 1.0 / XPath 1.0 specs and
+//! worked around here, never in the engine (see the `oracle_*` functions):
+//!
+//! 1. sxd-document makes one text node per character-data run, CDATA section
+//!    and reference; XPath 1.0 §5.7 says "a text node never has an
+//!    immediately following or preceding sibling that is a text node" (and
+//!    an empty CDATA section contributes no characters, so no text node).
+//!    → `normalize_text_nodes` merges adjacent text nodes and drops empty ones.
+//! 2. sxd-document does no line-end normalisation (XML 1.0 §2.11: CRLF and
+//!    lone CR become LF) and no attribute-value normalisation (XML 1.0
+//!    §3.3.3: literal tab/LF/CR in a value become spaces).
+//!    → the oracle's copy of the document is rendered pre-normalised.
+//! 3. sxd-document rejects every DOCTYPE. → the oracle's copy omits it (the
+//!    XPath data model has no DOCTYPE node).
+//! 4. sxd-xpath's `!=` is `not(=)`, but XPath 1.0 §3.4 makes node-set
+//!    comparisons existential: `@x != 5` is false when there is no `x`,
+//!    `text() != "a"` holds if *some* text child differs. Its relational
+//!    operators convert a node-set with `number()`, i.e. the first node only,
+//!    where §3.4 says "some node". → the oracle gets `@x[. OP v]` and
+//!    `text()[. OP v]`, equivalent in XPath 1.0 and evaluated correctly by
+//!    sxd for a single-node context.
+//! 5. sxd-xpath's numeric predicate `[N]` compares `position() == N as usize`
+//!    (so `[1.5]` selects the first node); XPath 1.0 §2.4 says
+//!    `position() = N`. → the oracle gets `[position()=N]`.
+//! 6. sxd-xpath's string→number is Rust's `str::parse::<f64>` after
+//!    `trim()`, which accepts `1e3`, `+5`, `inf`, `NaN`; XPath 1.0 §4.4
+//!    `number()` accepts only `S? '-'? Number S?`. → no generated value or
+//!    literal has an exponent, a `+`, or spells inf/nan.
+
+mod common;
+
+use common::design_from_text;
+use qrtl_compiler::ir::xpath::Mode;
+use qrtl_compiler::refmodel::xpath::{Engine, EngineConfig};
+use qrtl_compiler::xml::DocStatus;
+use rand::rngs::SmallRng;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::time::Instant;
+use sxd_document::dom;
+use sxd_xpath::{Context, Factory, Value, XPath};
+
+// ======================================================================
+// Vocabulary
+// ======================================================================
+
+const TAGS: &[&str] = &["a", "b", "c", "d", "e"];
+const ATTRS: &[&str] = &["x", "y", "z"];
+
+/// Decoded text values. Numbers in several spellings (XPath `number()`
+/// accepts surrounding whitespace, leading zeros, `5.`, `.5`, `-`), words,
+/// characters that need escaping, non-ASCII. Nothing Rust's f64 parser
+/// reads differently from XPath (quirk 6).
+const TEXT_VALUES: &[&str] = &[
+    "5", "05", "5.0", " 5 ", "5.", "-3", "2.5", ".5", "7", "10", "0", "-0", "abc", "t", "x y",
+    "a<b", "x&y", "AB", "é", "5a", "-", ".", "'\"", "x]y", "3", " ", "a>b",
+];
+/// Decoded attribute values: as text, plus `>` and `/` heavy ones.
+const ATTR_VALUES: &[&str] = &[
+    "5", "05", "5.0", " 5 ", "-3", "2.5", ".5", "7", "10", "0", "abc", "t", "x y", "a<b", "x&y",
+    "AB", "é", "5a", "", ">", "/", "/>", "a>b", "'", "\"", "3", "-",
+];
+const STR_LITERALS: &[&str] = &[
+    "5", "05", " 5 ", "5.0", "-3", "2.5", ".5", "abc", "a<b", "x&y", "AB", "x y", "", "t", "é",
+    "'", "\"", ">", "/>", "7", "10", "0", "3", " ", "a>b",
+];
+const NUM_LITERALS: &[&str] = &[
+    "5", "05", "5.0", "-3", "2.5", ".5", "5.", "0", "7", "10", "-0", "3", "6", "4.5",
+];
+const OPS: &[&str] = &["=", "!=", "<", "<=", ">", ">="];
+
+// ======================================================================
+// Documents
+// ======================================================================
+
+#[derive(Clone, Debug)]
+enum Node {
+    Elem(Elem),
+    /// Raw (already escaped) character data, possibly containing CDATA
+    /// sections and references.
+    Text(String),
+    Comment(String),
+    Pi(String, String),
+}
+
+#[derive(Clone, Debug)]
+struct Attr {
+    name: &'static str,
+    /// Raw escaped value between the quotes; may hold literal tab/LF/CR.
+    raw: String,
+    quote: char,
+    /// Whitespace before the name (non-empty) and around `=`.
+    ws: (String, String, String),
+}
+
+#[derive(Clone, Debug)]
+struct Elem {
+    name: &'static str,
+    attrs: Vec<Attr>,
+    children: Vec<Node>,
+    /// Whitespace before `>` / `/>` of the start tag, and before `>` of the end tag.
+    ws_open: String,
+    ws_close: String,
+    /// Write `<a/>` rather than `<a></a>` when there are no children.
+    self_close: bool,
+}
+
+#[derive(Clone, Debug)]
+struct Doc {
+    decl: Option<String>,
+    /// Comments, PIs and whitespace (`Text`) before the root.
+    pre: Vec<Node>,
+    doctype: Option<String>,
+    root: Elem,
+    post: Vec<Node>,
+}
+
+struct DocGen<'r> {
+    rng: &'r mut SmallRng,
+    /// Depth budget for deep chains; the root is depth 1.
+    max_depth: usize,
+}
+
+fn ws(rng: &mut SmallRng, nonempty: bool) -> String {
+    let n = if nonempty {
+        rng.gen_range(1..=2)
+    } else {
+        rng.gen_range(0..=2) * rng.gen_range(0..=1)
+    };
+    (0..n)
+        .map(|_| *[" ", " ", " ", "\n", "\t", "\r\n"].choose(rng).unwrap())
+        .collect()
+}
+
+/// Escape a decoded value as character data: literal, CDATA, references,
+/// with comments/PIs never inserted here (the caller splits text nodes).
+fn encode_text(rng: &mut SmallRng, value: &str) -> String {
+    let mut out = String::new();
+    let chars: Vec<char> = value.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        // Sometimes a CDATA section over the next few characters.
+        if rng.gen_bool(0.12) {
+            let n = rng.gen_range(1..=chars.len() - i);
+            let s: String = chars[i..i + n].iter().collect();
+            if !s.contains("]]>") && !(out.ends_with(']') && s.starts_with("]>")) {
+                out.push_str("<![CDATA[");
+                out.push_str(&s);
+                out.push_str("]]>");
+                i += n;
+                continue;
+            }
+        }
+        let c = chars[i];
+        i += 1;
+        out.push_str(&encode_char(rng, c, None, &out));
+    }
+    out
+}
+
+/// One character as literal or reference. `quote`: the attribute's quote.
+fn encode_char(rng: &mut SmallRng, c: char, quote: Option<char>, before: &str) -> String {
+    let r: f64 = rng.gen();
+    let must_escape = c == '<'
+        || c == '&'
+        || Some(c) == quote
+        || (c == '>' && quote.is_none() && before.ends_with("]]"));
+    if must_escape || r < 0.15 {
+        match rng.gen_range(0..3) {
+            0 => format!("&#{};", c as u32),
+            1 => format!("&#x{:X};", c as u32),
+            _ => match c {
+                '<' => "&lt;".into(),
+                '>' => "&gt;".into(),
+                '&' => "&amp;".into(),
+                '"' => "&quot;".into(),
+                '\'' => "&apos;".into(),
+                _ => format!("&#x{:x};", c as u32),
+            },
+        }
+    } else if c == ' ' && r < 0.3 {
+        // Literal whitespace other than a space: in text it stays (CR/LF
+        // normalised to LF), in attribute values it becomes a space.
+        ["\n", "\t", "\r\n", "\r"].choose(rng).unwrap().to_string()
+    } else {
+        c.to_string()
+    }
+}
+
+fn encode_attr(rng: &mut SmallRng, value: &str, quote: char) -> String {
+    let mut out = String::new();
+    for c in value.chars() {
+        let e = encode_char(rng, c, Some(quote), &out);
+        out.push_str(&e);
+    }
+    out
+}
+
+impl DocGen<'_> {
+    fn text_value(&mut self) -> String {
+        let r: f64 = self.rng.gen();
+        if r < 0.7 {
+            TEXT_VALUES.choose(self.rng).unwrap().to_string()
+        } else if r < 0.85 {
+            // Whitespace only.
+            [" ", "\n  ", "\t", " \r\n "]
+                .choose(self.rng)
+                .unwrap()
+                .to_string()
+        } else {
+            // A value split into two parts (the second maybe behind a comment).
+            let a = TEXT_VALUES.choose(self.rng).unwrap();
+            let b = TEXT_VALUES.choose(self.rng).unwrap();
+            format!("{a}{b}")
+        }
+    }
+
+    /// Character data content for one stretch between elements: one or
+    /// more text pieces, maybe split by comments/PIs.
+    fn text_nodes(&mut self, out: &mut Vec<Node>) {
+        let v = self.text_value();
+        let v = encode_text(self.rng, &v);
+        out.push(Node::Text(v));
+        while self.rng.gen_bool(0.15) {
+            out.push(self.misc());
+            if self.rng.gen_bool(0.7) {
+                let v = self.text_value();
+                let v = encode_text(self.rng, &v);
+                out.push(Node::Text(v));
+            }
+        }
+    }
+
+    fn misc(&mut self) -> Node {
+        if self.rng.gen_bool(0.5) {
+            let body = [" c ", "", "x-y", " <a>&amp; ", "-x", " ]]> "]
+                .choose(self.rng)
+                .unwrap();
+            Node::Comment(body.to_string())
+        } else {
+            let target = ["p", "pi", "x-ml", "xm"].choose(self.rng).unwrap();
+            let body = ["", " d", " a=\"1\" <b/>", " ", " &lt; "]
+                .choose(self.rng)
+                .unwrap();
+            Node::Pi(target.to_string(), body.to_string())
+        }
+    }
+
+    fn attrs(&mut self) -> Vec<Attr> {
+        let mut names: Vec<&'static str> = ATTRS.to_vec();
+        names.shuffle(self.rng);
+        let n = [0, 0, 0, 1, 1, 1, 2, 3][self.rng.gen_range(0..8)];
+        names
+            .into_iter()
+            .take(n)
+            .map(|name| {
+                let quote = if self.rng.gen_bool(0.5) { '"' } else { '\'' };
+                let value = ATTR_VALUES.choose(self.rng).unwrap();
+                let raw = encode_attr(self.rng, value, quote);
+                let ws = (ws(self.rng, true), ws(self.rng, false), ws(self.rng, false));
+                Attr {
+                    name,
+                    raw,
+                    quote,
+                    ws,
+                }
+            })
+            .collect()
+    }
+
+    fn elem(&mut self, name: &'static str, depth: usize, budget: usize) -> Elem {
+        let mut e = Elem {
+            name,
+            attrs: self.attrs(),
+            children: Vec::new(),
+            ws_open: ws(self.rng, false),
+            ws_close: ws(self.rng, false),
+            self_close: self.rng.gen_bool(0.6),
+        };
+        if depth >= self.max_depth {
+            return e;
+        }
+        // Deep recursion: a chain of one tag 10+ levels deep.
+        if self.rng.gen_bool(0.02) && self.max_depth - depth >= 12 {
+            let len = self.rng.gen_range(10..=(self.max_depth - depth).min(24));
+            let tag = *TAGS.choose(self.rng).unwrap();
+            let chain = self.chain(tag, depth + 1, len);
+            e.children.push(Node::Elem(chain));
+            return e;
+        }
+        let nchildren = if budget == 0 {
+            0
+        } else {
+            self.rng.gen_range(0..=4usize)
+        };
+        let mut budget = budget.saturating_sub(nchildren);
+        let mut last: Option<&'static str> = None;
+        if self.rng.gen_bool(0.3) {
+            self.text_nodes(&mut e.children);
+        }
+        for _ in 0..nchildren {
+            // Repeated siblings, for positional predicates.
+            let tag = match last {
+                Some(t) if self.rng.gen_bool(0.45) => t,
+                _ => *TAGS.choose(self.rng).unwrap(),
+            };
+            last = Some(tag);
+            let share = budget / 2;
+            budget -= share;
+            let child = self.elem(tag, depth + 1, share);
+            e.children.push(Node::Elem(child));
+            if self.rng.gen_bool(0.35) {
+                self.text_nodes(&mut e.children);
+            } else if self.rng.gen_bool(0.1) {
+                let m = self.misc();
+                e.children.push(m);
+            }
+        }
+        e
+    }
+
+    fn chain(&mut self, tag: &'static str, depth: usize, len: usize) -> Elem {
+        let mut inner = self.elem(tag, depth + len - 1, 3);
+        for d in (depth..depth + len - 1).rev() {
+            let mut outer = self.elem(tag, self.max_depth, 0); // attrs/whitespace only
+            if self.rng.gen_bool(0.2) {
+                self.text_nodes(&mut outer.children);
+            }
+            outer.children.push(Node::Elem(inner));
+            if self.rng.gen_bool(0.2) {
+                let s = *TAGS.choose(self.rng).unwrap();
+                let sib = self.elem(s, (d + 1).max(self.max_depth - 1), 0);
+                outer.children.push(Node::Elem(sib));
+            }
+            inner = outer;
+        }
+        inner
+    }
+
+    fn doc(&mut self) -> Doc {
+        let decl = match self.rng.gen_range(0..6) {
+            0 => Some("<?xml version=\"1.0\"?>".to_string()),
+            1 => Some("<?xml version='1.0' encoding='UTF-8' standalone=\"yes\" ?>".to_string()),
+            _ => None,
+        };
+        let mut pre = Vec::new();
+        let mut post = Vec::new();
+        for list in [&mut pre, &mut post] {
+            for _ in 0..self.rng.gen_range(0..=2) {
+                list.push(if self.rng.gen_bool(0.5) {
+                    Node::Text(
+                        ["\n", " ", "\r\n", "\t\n"]
+                            .choose(self.rng)
+                            .unwrap()
+                            .to_string(),
+                    )
+                } else {
+                    self.misc()
+                });
+            }
+        }
+        let doctype = match self.rng.gen_range(0..8) {
+            0 => Some("<!DOCTYPE r>".to_string()),
+            1 => Some("<!DOCTYPE a SYSTEM \"a.dtd\">".to_string()),
+            _ => None,
+        };
+        let root_tag = *TAGS.choose(self.rng).unwrap();
+        let budget = self.rng.gen_range(3..40);
+        let root = self.elem(root_tag, 1, budget);
+        Doc {
+            decl,
+            pre,
+            doctype,
+            root,
+            post,
+        }
+    }
+}
+
+// ---------- rendering ----------
+
+/// `oracle`: the copy given to sxd-document, with quirks 2 and 3 worked
+/// around (no DOCTYPE; attribute values and line ends pre-normalised).
+fn render(doc: &Doc, oracle: bool) -> String {
+    let mut s = String::new();
+    if let Some(d) = &doc.decl {
+        s.push_str(d);
+    }
+    for n in &doc.pre {
+        render_node(n, oracle, &mut s);
+    }
+    if let (Some(d), false) = (&doc.doctype, oracle) {
+        s.push_str(d);
+    }
+    render_elem(&doc.root, oracle, &mut s);
+    for n in &doc.post {
+        render_node(n, oracle, &mut s);
+    }
+    if oracle {
+        // XML 1.0 §2.11 line-end normalisation over the whole entity.
+        s = s.replace("\r\n", "\n").replace('\r', "\n");
+    }
+    s
+}
+
+fn render_node(n: &Node, oracle: bool, s: &mut String) {
+    match n {
+        Node::Elem(e) => render_elem(e, oracle, s),
+        Node::Text(t) => s.push_str(t),
+        Node::Comment(c) => {
+            let _ = write!(s, "<!--{c}-->");
+        }
+        Node::Pi(t, b) => {
+            let _ = write!(s, "<?{t}{b}?>");
+        }
+    }
+}
+
+fn render_elem(e: &Elem, oracle: bool, s: &mut String) {
+    s.push('<');
+    s.push_str(e.name);
+    for a in &e.attrs {
+        let raw = if oracle {
+            // XML 1.0 §3.3.3: each literal white space character (CRLF
+            // counting as one after §2.11) becomes a space.
+            a.raw.replace("\r\n", " ").replace(['\t', '\n', '\r'], " ")
+        } else {
+            a.raw.clone()
+        };
+        let _ = write!(
+            s,
+            "{}{}{}={}{}{raw}{}",
+            a.ws.0, a.name, a.ws.1, a.ws.2, a.quote, a.quote
+        );
+    }
+    s.push_str(&e.ws_open);
+    if e.children.is_empty() && e.self_close {
+        s.push_str("/>");
+        return;
+    }
+    s.push('>');
+    for c in &e.children {
+        render_node(c, oracle, s);
+    }
+    let _ = write!(s, "</{}{}>", e.name, e.ws_close);
+}
+
+fn doc_depth(e: &Elem) -> usize {
+    1 + e
+        .children
+        .iter()
+        .map(|c| {
+            if let Node::Elem(c) = c {
+                doc_depth(c)
+            } else {
+                0
+            }
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+// ======================================================================
+// Queries
+// ======================================================================
+
+#[derive(Clone, Debug)]
+struct Step {
+    desc: bool,
+    /// None: `*`.
+    name: Option<&'static str>,
+    preds: Vec<Pred>,
+}
+
+#[derive(Clone, Debug)]
+enum Pred {
+    /// `[N]`, N as written.
+    Index(&'static str),
+    /// Atoms joined by `and`; `paren`: wrap the first two in parentheses.
+    And(Vec<Atom>, bool),
+}
+
+#[derive(Clone, Debug)]
+struct Cmp {
+    op: &'static str,
+    /// The literal as written (quoted string or number).
+    lit: String,
+    flipped: bool,
+}
+
+#[derive(Clone, Debug)]
+enum Atom {
+    Attr(&'static str, Option<Cmp>),
+    Text(Option<Cmp>),
+    Pos(&'static str, &'static str),
+    /// prefix: "", "./" or ".//"; steps after the first carry their own axis.
+    Path(&'static str, Vec<Step>),
+}
+
+#[derive(Clone, Debug)]
+struct Query {
+    steps: Vec<Step>,
+}
+
+struct QueryGen<'r> {
+    rng: &'r mut SmallRng,
+}
+
+impl QueryGen<'_> {
+    fn name(&mut self) -> Option<&'static str> {
+        if self.rng.gen_bool(0.2) {
+            None
+        } else {
+            Some(*TAGS.choose(self.rng).unwrap())
+        }
+    }
+
+    fn cmp(&mut self) -> Cmp {
+        let op = *OPS.choose(self.rng).unwrap();
+        let lit = if self.rng.gen_bool(0.5) {
+            NUM_LITERALS.choose(self.rng).unwrap().to_string()
+        } else {
+            let s = STR_LITERALS.choose(self.rng).unwrap();
+            if s.contains('"') {
+                format!("'{s}'")
+            } else if s.contains('\'') || self.rng.gen_bool(0.6) {
+                format!("\"{s}\"")
+            } else {
+                format!("'{s}'")
+            }
+        };
+        Cmp {
+            op,
+            lit,
+            flipped: self.rng.gen_bool(0.1),
+        }
+    }
+
+    fn atom(&mut self, depth: usize) -> Atom {
+        let r: f64 = self.rng.gen();
+        if r < 0.3 {
+            let name = *ATTRS.choose(self.rng).unwrap();
+            let cmp = if self.rng.gen_bool(0.65) {
+                Some(self.cmp())
+            } else {
+                None
+            };
+            Atom::Attr(name, cmp)
+        } else if r < 0.48 {
+            let cmp = if self.rng.gen_bool(0.75) {
+                Some(self.cmp())
+            } else {
+                None
+            };
+            Atom::Text(cmp)
+        } else if r < 0.56 {
+            let op = *OPS.choose(self.rng).unwrap();
+            let n = *["1", "2", "3", "2", "1.5", "0", "4"]
+                .choose(self.rng)
+                .unwrap();
+            Atom::Pos(op, n)
+        } else if depth < 3 {
+            let prefix = *["", "", "./", ".//", ".//"].choose(self.rng).unwrap();
+            let n = if self.rng.gen_bool(0.7) { 1 } else { 2 };
+            let mut steps = Vec::new();
+            for i in 0..n {
+                let mut s = self.step(depth + 1);
+                if i == 0 {
+                    s.desc = prefix == ".//";
+                }
+                steps.push(s);
+            }
+            Atom::Path(prefix, steps)
+        } else {
+            Atom::Attr(ATTRS.choose(self.rng).unwrap(), None)
+        }
+    }
+
+    fn pred(&mut self, depth: usize) -> Pred {
+        if self.rng.gen_bool(0.2) {
+            Pred::Index(
+                ["1", "2", "3", "1", "2", "4", "0", "1.5"]
+                    .choose(self.rng)
+                    .unwrap(),
+            )
+        } else {
+            let n = [1, 1, 1, 1, 2, 2, 3][self.rng.gen_range(0..7)];
+            let atoms: Vec<Atom> = (0..n).map(|_| self.atom(depth)).collect();
+            let paren = atoms.len() >= 2 && self.rng.gen_bool(0.2);
+            Pred::And(atoms, paren)
+        }
+    }
+
+    fn step(&mut self, depth: usize) -> Step {
+        let desc = self.rng.gen_bool(0.35);
+        let name = self.name();
+        let p_pred = if depth == 0 { 0.35 } else { 0.2 };
+        let mut preds = Vec::new();
+        // E0201 (a documented restriction of the streaming engine): no
+        // positional predicate after a predicate with a path or `text()`.
+        let mut close_seen = false;
+        while preds.len() < 3 && self.rng.gen_bool(p_pred) {
+            let mut p = self.pred(depth);
+            if close_seen {
+                p = match p {
+                    Pred::Index(_) => continue,
+                    Pred::And(atoms, paren) => Pred::And(
+                        atoms
+                            .into_iter()
+                            .map(|a| match a {
+                                Atom::Pos(..) => Atom::Attr(ATTRS.choose(self.rng).unwrap(), None),
+                                a => a,
+                            })
+                            .collect(),
+                        paren,
+                    ),
+                };
+            }
+            if let Pred::And(atoms, _) = &p {
+                close_seen |= atoms
+                    .iter()
+                    .any(|a| matches!(a, Atom::Text(_) | Atom::Path(..)));
+            }
+            preds.push(p);
+        }
+        Step { desc, name, preds }
+    }
+
+    fn query(&mut self) -> Query {
+        let n = [1, 1, 2, 2, 2, 3, 3, 4][self.rng.gen_range(0..8)];
+        Query {
+            steps: (0..n).map(|_| self.step(0)).collect(),
+        }
+    }
+}
+
+/// `oracle`: rewrite for sxd-xpath (quirks 4 and 5).
+fn render_query(q: &Query, oracle: bool) -> String {
+    let mut s = String::new();
+    for st in &q.steps {
+        s.push_str(if st.desc { "//" } else { "/" });
+        render_step_body(st, oracle, &mut s);
+    }
+    s
+}
+
+fn render_step_body(st: &Step, oracle: bool, s: &mut String) {
+    s.push_str(st.name.unwrap_or("*"));
+    for p in &st.preds {
+        s.push('[');
+        match p {
+            Pred::Index(n) if oracle => {
+                let _ = write!(s, "position()={n}");
+            }
+            Pred::Index(n) => s.push_str(n),
+            Pred::And(atoms, paren) => {
+                for (i, a) in atoms.iter().enumerate() {
+                    if i > 0 {
+                        s.push_str(if i == 1 && *paren { ") and " } else { " and " });
+                    } else if *paren {
+                        s.push('(');
+                    }
+                    render_atom(a, oracle, s);
+                }
+            }
+        }
+        s.push(']');
+    }
+}
+
+fn render_cmp(subject: &str, c: &Cmp, oracle: bool, s: &mut String) {
+    if oracle {
+        // Quirk 4: `P OP v` ≡ `P[. OP v]` (XPath 1.0 §3.4, existential).
+        if c.flipped {
+            let _ = write!(s, "{subject}[{} {} .]", c.lit, c.op);
+        } else {
+            let _ = write!(s, "{subject}[. {} {}]", c.op, c.lit);
+        }
+    } else if c.flipped {
+        let _ = write!(s, "{} {} {subject}", c.lit, c.op);
+    } else {
+        let _ = write!(s, "{subject}{}{}", c.op, c.lit);
+    }
+}
+
+fn render_atom(a: &Atom, oracle: bool, s: &mut String) {
+    match a {
+        Atom::Attr(n, None) => {
+            let _ = write!(s, "@{n}");
+        }
+        Atom::Attr(n, Some(c)) => render_cmp(&format!("@{n}"), c, oracle, s),
+        Atom::Text(None) => s.push_str("text()"),
+        Atom::Text(Some(c)) => render_cmp("text()", c, oracle, s),
+        Atom::Pos(op, n) => {
+            let _ = write!(s, "position(){op}{n}");
+        }
+        Atom::Path(prefix, steps) => {
+            s.push_str(prefix);
+            for (i, st) in steps.iter().enumerate() {
+                if i > 0 {
+                    s.push_str(if st.desc { "//" } else { "/" });
+                }
+                render_step_body(st, oracle, s);
+            }
+        }
+    }
+}
+
+// ======================================================================
+// Oracle
+// ======================================================================
+
+/// Quirk 1: merge adjacent text nodes, drop empty ones (XPath 1.0 §5.7).
+fn normalize_text_nodes(e: dom::Element) {
+    let mut run: Option<(dom::Text, String)> = None;
+    for c in e.children() {
+        match c {
+            dom::ChildOfElement::Text(t) => match &mut run {
+                Some((_, acc)) => {
+                    acc.push_str(t.text());
+                    e.remove_child(t);
+                }
+                None => run = Some((t, t.text().to_string())),
+            },
+            other => {
+                flush_text(e, run.take());
+                if let dom::ChildOfElement::Element(child) = other {
+                    normalize_text_nodes(child);
+                }
+            }
+        }
+    }
+    flush_text(e, run.take());
+}
+
+fn flush_text(e: dom::Element, run: Option<(dom::Text, String)>) {
+    if let Some((t, acc)) = run {
+        if acc.is_empty() {
+            e.remove_child(t);
+        } else {
+            t.set_text(&acc);
+        }
+    }
+}
+
+struct Oracle {
+    xpaths: Vec<XPath>,
+}
+
+impl Oracle {
+    fn new(queries: &[String]) -> Oracle {
+        let f = Factory::new();
+        let xpaths = queries
+            .iter()
+            .map(|q| {
+                f.build(q)
+                    .unwrap_or_else(|e| panic!("sxd rejects {q}: {e:?}"))
+                    .expect(q)
+            })
+            .collect();
+        Oracle { xpaths }
+    }
+
+    /// Matched query ids, or the parse error.
+    fn eval(&self, doc: &str) -> Result<Vec<u32>, String> {
+        let pkg = sxd_document::parser::parse(doc).map_err(|e| e.to_string())?;
+        let d = pkg.as_document();
+        if let Some(root) = d.root().children().iter().find_map(|c| c.element()) {
+            normalize_text_nodes(root);
+        }
+        let ctx = Context::new();
+        let mut out = Vec::new();
+        for (i, x) in self.xpaths.iter().enumerate() {
+            match x.evaluate(&ctx, d.root()) {
+                Ok(Value::Nodeset(ns)) => {
+                    if ns.size() > 0 {
+                        out.push(i as u32);
+                    }
+                }
+                Ok(v) => panic!("query {i} evaluated to a non-node-set {v:?}"),
+                Err(e) => panic!("query {i} failed in sxd: {e:?}"),
+            }
+        }
+        Ok(out)
+    }
+}
+
+// ======================================================================
+// Differential runner
+// ======================================================================
+
+fn query_file(qs: &[String]) -> String {
+    let mut s = String::new();
+    for q in qs {
+        s.push_str(q);
+        s.push('\n');
+    }
+    s
+}
+
+struct Engines {
+    holistic: Engine,
+    paths: Engine,
+    pairs: Engine,
+}
+
+impl Engines {
+    fn new(text: &str) -> Engines {
+        let mk = |m| {
+            Engine::new(
+                &design_from_text("<random>", text, m),
+                EngineConfig::default(),
+            )
+        };
+        Engines {
+            holistic: mk(Mode::Holistic),
+            paths: mk(Mode::Paths),
+            pairs: mk(Mode::Pairs),
+        }
+    }
+}
+
+/// Engine (holistic) result for a single query on a single document: Some(matched) or None if the
+/// document was not accepted.
+fn single(query: &Query, doc: &Doc) -> (Result<bool, String>, Result<bool, String>) {
+    let q = render_query(query, false);
+    let mut e = Engine::new(
+        &design_from_text("<one>", &q, Mode::Holistic),
+        EngineConfig::default(),
+    );
+    let r = e.filter(render(doc, false).as_bytes());
+    let got = if r.status == DocStatus::Ok {
+        Ok(!r.matched.is_empty())
+    } else {
+        Err(format!("{:?} {:?}", r.status, r.error))
+    };
+    let o = Oracle::new(&[render_query(query, true)]);
+    let want = o.eval(&render(doc, true)).map(|m| !m.is_empty());
+    (got, want)
+}
+
+fn disagrees(query: &Query, doc: &Doc) -> bool {
+    let (got, want) = single(query, doc);
+    match (got, want) {
+        (Ok(g), Ok(w)) => g != w,
+        (Err(_), Ok(_)) => true,
+        _ => false, // oracle refuses the (shrunk) document: not a reproducer
+    }
+}
+
+// ---------- shrinking ----------
+
+/// All documents one simplification away from `d`.
+fn doc_candidates(d: &Doc) -> Vec<Doc> {
+    let mut out = Vec::new();
+    if d.decl.is_some() {
+        out.push(Doc {
+            decl: None,
+            ..d.clone()
+        });
+    }
+    if d.doctype.is_some() {
+        out.push(Doc {
+            doctype: None,
+            ..d.clone()
+        });
+    }
+    if !d.pre.is_empty() || !d.post.is_empty() {
+        out.push(Doc {
+            pre: vec![],
+            post: vec![],
+            ..d.clone()
+        });
+    }
+    // Replace the root by one of its element children.
+    for c in &d.root.children {
+        if let Node::Elem(c) = c {
+            out.push(Doc {
+                root: c.clone(),
+                ..d.clone()
+            });
+        }
+    }
+    for r in elem_candidates(&d.root) {
+        out.push(Doc {
+            root: r,
+            ..d.clone()
+        });
+    }
+    out
+}
+
+fn elem_candidates(e: &Elem) -> Vec<Elem> {
+    let mut out = Vec::new();
+    for i in 0..e.attrs.len() {
+        let mut x = e.clone();
+        x.attrs.remove(i);
+        out.push(x);
+    }
+    for (i, a) in e.attrs.iter().enumerate() {
+        if a.ws != (" ".into(), String::new(), String::new()) {
+            let mut x = e.clone();
+            x.attrs[i].ws = (" ".into(), String::new(), String::new());
+            out.push(x);
+        }
+    }
+    if !e.ws_open.is_empty() || !e.ws_close.is_empty() {
+        let mut x = e.clone();
+        x.ws_open.clear();
+        x.ws_close.clear();
+        out.push(x);
+    }
+    for i in 0..e.children.len() {
+        // Drop the child.
+        let mut x = e.clone();
+        let removed = x.children.remove(i);
+        out.push(x.clone());
+        // Hoist an element child's children into its place.
+        if let Node::Elem(c) = removed {
+            let mut y = x;
+            for (k, gc) in c.children.iter().enumerate() {
+                y.children.insert(i + k, gc.clone());
+            }
+            out.push(y);
+        }
+    }
+    for (i, c) in e.children.iter().enumerate() {
+        if let Node::Elem(c) = c {
+            for cc in elem_candidates(c) {
+                let mut x = e.clone();
+                x.children[i] = Node::Elem(cc);
+                out.push(x);
+            }
+        }
+    }
+    out
+}
+
+fn query_candidates(q: &Query) -> Vec<Query> {
+    let mut out = Vec::new();
+    for i in 0..q.steps.len() {
+        if q.steps.len() > 1 {
+            let mut x = q.clone();
+            x.steps.remove(i);
+            out.push(x);
+        }
+        for s in step_candidates(&q.steps[i]) {
+            let mut x = q.clone();
+            x.steps[i] = s;
+            out.push(x);
+        }
+    }
+    out
+}
+
+fn step_candidates(st: &Step) -> Vec<Step> {
+    let mut out = Vec::new();
+    for i in 0..st.preds.len() {
+        let mut x = st.clone();
+        x.preds.remove(i);
+        out.push(x);
+        if let Pred::And(atoms, paren) = &st.preds[i] {
+            for j in 0..atoms.len() {
+                if atoms.len() > 1 {
+                    let mut a = atoms.clone();
+                    a.remove(j);
+                    let mut x = st.clone();
+                    x.preds[i] = Pred::And(a.clone(), *paren && a.len() >= 2);
+                    out.push(x);
+                }
+                if let Atom::Path(prefix, steps) = &atoms[j] {
+                    for k in 0..steps.len() {
+                        let mut inner = Vec::new();
+                        if steps.len() > 1 {
+                            let mut ss = steps.clone();
+                            ss.remove(k);
+                            if k == 0 {
+                                ss[0].desc = *prefix == ".//";
+                            }
+                            inner.push(ss);
+                        }
+                        for sc in step_candidates(&steps[k]) {
+                            let mut ss = steps.clone();
+                            ss[k] = sc;
+                            inner.push(ss);
+                        }
+                        for ss in inner {
+                            let mut a = atoms.clone();
+                            a[j] = Atom::Path(prefix, ss);
+                            let mut x = st.clone();
+                            x.preds[i] = Pred::And(a, *paren);
+                            out.push(x);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn shrink(mut q: Query, mut d: Doc) -> (Query, Doc) {
+    'outer: loop {
+        for c in query_candidates(&q) {
+            if disagrees(&c, &d) {
+                q = c;
+                continue 'outer;
+            }
+        }
+        for c in doc_candidates(&d) {
+            if disagrees(&q, &c) {
+                d = c;
+                continue 'outer;
+            }
+        }
+        return (q, d);
+    }
+}
+
+fn report(q: &Query, d: &Doc) -> String {
+    let (got, want) = single(q, d);
+    format!(
+        "  query:   {}\n  oracle query: {}\n  document: {:?}\n  engine: {:?}  sxd-xpath: {:?}\n",
+        render_query(q, false),
+        render_query(q, true),
+        render(d, false),
+        got,
+        want
+    )
+}
+
+// ---------- the rounds ----------
+
+struct Totals {
+    pairs: u64,
+    matches: u64,
+    docs: u64,
+    mismatches: Vec<String>,
+    mode_violations: Vec<String>,
+}
+
+fn run_round(seed: u64, nqueries: usize, ndocs: usize, t: &mut Totals) {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let queries: Vec<Query> = {
+        let mut g = QueryGen { rng: &mut rng };
+        (0..nqueries).map(|_| g.query()).collect()
+    };
+    let engine_text: Vec<String> = queries.iter().map(|q| render_query(q, false)).collect();
+    let oracle_text: Vec<String> = queries.iter().map(|q| render_query(q, true)).collect();
+    let mut engines = Engines::new(&query_file(&engine_text));
+    let oracle = Oracle::new(&oracle_text);
+    let mut shrunk = 0;
+    for di in 0..ndocs {
+        let doc = DocGen {
+            rng: &mut rng,
+            max_depth: 32,
+        }
+        .doc();
+        assert!(doc_depth(&doc.root) <= 32);
+        let engine_doc = render(&doc, false);
+        let oracle_doc = render(&doc, true);
+        let want = match oracle.eval(&oracle_doc) {
+            Ok(w) => w,
+            Err(e) => panic!("generator bug: sxd-document rejects {oracle_doc:?}: {e}"),
+        };
+        let r = engines.holistic.filter(engine_doc.as_bytes());
+        t.docs += 1;
+        if r.status != DocStatus::Ok {
+            t.mismatches.push(format!(
+                "seed {seed} doc {di}: engine flags a well-formed document: {:?} {:?}\n  document: {engine_doc:?}\n",
+                r.status, r.error
+            ));
+            continue;
+        }
+        t.pairs += queries.len() as u64;
+        t.matches += want.len() as u64;
+        let got = r.matched;
+        if got != want {
+            let g: BTreeSet<u32> = got.iter().copied().collect();
+            let w: BTreeSet<u32> = want.iter().copied().collect();
+            for &qi in g.symmetric_difference(&w) {
+                let mut msg = format!(
+                    "seed {seed} doc {di} query {qi}: engine {} sxd-xpath {}\n",
+                    g.contains(&qi),
+                    w.contains(&qi)
+                );
+                if shrunk < 3 && t.mismatches.len() < 12 {
+                    shrunk += 1;
+                    let (sq, sd) = shrink(queries[qi as usize].clone(), doc.clone());
+                    msg.push_str("  shrunk:\n");
+                    msg.push_str(&report(&sq, &sd));
+                    msg.push_str("  original:\n");
+                }
+                msg.push_str(&format!(
+                    "  query:   {}\n  oracle query: {}\n  document: {engine_doc:?}\n",
+                    engine_text[qi as usize], oracle_text[qi as usize]
+                ));
+                t.mismatches.push(msg);
+            }
+        }
+        // Paths and pairs may give false positives, never false negatives.
+        for (mode, e) in [("paths", &mut engines.paths), ("pairs", &mut engines.pairs)] {
+            let r = e.filter(engine_doc.as_bytes());
+            let m: BTreeSet<u32> = r.matched.iter().copied().collect();
+            if r.status != DocStatus::Ok || !got.iter().all(|q| m.contains(q)) {
+                let missing: Vec<_> = got.iter().filter(|q| !m.contains(q)).collect();
+                t.mode_violations.push(format!(
+                    "seed {seed} doc {di}: {mode} status {:?}, misses holistic matches {missing:?} (e.g. {})\n  document: {engine_doc:?}\n",
+                    r.status,
+                    missing.first().map(|&&q| engine_text[q as usize].as_str()).unwrap_or("")
+                ));
+            }
+        }
+    }
+}
+
+fn run(seeds: &[u64], nqueries: usize, ndocs: usize) {
+    let start = Instant::now();
+    let mut t = Totals {
+        pairs: 0,
+        matches: 0,
+        docs: 0,
+        mismatches: vec![],
+        mode_violations: vec![],
+    };
+    for &s in seeds {
+        run_round(s, nqueries, ndocs, &mut t);
+    }
+    let rate = t.matches as f64 / t.pairs.max(1) as f64;
+    println!(
+        "{} seeds, {} documents, {} (query, document) pairs, match rate {:.1}%, {:.1?}",
+        seeds.len(),
+        t.docs,
+        t.pairs,
+        100.0 * rate,
+        start.elapsed()
+    );
+    let mut fail = String::new();
+    for m in t.mismatches.iter().take(20) {
+        fail.push_str(m);
+    }
+    for m in t.mode_violations.iter().take(5) {
+        fail.push_str(m);
+    }
+    assert!(
+        t.mismatches.is_empty() && t.mode_violations.is_empty(),
+        "{} engine/sxd-xpath mismatches, {} mode violations:\n{fail}",
+        t.mismatches.len(),
+        t.mode_violations.len()
+    );
+    assert!(
+        (0.05..=0.8).contains(&rate),
+        "match rate {rate} is degenerate"
+    );
+}
+
+#[test]
+fn engine_agrees_with_sxd_xpath() {
+    run(&[1, 2, 3, 4], 250, 120);
+}
+
+/// `QRTL_SOAK=1 cargo test --release --test xpath_vs_sxd -- soak --nocapture`
+#[test]
+fn soak() {
+    let Ok(v) = std::env::var("QRTL_SOAK") else {
+        return;
+    };
+    let rounds: u64 = v.parse().ok().filter(|&n| n > 1).unwrap_or(200);
+    let seeds: Vec<u64> = (1000..1000 + rounds).collect();
+    run(&seeds, 400, 300);
+}
