@@ -9,4 +9,5 @@ pub mod ir;
 pub mod lower;
 pub mod passes;
 pub mod refmodel;
+pub mod workload;
 pub mod xml;
