@@ -43,7 +43,7 @@ mod common;
 use common::design_from_text;
 use qrtl_compiler::ir::xpath::Mode;
 use qrtl_compiler::refmodel::xpath::{Engine, EngineConfig};
-use qrtl_compiler::xml::DocStatus;
+use qrtl_compiler::xml::{DocStatus, XmlError};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -57,8 +57,13 @@ use sxd_xpath::{Context, Factory, Value, XPath};
 // Vocabulary
 // ======================================================================
 
-const TAGS: &[&str] = &["a", "b", "c", "d", "e"];
-const ATTRS: &[&str] = &["x", "y", "z"];
+/// Mostly one-letter names; a few sharing a prefix with another (`ab`),
+/// with name punctuation (`b.c`, `d-e`) and non-ASCII (`é`), since names
+/// compare as raw bytes.
+const TAGS: &[&str] = &[
+    "a", "b", "c", "d", "e", "a", "b", "c", "d", "e", "a", "b", "ab", "b.c", "d-e", "é",
+];
+const ATTRS: &[&str] = &["x", "y", "z", "x", "y", "z", "xy"];
 
 /// Decoded text values. Numbers in several spellings (XPath `number()`
 /// accepts surrounding whitespace, leading zeros, `5.`, `.5`, `-`), words,
@@ -232,7 +237,14 @@ impl DocGen<'_> {
     /// more text pieces, maybe split by comments/PIs.
     fn text_nodes(&mut self, out: &mut Vec<Node>) {
         let v = self.text_value();
-        let v = encode_text(self.rng, &v);
+        let mut v = encode_text(self.rng, &v);
+        if self.rng.gen_bool(0.05) {
+            // An empty CDATA section: no characters, so no text node of its own.
+            v.insert_str(
+                if self.rng.gen_bool(0.5) { 0 } else { v.len() },
+                "<![CDATA[]]>",
+            );
+        }
         out.push(Node::Text(v));
         while self.rng.gen_bool(0.15) {
             out.push(self.misc());
@@ -262,6 +274,8 @@ impl DocGen<'_> {
     fn attrs(&mut self) -> Vec<Attr> {
         let mut names: Vec<&'static str> = ATTRS.to_vec();
         names.shuffle(self.rng);
+        let mut seen = BTreeSet::new();
+        names.retain(|n| seen.insert(*n));
         let n = [0, 0, 0, 1, 1, 1, 2, 3][self.rng.gen_range(0..8)];
         names
             .into_iter()
@@ -379,7 +393,12 @@ impl DocGen<'_> {
         };
         let root_tag = *TAGS.choose(self.rng).unwrap();
         let budget = self.rng.gen_range(3..40);
-        let root = self.elem(root_tag, 1, budget);
+        let root = if self.rng.gen_bool(0.03) {
+            // Exactly the maximum depth.
+            self.chain(root_tag, 1, self.max_depth)
+        } else {
+            self.elem(root_tag, 1, budget)
+        };
         Doc {
             decl,
             pre,
@@ -605,7 +624,7 @@ impl QueryGen<'_> {
     }
 
     fn step(&mut self, depth: usize) -> Step {
-        let desc = self.rng.gen_bool(0.35);
+        let desc = self.rng.gen_bool(0.45);
         let name = self.name();
         let p_pred = if depth == 0 { 0.35 } else { 0.2 };
         let mut preds = Vec::new();
@@ -1045,6 +1064,9 @@ fn report(q: &Query, d: &Doc) -> String {
 // ---------- the rounds ----------
 
 struct Totals {
+    /// Queries that matched some documents and not others in their round.
+    discriminating: u64,
+    queries: u64,
     pairs: u64,
     matches: u64,
     docs: u64,
@@ -1063,6 +1085,8 @@ fn run_round(seed: u64, nqueries: usize, ndocs: usize, t: &mut Totals) {
     let mut engines = Engines::new(&query_file(&engine_text));
     let oracle = Oracle::new(&oracle_text);
     let mut shrunk = 0;
+    // Per query: matched some document / failed some document.
+    let mut seen = vec![(false, false); queries.len()];
     for di in 0..ndocs {
         let doc = DocGen {
             rng: &mut rng,
@@ -1087,6 +1111,13 @@ fn run_round(seed: u64, nqueries: usize, ndocs: usize, t: &mut Totals) {
         }
         t.pairs += queries.len() as u64;
         t.matches += want.len() as u64;
+        for (qi, s) in seen.iter_mut().enumerate() {
+            if want.binary_search(&(qi as u32)).is_ok() {
+                s.0 = true;
+            } else {
+                s.1 = true;
+            }
+        }
         let got = r.matched;
         if got != want {
             let g: BTreeSet<u32> = got.iter().copied().collect();
@@ -1125,11 +1156,15 @@ fn run_round(seed: u64, nqueries: usize, ndocs: usize, t: &mut Totals) {
             }
         }
     }
+    t.queries += queries.len() as u64;
+    t.discriminating += seen.iter().filter(|s| s.0 && s.1).count() as u64;
 }
 
 fn run(seeds: &[u64], nqueries: usize, ndocs: usize) {
     let start = Instant::now();
     let mut t = Totals {
+        discriminating: 0,
+        queries: 0,
         pairs: 0,
         matches: 0,
         docs: 0,
@@ -1141,11 +1176,13 @@ fn run(seeds: &[u64], nqueries: usize, ndocs: usize) {
     }
     let rate = t.matches as f64 / t.pairs.max(1) as f64;
     println!(
-        "{} seeds, {} documents, {} (query, document) pairs, match rate {:.1}%, {:.1?}",
+        "{} seeds, {} documents, {} (query, document) pairs, match rate {:.1}%, \
+         {:.1}% of queries match some documents and not others, {:.1?}",
         seeds.len(),
         t.docs,
         t.pairs,
         100.0 * rate,
+        100.0 * t.discriminating as f64 / t.queries.max(1) as f64,
         start.elapsed()
     );
     let mut fail = String::new();
@@ -1181,4 +1218,200 @@ fn soak() {
     let rounds: u64 = v.parse().ok().filter(|&n| n > 1).unwrap_or(200);
     let seeds: Vec<u64> = (1000..1000 + rounds).collect();
     run(&seeds, 400, 300);
+}
+
+// ======================================================================
+// Malformed documents
+// ======================================================================
+
+/// sxd-document errors for conditions the engine documents as not checked
+/// (`compiler/src/xml/tokenizer.rs`, "What is not checked"; SPEC §3.2 lists
+/// what `malformed` covers): duplicate attribute names. The contents of the
+/// XML declaration are not checked either: see `in_xml_decl`.
+const NOT_CHECKED_BY_ENGINE: &[&str] = &["DuplicateAttribute"];
+
+/// Is sxd-document's error inside the XML declaration (`<?xml ...?>` at the
+/// start)? Its pseudo-attributes are not checked by the engine.
+fn in_xml_decl(doc: &str, location: usize) -> bool {
+    doc.starts_with("<?xml") && doc.find("?>").is_some_and(|end| location < end + 2)
+}
+
+/// Does the document hold a character reference to a code point that is
+/// not an XML `Char` (XML 1.0 §2.2, WFC: Legal Character in §4.1)?
+/// sxd-document accepts e.g. `&#0;` and `&#x3;`; the engine rightly flags them.
+fn has_illegal_char_ref(doc: &str) -> bool {
+    doc.match_indices("&#").any(|(i, _)| {
+        let rest = &doc[i + 2..];
+        let (digits, radix) = match rest.strip_prefix('x') {
+            Some(r) => (r, 16),
+            None => (rest, 10),
+        };
+        let end = digits.find(';').unwrap_or(0);
+        match u32::from_str_radix(&digits[..end], radix) {
+            Ok(c) => {
+                !matches!(c, 0x9 | 0xA | 0xD | 0x20..=0xD7FF | 0xE000..=0xFFFD | 0x10000..=0x10FFFF)
+            }
+            Err(_) => false,
+        }
+    })
+}
+
+fn mutate(rng: &mut SmallRng, doc: &str) -> String {
+    let chars: Vec<(usize, char)> = doc.char_indices().collect();
+    let at = |rng: &mut SmallRng| chars[rng.gen_range(0..chars.len())].0;
+    let mut s = doc.to_string();
+    match rng.gen_range(0..6) {
+        0 => s.truncate(at(rng)),
+        1 => {
+            let i = at(rng);
+            let c = s[i..].chars().next().unwrap();
+            s.replace_range(i..i + c.len_utf8(), "");
+        }
+        2 | 3 => {
+            let snippet = *[
+                "<",
+                ">",
+                "&",
+                "</a>",
+                "<a>",
+                "]]>",
+                "--",
+                "<!--",
+                "<![CDATA[",
+                "<?",
+                "?>",
+                "\"",
+                "'",
+                "=",
+                "/",
+                "<b/>",
+                "&foo;",
+                "&#x;",
+                "&#65",
+                "&#;",
+                "<?xml version='1.0'?>",
+                "<?XmL x?>",
+                "]]",
+                "<!",
+                "<!-- - -->",
+                "x",
+                "</",
+                "<a x='1' x='2'/>",
+                "&#0;",
+            ]
+            .choose(rng)
+            .unwrap();
+            s.insert_str(at(rng), snippet);
+        }
+        4 => {
+            // Rename one close tag.
+            let closes: Vec<usize> = s.match_indices("</").map(|(i, _)| i).collect();
+            if let Some(&i) = closes.choose(rng) {
+                let end = s[i..]
+                    .find(|c: char| c == '>' || c.is_whitespace())
+                    .unwrap()
+                    + i;
+                s.replace_range(i + 2..end, TAGS.choose(rng).unwrap());
+            }
+        }
+        _ => {
+            // A second root, or text after the root.
+            s.push_str(
+                ["<a/>", "x", "<b></b>", "&amp;", "<![CDATA[]]>"]
+                    .choose(rng)
+                    .unwrap(),
+            );
+        }
+    }
+    s
+}
+
+/// Every document sxd-document refuses to parse (for a reason the engine
+/// checks) is flagged by the engine.
+#[test]
+fn engine_flags_documents_sxd_rejects() {
+    let mut rng = SmallRng::seed_from_u64(77);
+    let mut e = Engine::new(
+        &design_from_text("<m>", "//a\n", Mode::Holistic),
+        EngineConfig::default(),
+    );
+    let (mut rejected, mut excluded, mut illegal_refs) = (0, 0, 0);
+    let mut failures = Vec::new();
+    for _ in 0..3000 {
+        let mut d = DocGen {
+            rng: &mut rng,
+            max_depth: 12,
+        }
+        .doc();
+        d.doctype = None; // sxd-document rejects every DOCTYPE (quirk 3)
+        let text = mutate(&mut rng, &render(&d, false));
+        let r = e.filter(text.as_bytes());
+        match sxd_document::parser::parse(&text) {
+            Err(err) => {
+                let loc = err.location();
+                let err = err.to_string();
+                if NOT_CHECKED_BY_ENGINE.iter().any(|x| err.contains(x)) || in_xml_decl(&text, loc)
+                {
+                    excluded += 1;
+                    continue;
+                }
+                rejected += 1;
+                if r.status == DocStatus::Ok {
+                    failures.push(format!("sxd-document: {err}\n  document: {text:?}\n"));
+                }
+            }
+            Ok(_) if r.status != DocStatus::Ok => {
+                // The other direction: flagged by the engine, accepted by
+                // sxd-document. Only for illegal character references,
+                // where sxd-document is lax.
+                if r.error.is_some_and(|e| e.error == XmlError::BadReference)
+                    && has_illegal_char_ref(&text)
+                {
+                    illegal_refs += 1;
+                } else {
+                    failures.push(format!(
+                        "engine flags a document sxd-document accepts: {:?}\n  document: {text:?}\n",
+                        r.error
+                    ));
+                }
+            }
+            Ok(_) => {}
+        }
+    }
+    println!(
+        "{rejected} mutated documents rejected by sxd-document, {excluded} excluded (duplicate \
+         attributes, XML declaration contents), {illegal_refs} with illegal character references"
+    );
+    assert!(rejected > 1000, "too few malformed documents: {rejected}");
+    assert!(
+        failures.is_empty(),
+        "{} disagreements on well-formedness:\n{}",
+        failures.len(),
+        failures.iter().take(10).cloned().collect::<String>()
+    );
+}
+
+/// Depth 32 is accepted (and matches like sxd-xpath says), depth 33 is `too_deep`.
+#[test]
+fn depth_limit() {
+    for depth in [31usize, 32, 33] {
+        let doc = format!("{}{}", "<a>".repeat(depth), "</a>".repeat(depth));
+        let deepest = format!("/{}", vec!["a"; depth].join("/"));
+        let queries = format!("{deepest}\n//a//a//a\n//a[a]\n");
+        let mut e = Engine::new(
+            &design_from_text("<d>", &queries, Mode::Holistic),
+            EngineConfig::default(),
+        );
+        let r = e.filter(doc.as_bytes());
+        if depth <= 32 {
+            assert_eq!(r.status, DocStatus::Ok, "depth {depth}");
+            let want = Oracle::new(&queries.lines().map(String::from).collect::<Vec<_>>())
+                .eval(&doc)
+                .unwrap();
+            assert_eq!(r.matched, want, "depth {depth}");
+            assert_eq!(want, vec![0, 1, 2]);
+        } else {
+            assert_eq!(r.status, DocStatus::TooDeep, "depth {depth}");
+        }
+    }
 }
