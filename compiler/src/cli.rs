@@ -170,11 +170,13 @@ fn xpath_filter(queries: &PathBuf, docs: &[PathBuf], opts: &XpathOpts, stats: bo
         let result = std::fs::File::open(doc).and_then(|f| engine.filter_reader(f));
         match result {
             Ok(r) => {
-                let line = serde_json::json!({
-                    "doc": name,
-                    "status": r.status.as_str(),
-                    "matched": r.matched,
-                });
+                // Keys in the order of SPEC §2: doc, status, matched.
+                let line = format!(
+                    "{{\"doc\":{},\"status\":\"{}\",\"matched\":{}}}",
+                    serde_json::Value::String(name.clone()),
+                    r.status.as_str(),
+                    serde_json::Value::from(r.matched.clone())
+                );
                 if writeln!(out, "{line}").is_err() {
                     return 0; // stdout closed (e.g. `| head`): stop quietly
                 }
