@@ -469,20 +469,21 @@ impl<'v> QueryGen<'v> {
         out
     }
 
-    /// Children of `cur` in the grammar (the roots for the document node).
-    fn kids(&self, cur: Option<u32>) -> Vec<u32> {
-        match cur {
-            None => self.vocab.roots.clone(),
-            Some(e) => self.vocab.elem(e).children.iter().map(|c| c.elem).collect(),
-        }
-    }
-
+    /// A random child of `cur` in the grammar (a root for the document node).
     fn pick(&mut self, cur: Option<u32>) -> Option<u32> {
-        let kids = self.kids(cur);
-        if kids.is_empty() {
-            None
-        } else {
-            Some(kids[self.rng.gen_range(0..kids.len())])
+        match cur {
+            None => {
+                let roots = &self.vocab.roots;
+                Some(roots[self.rng.gen_range(0..roots.len())])
+            }
+            Some(e) => {
+                let kids = &self.vocab.elem(e).children;
+                if kids.is_empty() {
+                    None
+                } else {
+                    Some(kids[self.rng.gen_range(0..kids.len())].elem)
+                }
+            }
         }
     }
 
