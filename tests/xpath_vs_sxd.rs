@@ -9,36 +9,15 @@
 //! self-closing tags, deep recursion, repeated siblings) are filtered by the
 //! engine in all three modes and evaluated by sxd-xpath, query by query.
 //!
-//! Oracle quirks, each confirmed against the XML 1.0 / XPath 1.0 specs and
-//! worked around here, never in the engine (see the `oracle_*` functions):
-//!
-//! 1. sxd-document makes one text node per character-data run, CDATA section
-//!    and reference; XPath 1.0 §5.7 says "a text node never has an
-//!    immediately following or preceding sibling that is a text node" (and
-//!    an empty CDATA section contributes no characters, so no text node).
-//!    → `normalize_text_nodes` merges adjacent text nodes and drops empty ones.
-//! 2. sxd-document does no line-end normalisation (XML 1.0 §2.11: CRLF and
-//!    lone CR become LF) and no attribute-value normalisation (XML 1.0
-//!    §3.3.3: literal tab/LF/CR in a value become spaces).
-//!    → the oracle's copy of the document is rendered pre-normalised.
-//! 3. sxd-document rejects every DOCTYPE. → the oracle's copy omits it (the
-//!    XPath data model has no DOCTYPE node).
-//! 4. sxd-xpath's `!=` is `not(=)`, but XPath 1.0 §3.4 makes node-set
-//!    comparisons existential: `@x != 5` is false when there is no `x`,
-//!    `text() != "a"` holds if *some* text child differs. Its relational
-//!    operators convert a node-set with `number()`, i.e. the first node only,
-//!    where §3.4 says "some node". → the oracle gets `@x[. OP v]` and
-//!    `text()[. OP v]`, equivalent in XPath 1.0 and evaluated correctly by
-//!    sxd for a single-node context.
-//! 5. sxd-xpath's numeric predicate `[N]` compares `position() == N as usize`
-//!    (so `[1.5]` selects the first node); XPath 1.0 §2.4 says
-//!    `position() = N`. → the oracle gets `[position()=N]`.
-//! 6. sxd-xpath's string→number is Rust's `str::parse::<f64>` after
-//!    `trim()`, which accepts `1e3`, `+5`, `inf`, `NaN`; XPath 1.0 §4.4
-//!    `number()` accepts only `S? '-'? Number S?`. → no generated value or
-//!    literal has an exponent, a `+`, or spells inf/nan.
+//! The oracle and its quirks (sxd deviating from XML 1.0 / XPath 1.0,
+//! each worked around in the test, never in the engine) are documented in
+//! `tests/xpath_cases/sxd_oracle.rs`; "quirk N" below refers to that list.
+//! Engine deviations found by these tests are recorded as failing cases in
+//! `tests/xpath_cases/` and, where noted, left out of the random inputs.
 
 mod common;
+#[path = "xpath_cases/sxd_oracle.rs"]
+mod sxd_oracle;
 
 use common::design_from_text;
 use qrtl_compiler::ir::xpath::Mode;
@@ -50,8 +29,7 @@ use rand::{Rng, SeedableRng};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::time::Instant;
-use sxd_document::dom;
-use sxd_xpath::{Context, Factory, Value, XPath};
+use sxd_oracle::{oracle_document, Oracle};
 
 // ======================================================================
 // Vocabulary
@@ -70,8 +48,37 @@ const ATTRS: &[&str] = &["x", "y", "z", "x", "y", "z", "xy"];
 /// characters that need escaping, non-ASCII. Nothing Rust's f64 parser
 /// reads differently from XPath (quirk 6).
 const TEXT_VALUES: &[&str] = &[
-    "5", "05", "5.0", " 5 ", "5.", "-3", "2.5", ".5", "7", "10", "0", "-0", "abc", "t", "x y",
-    "a<b", "x&y", "AB", "é", "5a", "-", ".", "'\"", "x]y", "3", " ", "a>b",
+    "5",
+    "05",
+    "5.0",
+    " 5 ",
+    "5.",
+    "-3",
+    "2.5",
+    ".5",
+    "7",
+    "10",
+    "0",
+    "-0",
+    "abc",
+    "t",
+    "x y",
+    "a<b",
+    "x&y",
+    "AB",
+    "é",
+    "5a",
+    "-",
+    ".",
+    "'\"",
+    "x]y",
+    "3",
+    " ",
+    "a>b",
+    "-.5",
+    "5 5",
+    "- 5",
+    "4.99999999999999999999",
 ];
 /// Decoded attribute values: as text, plus `>` and `/` heavy ones.
 const ATTR_VALUES: &[&str] = &[
@@ -83,8 +90,41 @@ const STR_LITERALS: &[&str] = &[
     "'", "\"", ">", "/>", "7", "10", "0", "3", " ", "a>b",
 ];
 const NUM_LITERALS: &[&str] = &[
-    "5", "05", "5.0", "-3", "2.5", ".5", "5.", "0", "7", "10", "-0", "3", "6", "4.5",
+    "5",
+    "05",
+    "5.0",
+    "-3",
+    "2.5",
+    ".5",
+    "5.",
+    "0",
+    "7",
+    "10",
+    "-0",
+    "3",
+    "6",
+    "4.5",
+    "5.000000000000000000001",
+    "-.5",
 ];
+/// Names only queries use (absent from documents; `abc` extends `ab`).
+const QUERY_ONLY_TAGS: &[&str] = &["f", "abc"];
+
+/// Values longer than the engine's value buffer (64 bytes beyond the
+/// longest literal): compared as numbers in streaming fashion.
+fn long_value(rng: &mut SmallRng) -> String {
+    match rng.gen_range(0..5) {
+        0 => format!(
+            "{}5{}",
+            " ".repeat(rng.gen_range(60..90)),
+            " ".repeat(rng.gen_range(0..9))
+        ),
+        1 => format!("{}5", "0".repeat(rng.gen_range(60..120))),
+        2 => format!("5.{}", "0".repeat(rng.gen_range(60..120))),
+        3 => format!("-{}.5", "0".repeat(rng.gen_range(60..120))),
+        _ => "abc".repeat(rng.gen_range(20..40)),
+    }
+}
 const OPS: &[&str] = &["=", "!=", "<", "<=", ">", ">="];
 
 // ======================================================================
@@ -217,7 +257,9 @@ fn encode_attr(rng: &mut SmallRng, value: &str, quote: char) -> String {
 impl DocGen<'_> {
     fn text_value(&mut self) -> String {
         let r: f64 = self.rng.gen();
-        if r < 0.7 {
+        if r < 0.04 {
+            long_value(self.rng)
+        } else if r < 0.7 {
             TEXT_VALUES.choose(self.rng).unwrap().to_string()
         } else if r < 0.85 {
             // Whitespace only.
@@ -238,7 +280,10 @@ impl DocGen<'_> {
     fn text_nodes(&mut self, out: &mut Vec<Node>) {
         let v = self.text_value();
         let mut v = encode_text(self.rng, &v);
-        if self.rng.gen_bool(0.05) {
+        if self.rng.gen_bool(0.03) {
+            // Only an empty CDATA section: no text node at all.
+            v = "<![CDATA[]]>".into();
+        } else if self.rng.gen_bool(0.05) {
             // An empty CDATA section: no characters, so no text node of its own.
             v.insert_str(
                 if self.rng.gen_bool(0.5) { 0 } else { v.len() },
@@ -282,8 +327,12 @@ impl DocGen<'_> {
             .take(n)
             .map(|name| {
                 let quote = if self.rng.gen_bool(0.5) { '"' } else { '\'' };
-                let value = ATTR_VALUES.choose(self.rng).unwrap();
-                let raw = encode_attr(self.rng, value, quote);
+                let value = if self.rng.gen_bool(0.04) {
+                    long_value(self.rng)
+                } else {
+                    ATTR_VALUES.choose(self.rng).unwrap().to_string()
+                };
+                let raw = encode_attr(self.rng, &value, quote);
                 let ws = (ws(self.rng, true), ws(self.rng, false), ws(self.rng, false));
                 Attr {
                     name,
@@ -542,6 +591,8 @@ impl QueryGen<'_> {
     fn name(&mut self) -> Option<&'static str> {
         if self.rng.gen_bool(0.2) {
             None
+        } else if self.rng.gen_bool(0.03) {
+            Some(*QUERY_ONLY_TAGS.choose(self.rng).unwrap())
         } else {
             Some(*TAGS.choose(self.rng).unwrap())
         }
@@ -742,81 +793,6 @@ fn render_atom(a: &Atom, oracle: bool, s: &mut String) {
 // Oracle
 // ======================================================================
 
-/// Quirk 1: merge adjacent text nodes, drop empty ones (XPath 1.0 §5.7).
-fn normalize_text_nodes(e: dom::Element) {
-    let mut run: Option<(dom::Text, String)> = None;
-    for c in e.children() {
-        match c {
-            dom::ChildOfElement::Text(t) => match &mut run {
-                Some((_, acc)) => {
-                    acc.push_str(t.text());
-                    e.remove_child(t);
-                }
-                None => run = Some((t, t.text().to_string())),
-            },
-            other => {
-                flush_text(e, run.take());
-                if let dom::ChildOfElement::Element(child) = other {
-                    normalize_text_nodes(child);
-                }
-            }
-        }
-    }
-    flush_text(e, run.take());
-}
-
-fn flush_text(e: dom::Element, run: Option<(dom::Text, String)>) {
-    if let Some((t, acc)) = run {
-        if acc.is_empty() {
-            e.remove_child(t);
-        } else {
-            t.set_text(&acc);
-        }
-    }
-}
-
-struct Oracle {
-    xpaths: Vec<XPath>,
-}
-
-impl Oracle {
-    fn new(queries: &[String]) -> Oracle {
-        let f = Factory::new();
-        let xpaths = queries
-            .iter()
-            .map(|q| {
-                f.build(q)
-                    .unwrap_or_else(|e| panic!("sxd rejects {q}: {e:?}"))
-                    .expect(q)
-            })
-            .collect();
-        Oracle { xpaths }
-    }
-
-    /// Matched query ids, or the parse error.
-    fn eval(&self, doc: &str) -> Result<Vec<u32>, String> {
-        let pkg = sxd_document::parser::parse(doc).map_err(|e| e.to_string())?;
-        let d = pkg.as_document();
-        if let Some(root) = d.root().children().iter().find_map(|c| c.element()) {
-            normalize_text_nodes(root);
-        }
-        let ctx = Context::new();
-        let mut out = Vec::new();
-        for (i, x) in self.xpaths.iter().enumerate() {
-            match x.evaluate(&ctx, d.root()) {
-                Ok(Value::Nodeset(ns)) => {
-                    if ns.size() > 0 {
-                        out.push(i as u32);
-                    }
-                }
-                Ok(v) => panic!("query {i} evaluated to a non-node-set {v:?}"),
-                Err(e) => panic!("query {i} failed in sxd: {e:?}"),
-            }
-        }
-        Ok(out)
-    }
-}
-
 // ======================================================================
 // Differential runner
 // ======================================================================
@@ -832,22 +808,27 @@ fn query_file(qs: &[String]) -> String {
 
 struct Engines {
     holistic: Engine,
+    /// Holistic with a state cache small enough to be flushed often.
+    small_cache: Engine,
     paths: Engine,
     pairs: Engine,
 }
 
 impl Engines {
     fn new(text: &str) -> Engines {
-        let mk = |m| {
-            Engine::new(
-                &design_from_text("<random>", text, m),
-                EngineConfig::default(),
-            )
+        let mk = |m, cache_words| {
+            let config = EngineConfig {
+                cache_words,
+                ..EngineConfig::default()
+            };
+            Engine::new(&design_from_text("<random>", text, m), config)
         };
+        let big = EngineConfig::default().cache_words;
         Engines {
-            holistic: mk(Mode::Holistic),
-            paths: mk(Mode::Paths),
-            pairs: mk(Mode::Pairs),
+            holistic: mk(Mode::Holistic, big),
+            small_cache: mk(Mode::Holistic, 512),
+            paths: mk(Mode::Paths, big),
+            pairs: mk(Mode::Pairs, big),
         }
     }
 }
@@ -1096,6 +1077,11 @@ fn run_round(seed: u64, nqueries: usize, ndocs: usize, t: &mut Totals) {
         assert!(doc_depth(&doc.root) <= 32);
         let engine_doc = render(&doc, false);
         let oracle_doc = render(&doc, true);
+        assert_eq!(
+            oracle_document(&engine_doc),
+            oracle_doc,
+            "oracle_document disagrees with render"
+        );
         let want = match oracle.eval(&oracle_doc) {
             Ok(w) => w,
             Err(e) => panic!("generator bug: sxd-document rejects {oracle_doc:?}: {e}"),
@@ -1141,6 +1127,13 @@ fn run_round(seed: u64, nqueries: usize, ndocs: usize, t: &mut Totals) {
                 ));
                 t.mismatches.push(msg);
             }
+        }
+        let small = engines.small_cache.filter(engine_doc.as_bytes());
+        if small.matched != got {
+            t.mode_violations.push(format!(
+                "seed {seed} doc {di}: a small state cache changes the result: {:?} vs {got:?}\n  document: {engine_doc:?}\n",
+                small.matched
+            ));
         }
         // Paths and pairs may give false positives, never false negatives.
         for (mode, e) in [("paths", &mut engines.paths), ("pairs", &mut engines.pairs)] {
@@ -1234,6 +1227,25 @@ const NOT_CHECKED_BY_ENGINE: &[&str] = &["DuplicateAttribute"];
 /// start)? Its pseudo-attributes are not checked by the engine.
 fn in_xml_decl(doc: &str, location: usize) -> bool {
     doc.starts_with("<?xml") && doc.find("?>").is_some_and(|end| location < end + 2)
+}
+
+/// Known engine deviation, reproduced by `tests/xpath_cases/
+/// malformed-pi-target-question.txt`: a PI target followed by `?` and not
+/// `?>` (`<?p?x?>`) is not well-formed (XML 1.0 §2.6: the target is
+/// followed by white space or `?>`), but the tokenizer goes on reading the
+/// PI body. Documents that contain it are left out here so the random test
+/// keeps checking everything else.
+fn has_pi_target_then_question(doc: &str) -> bool {
+    let b = doc.as_bytes();
+    doc.match_indices("<?").any(|(i, _)| {
+        let mut j = i + 2;
+        while j < b.len()
+            && (b[j].is_ascii_alphanumeric() || b"-_.:".contains(&b[j]) || b[j] >= 0x80)
+        {
+            j += 1;
+        }
+        j > i + 2 && b.get(j) == Some(&b'?') && b.get(j + 1) != Some(&b'>')
+    })
 }
 
 /// Does the document hold a character reference to a code point that is
@@ -1335,7 +1347,7 @@ fn engine_flags_documents_sxd_rejects() {
         &design_from_text("<m>", "//a\n", Mode::Holistic),
         EngineConfig::default(),
     );
-    let (mut rejected, mut excluded, mut illegal_refs) = (0, 0, 0);
+    let (mut rejected, mut excluded, mut illegal_refs, mut known) = (0, 0, 0, 0);
     let mut failures = Vec::new();
     for _ in 0..3000 {
         let mut d = DocGen {
@@ -1353,6 +1365,10 @@ fn engine_flags_documents_sxd_rejects() {
                 if NOT_CHECKED_BY_ENGINE.iter().any(|x| err.contains(x)) || in_xml_decl(&text, loc)
                 {
                     excluded += 1;
+                    continue;
+                }
+                if r.status == DocStatus::Ok && has_pi_target_then_question(&text) {
+                    known += 1;
                     continue;
                 }
                 rejected += 1;
@@ -1380,7 +1396,8 @@ fn engine_flags_documents_sxd_rejects() {
     }
     println!(
         "{rejected} mutated documents rejected by sxd-document, {excluded} excluded (duplicate \
-         attributes, XML declaration contents), {illegal_refs} with illegal character references"
+         attributes, XML declaration contents), {illegal_refs} with illegal character references, \
+         {known} not flagged because of the known PI-target deviation"
     );
     assert!(rejected > 1000, "too few malformed documents: {rejected}");
     assert!(
