@@ -303,8 +303,18 @@ fn mutate(mut doc: Vec<u8>, ms: &[Mutation]) -> Vec<u8> {
     doc
 }
 
+/// 400 cases per property unless `PROPTEST_CASES` says otherwise (a longer
+/// soak: `PROPTEST_CASES=100000 cargo test --release -p qrtl --test xml_fuzz`).
+fn proptest_config() -> ProptestConfig {
+    let mut config = ProptestConfig::default();
+    if std::env::var_os("PROPTEST_CASES").is_none() {
+        config.cases = 400;
+    }
+    config
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, .. ProptestConfig::default() })]
+    #![proptest_config(proptest_config())]
 
     #[test]
     fn random_bytes(doc in prop::collection::vec(any::<u8>(), 0..120),

@@ -278,3 +278,79 @@ fn comparison_detects_differences() {
     let c = theirs(b"<a x='2'>tuv<!--c-->w</a>").unwrap();
     assert_ne!(a, c);
 }
+
+/// Throughput of the tokenizer with a no-op sink on the NITF documents
+/// (reported, not asserted):
+/// `cargo test --release -p qrtl --test xml_vs_quickxml -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn throughput_nitf() {
+    struct Noop;
+    impl Sink for Noop {
+        fn start_name(&mut self, _: &[u8], _: u32) -> bool {
+            false
+        }
+        fn attr_start(&mut self, _: &[u8]) -> bool {
+            false
+        }
+        fn attr_value(&mut self, _: &[u8]) {}
+        fn attr_end(&mut self) {}
+        fn open(&mut self) {}
+        fn close(&mut self) {}
+        fn wants_text(&mut self) -> bool {
+            false
+        }
+        fn text(&mut self, _: &[u8]) {}
+        fn text_end(&mut self) {}
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/yfilter-nitf/docs");
+    let docs: Vec<Vec<u8>> = std::fs::read_dir(&dir)
+        .expect("NITF docs")
+        .map(|e| std::fs::read(e.expect("entry").path()).expect("read"))
+        .collect();
+    let bytes: usize = docs.iter().map(Vec::len).sum();
+    let rounds = (200_000_000 / bytes.max(1)).max(1);
+    let run = |sink_all: bool| {
+        let mut t = Tokenizer::new(XmlConfig::default());
+        let mut all = OurSink::default();
+        let start = std::time::Instant::now();
+        for _ in 0..rounds {
+            for d in &docs {
+                t.reset();
+                if sink_all {
+                    all.s.out.clear();
+                    t.feed(d, &mut all);
+                    assert!(t.finish(&mut all).is_ok());
+                } else {
+                    t.feed(d, &mut Noop);
+                    assert!(t.finish(&mut Noop).is_ok());
+                }
+            }
+        }
+        (bytes * rounds) as f64 / start.elapsed().as_secs_f64() / 1e6
+    };
+    println!("qrtl tokenizer, no-op sink:           {:.0} MB/s", run(false));
+    println!("qrtl tokenizer, sink wanting all:     {:.0} MB/s", run(true));
+    let start = std::time::Instant::now();
+    let mut buf = Vec::new();
+    for _ in 0..rounds {
+        for d in &docs {
+            let mut r = Reader::from_reader(&d[..]);
+            r.config_mut().trim_text(false);
+            loop {
+                match r.read_event_into(&mut buf) {
+                    Ok(Event::Eof) | Err(_) => break,
+                    Ok(Event::Start(e)) | Ok(Event::Empty(e)) => {
+                        for a in e.attributes() {
+                            std::hint::black_box(a.is_ok());
+                        }
+                    }
+                    Ok(_) => {}
+                }
+                buf.clear();
+            }
+        }
+    }
+    let mbs = (bytes * rounds) as f64 / start.elapsed().as_secs_f64() / 1e6;
+    println!("quick-xml events + attribute parsing: {mbs:.0} MB/s");
+}
