@@ -393,6 +393,12 @@ fn run_one(name: &str, s: Sizes) -> Result<Row, String> {
     put(&mut row, "corpus", corpus_kind.name().to_string());
     put(&mut row, "docs", docs.len().to_string());
     put(&mut row, "bytes", bytes.to_string());
+    let mut count = NullSink { all: false, events: 0, bytes: 0 };
+    for d in &docs {
+        let _ = qrtl_compiler::xml::tokenizer::tokenize(XmlConfig::default(), d, &mut count);
+    }
+    // `events` counts start names and closes.
+    put(&mut row, "elements", (count.events / 2).to_string());
 
     match cfg.work {
         Work::Tokenizer { all, .. } => {
@@ -629,12 +635,12 @@ fn report(s: Sizes, only: &[String]) -> ExitCode {
         let _ = writeln!(md, "- `{}`: {}", c.name, c.what);
     }
     let _ = writeln!(md, "\n## Compile time breakdown and sanity\n");
-    let _ = writeln!(md, "| configuration | parse ms | lower ms | passes ms | Engine::new ms | queries ever matched | matched queries per doc | flagged docs | cache flushes | warm runs MB/s |");
-    let _ = writeln!(md, "|---|--:|--:|--:|--:|--:|--:|--:|--:|---|");
+    let _ = writeln!(md, "| configuration | parse ms | lower ms | passes ms | Engine::new ms | queries ever matched | matched queries per doc | elements | warm ns/element on-CPU | flagged docs | cache flushes | warm runs MB/s |");
+    let _ = writeln!(md, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|");
     for r in rows.iter().filter(|r| r.contains_key("queries")) {
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {} | {} | {} / {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} / {} | {} | {} | {} | {} | {} | {} |",
             get(r, "name"),
             get(r, "parse_ms"),
             get(r, "lower_ms"),
@@ -644,6 +650,11 @@ fn report(s: Sizes, only: &[String]) -> ExitCode {
             get(r, "queries"),
             match (num(r, "matches"), num(r, "docs")) {
                 (Some(m), Some(d)) if d > 0.0 => format!("{:.1}", m / d),
+                _ => String::new(),
+            },
+            get(r, "elements"),
+            match (num(r, "bytes"), num(r, "elements"), num(r, "warm_cpu_mbps")) {
+                (Some(b), Some(e), Some(m)) if e > 0.0 && m > 0.0 => format!("{:.0}", b / (m * 1e6) / e * 1e9),
                 _ => String::new(),
             },
             get(r, "flagged_docs"),
