@@ -239,6 +239,8 @@ enum State {
     PiBody,
     /// `?` in a PI.
     PiQuestion,
+    /// `?` right after a PI target: only `>` may follow (`<?t?>`).
+    PiTargetQuestion,
     /// After `&`.
     RefStart,
     /// `&` and letters of a predefined entity name.
@@ -1126,7 +1128,7 @@ impl Tokenizer {
                         continue;
                     }
                     let next = match b {
-                        b'?' => State::PiQuestion,
+                        b'?' => State::PiTargetQuestion,
                         _ if is_ws(b) => State::PiBody,
                         _ => fail!(XmlError::UnexpectedByte, i),
                     };
@@ -1146,6 +1148,13 @@ impl Tokenizer {
                     }
                     None => i = n,
                 },
+                State::PiTargetQuestion => {
+                    if bytes[i] != b'>' {
+                        fail!(XmlError::UnexpectedByte, i);
+                    }
+                    st = self.after_markup();
+                    i += 1;
+                }
                 State::PiQuestion => {
                     match bytes[i] {
                         b'>' => st = self.after_markup(),
