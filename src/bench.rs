@@ -654,6 +654,12 @@ fn report(s: Sizes, only: &[String]) -> ExitCode {
     let _ = writeln!(md, "| configuration | parse ms | lower ms | passes ms | Engine::new ms | queries ever matched | matched queries per doc | elements | warm ns/element on-CPU | RSS MB: inputs / compiled / peak | flagged docs | cache flushes | warm runs MB/s |");
     let _ = writeln!(md, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|");
     for r in rows.iter().filter(|r| r.contains_key("elements")) {
+        let rss = [
+            mb(num(r, "rss_inputs_kb").or(Some(f64::NAN))),
+            mb(num(r, "rss_compiled_kb").or(Some(f64::NAN))),
+            mb(num(r, "peak_rss_kb")),
+        ]
+        .join(" / ");
         let _ = writeln!(
             md,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
@@ -675,12 +681,7 @@ fn report(s: Sizes, only: &[String]) -> ExitCode {
                 (Some(b), Some(e), Some(m)) if e > 0.0 && m > 0.0 => format!("{:.0}", b / (m * 1e6) / e * 1e9),
                 _ => String::new(),
             },
-            format!(
-                "{} / {} / {}",
-                mb(num(r, "rss_inputs_kb").or(Some(f64::NAN))),
-                mb(num(r, "rss_compiled_kb").or(Some(f64::NAN))),
-                mb(num(r, "peak_rss_kb"))
-            ),
+            rss,
             get(r, "flagged_docs"),
             get(r, "flushes"),
             get(r, "warm_runs_mbps"),

@@ -4,14 +4,23 @@
 //! queries agree with a brute-force matcher over the document's paths).
 //! No timing assertions.
 
-mod common;
-
+use qrtl_compiler::frontend::xpath::parse_query_file;
 use qrtl_compiler::ir::xpath::Mode;
+use qrtl_compiler::lower::xpath::lower_queries;
+use qrtl_compiler::passes::{run_pipeline, PassConfig};
+use qrtl_compiler::refmodel::xpath::{Engine, EngineConfig};
 use qrtl_compiler::workload::{
     generate_docs, generate_queries, query_file, DocGen, DocGenConfig, QueryGenConfig, Vocab,
 };
 use qrtl_compiler::xml::{DocStatus, Sink, XmlConfig};
 use std::process::Command;
+
+fn engine_for(text: &str) -> Engine {
+    let (queries, diags) = parse_query_file("<smoke>", text);
+    assert!(diags.is_empty(), "{}", diags.iter().map(|d| d.render()).collect::<String>());
+    let design = lower_queries("<smoke>", &queries).expect("generated queries lower");
+    Engine::new(&run_pipeline(design, &PassConfig { mode: Mode::Holistic }), EngineConfig::default())
+}
 
 fn tiny_docs(seed: u64) -> Vec<Vec<u8>> {
     let cfg = DocGenConfig { seed, target_bytes: 40_000, doc_bytes: (1_000, 8_000), ..Default::default() };
@@ -100,7 +109,7 @@ fn generated_path_queries_agree_with_brute_force() {
     let docs = tiny_docs(1);
     let queries = tiny_queries(2, 400);
     assert_eq!(queries.len(), 400);
-    let mut engine = common::engine_for(&query_file(&queries), Mode::Holistic);
+    let mut engine = engine_for(&query_file(&queries));
     let mut total = 0;
     for d in &docs {
         let r = engine.filter(d);
@@ -121,7 +130,7 @@ fn generated_path_queries_agree_with_brute_force() {
     // The workload is not degenerate: a fair share of queries match something.
     assert!(total > queries.len() / 4, "only {total} matches over {} documents", docs.len());
     // A fresh engine gives the same answers as the warmed-up one.
-    let mut fresh = common::engine_for(&query_file(&queries), Mode::Holistic);
+    let mut fresh = engine_for(&query_file(&queries));
     for d in docs.iter().rev() {
         assert_eq!(fresh.filter(d).matched, engine.filter(d).matched);
     }
@@ -143,12 +152,12 @@ fn a_documents_own_paths_match_it() {
             qs.push(g);
             qs.push(format!("//{}", p.last().unwrap()));
         }
-        let mut engine = common::engine_for(&qs.join("\n"), Mode::Holistic);
+        let mut engine = engine_for(&qs.join("\n"));
         let r = engine.filter(d);
         assert_eq!(r.status, DocStatus::Ok);
         assert_eq!(r.matched.len(), qs.len(), "document {n}: not all of its own paths matched");
         // A path that is not in the document does not match.
-        let mut e2 = common::engine_for("/nitf/no-such-element\n/head", Mode::Holistic);
+        let mut e2 = engine_for("/nitf/no-such-element\n/head");
         assert!(e2.filter(d).matched.is_empty());
     }
 }
