@@ -14,9 +14,32 @@ pub fn is_xpath_ws(b: u8) -> bool {
 /// (`Digits ('.' Digits?)? | '.' Digits`), optional whitespace; anything
 /// else is NaN.
 pub fn xpath_number(s: &[u8]) -> f64 {
-    let mut scan = NumScan::default();
-    scan.feed(s);
-    scan.finish()
+    let start = s.iter().position(|&b| !is_xpath_ws(b)).unwrap_or(s.len());
+    let end = s.iter().rposition(|&b| !is_xpath_ws(b)).map_or(start, |e| e + 1);
+    let t = &s[start..end];
+    let body = t.strip_prefix(b"-").unwrap_or(t);
+    // Number ::= Digits ('.' Digits?)? | '.' Digits
+    let dot = body.iter().position(|&b| b == b'.');
+    let (int, frac) = match dot {
+        Some(i) => (&body[..i], &body[i + 1..]),
+        None => (body, &body[..0]),
+    };
+    let digits_ok = |d: &[u8]| d.iter().all(u8::is_ascii_digit);
+    if !digits_ok(int) || !digits_ok(frac) || (int.is_empty() && frac.is_empty()) {
+        return f64::NAN;
+    }
+    // Fast path: few digits are exact in f64, and one multiplication or
+    // division by an exact power of ten rounds correctly.
+    if int.len() + frac.len() <= 15 {
+        let mantissa = int.iter().chain(frac).fold(0u64, |m, &d| m * 10 + u64::from(d - b'0'));
+        const POW10: [f64; 16] = [
+            1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+        ];
+        let v = mantissa as f64 / POW10[frac.len()];
+        return if t.first() == Some(&b'-') { -v } else { v };
+    }
+    // The slice is ASCII and a valid Rust float literal ("5.", ".5" included).
+    std::str::from_utf8(t).ok().and_then(|x| x.parse::<f64>().ok()).unwrap_or(f64::NAN)
 }
 
 /// Significant digits kept by [`NumScan`]; more cannot change an f64 except
@@ -203,6 +226,10 @@ mod tests {
             ("007", 7.0),
             ("0.000", 0.0),
             ("1234567890123456789012345", 1.2345678901234568e24),
+            ("-.12345678901234567", -0.12345678901234567),
+            ("12345678901234567.", 12345678901234567.0),
+            ("0.1", 0.1),
+            ("-0", -0.0),
         ] {
             assert_eq!(xpath_number(s.as_bytes()), want, "{s:?}");
         }

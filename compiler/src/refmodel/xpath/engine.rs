@@ -65,29 +65,31 @@ pub struct EngineStats {
 }
 
 struct State {
-    /// `exact ++ [u32::MAX] ++ carry`, each sorted.
-    key: Box<[u32]>,
-    split: u32,
-    /// Plain-path parts matched on entering this state.
-    accepts: Box<[u32]>,
-    /// Twig nodes whose push column is set (need work at close).
-    twigs: Box<[u32]>,
+    /// Push nodes matched at this element, sorted.
+    exact: Box<[u32]>,
+    /// Carry set: `//` nodes matched here or at an ancestor.
+    carry: u32,
+    /// Nodes of `exact` that complete plain-path parts.
+    accept_nodes: Box<[u32]>,
+    /// Twig leaves without conditions: they report to the parent whenever
+    /// their push column is set (word index, bits). Unordered designs only.
+    leaf_up: Box<[(u32, u64)]>,
+    /// Other twig nodes whose push column is set (checked at close).
+    inner: Box<[u32]>,
     /// `text()` conditions to evaluate on this element's text children.
     text_conds: Box<[u32]>,
-    /// Document stamp when `accepts` were last recorded.
+    /// Document stamp when `accept_nodes` were last recorded.
     stamp: u32,
 }
 
-impl State {
-    fn exact(&self) -> &[u32] {
-        &self.key[..self.split as usize]
-    }
-    fn carry(&self) -> &[u32] {
-        &self.key[self.split as usize + 1..]
-    }
+fn hash_state(carry: u32, exact: &[u32]) -> u64 {
+    let mut h = FxHasher::default();
+    carry.hash(&mut h);
+    exact.hash(&mut h);
+    h.finish()
 }
 
-fn hash_key(k: &[u32]) -> u64 {
+fn hash_set(k: &[u32]) -> u64 {
     let mut h = FxHasher::default();
     k.hash(&mut h);
     h.finish()
@@ -95,9 +97,14 @@ fn hash_key(k: &[u32]) -> u64 {
 
 /// Mutable caches and per-document scratch, reused across documents.
 struct Runtime {
+    // ---- memoised push rows (bounded by `cache_words`) ----
     states: Vec<State>,
     state_table: HashTable<u32>,
-    state_words: usize,
+    carries: Vec<Box<[u32]>>,
+    carry_table: HashTable<u32>,
+    /// (carry set, tag) → `//` children of the set's nodes with that tag or `*`.
+    desc_memo: FxMap<u64, Box<[u32]>>,
+    cache_words: usize,
     trans: FxMap<u64, u32>,
     symbols: FxMap<Box<[u32]>, u32>,
     symbol_keys: Vec<Box<[u32]>>,
@@ -122,8 +129,15 @@ struct Runtime {
     ordered_touched: Vec<Vec<u32>>,
     /// `text()` conditions satisfied per depth.
     text_ok: Vec<Vec<u32>>,
-    part_stamp: Vec<u32>,
-    matched_parts: Vec<u32>,
+    /// Per push node: document stamp when its accepted parts were recorded.
+    node_stamp: Vec<u32>,
+    /// Matched parts of this document (bitmap + touched words).
+    part_bits: Vec<u64>,
+    part_touched: Vec<u32>,
+    /// Scratch for building results: query bitmap, multi-part counts.
+    query_bits: Vec<u64>,
+    query_touched: Vec<u32>,
+    part_counts: Vec<u32>,
     scratch: Vec<u32>,
 }
 
@@ -135,8 +149,6 @@ pub struct Engine {
     config: EngineConfig,
 }
 
-const SEP: u32 = u32::MAX;
-
 impl Engine {
     pub fn new(design: &Design, config: EngineConfig) -> Engine {
         let prog = Program::new(design);
@@ -147,10 +159,14 @@ impl Engine {
             symbols.insert(Box::from([t]), t);
             symbol_keys.push(Box::from([t]));
         }
+        let nq = prog.query_nparts.len();
         let rt = Runtime {
             states: Vec::new(),
             state_table: HashTable::new(),
-            state_words: 0,
+            carries: Vec::new(),
+            carry_table: HashTable::new(),
+            desc_memo: FxMap::default(),
+            cache_words: 0,
             trans: FxMap::default(),
             symbols,
             symbol_keys,
@@ -170,8 +186,12 @@ impl Engine {
             ordered: vec![0; if prog.ordered { levels * prog.twig_words } else { 0 }],
             ordered_touched: vec![Vec::new(); levels],
             text_ok: vec![Vec::new(); levels],
-            part_stamp: vec![0; prog.part_queries.len()],
-            matched_parts: Vec::new(),
+            node_stamp: vec![0; prog.push.len()],
+            part_bits: vec![0; prog.part_queries.len().div_ceil(64)],
+            part_touched: Vec::new(),
+            query_bits: vec![0; nq.div_ceil(64)],
+            query_touched: Vec::new(),
+            part_counts: vec![0; nq],
             scratch: Vec::new(),
         };
         let mut e = Engine { prog, rt, tok: Tokenizer::new(config.xml), config };
@@ -191,14 +211,15 @@ impl Engine {
         let rt = &mut self.rt;
         rt.states.clear();
         rt.state_table.clear();
-        rt.state_words = 0;
+        rt.carries.clear();
+        rt.carry_table.clear();
+        rt.desc_memo.clear();
+        rt.cache_words = 0;
         rt.trans.clear();
         // State 0: the document node, whose push column is always set.
-        let mut key = vec![DOC, SEP];
-        if self.prog.push[DOC as usize].carries() {
-            key.push(DOC);
-        }
-        intern_state(&self.prog, rt, &key, 1);
+        let carry: &[u32] = if self.prog.push[DOC as usize].carries() { &[DOC] } else { &[] };
+        let carry = intern_carry(rt, carry);
+        intern_state(&self.prog, rt, carry, &[DOC]);
     }
 
     /// Filter one document held in memory.
@@ -230,13 +251,15 @@ impl Engine {
         rt.doc = rt.doc.wrapping_add(1);
         if rt.doc == 0 {
             rt.doc = 1;
-            rt.part_stamp.iter_mut().for_each(|s| *s = 0);
+            rt.node_stamp.iter_mut().for_each(|s| *s = 0);
             rt.states.iter_mut().for_each(|s| s.stamp = 0);
         }
         rt.depth = 0;
         rt.stack.clear();
         rt.stack.push(0);
-        rt.matched_parts.clear();
+        for w in rt.part_touched.drain(..) {
+            rt.part_bits[w as usize] = 0;
+        }
         let levels = self.config.xml.max_depth as usize + 2;
         for l in 0..levels {
             clear_counts(&self.prog, rt, l);
@@ -247,12 +270,12 @@ impl Engine {
     }
 
     pub fn feed(&mut self, chunk: &[u8]) {
-        let mut run = Run { p: &self.prog, rt: &mut self.rt, cache_words: self.config.cache_words };
+        let mut run = Run { p: &self.prog, rt: &mut self.rt, limit: self.config.cache_words };
         self.tok.feed(chunk, &mut run);
     }
 
     pub fn end(&mut self) -> DocResult {
-        let mut run = Run { p: &self.prog, rt: &mut self.rt, cache_words: self.config.cache_words };
+        let mut run = Run { p: &self.prog, rt: &mut self.rt, limit: self.config.cache_words };
         let res = self.tok.finish(&mut run);
         let (status, error) = match res {
             Ok(()) => (DocStatus::Ok, None),
@@ -261,26 +284,50 @@ impl Engine {
         DocResult { status, error, matched: self.matched_queries() }
     }
 
+    /// Queries all of whose parts matched, ascending, in time linear in the
+    /// matches (bitmaps, no sort of the matches themselves).
     fn matched_queries(&mut self) -> Vec<u32> {
         let p = &self.prog;
         let rt = &mut self.rt;
-        let mut out = Vec::new();
-        let mut multi: FxMap<u32, u32> = FxMap::default();
-        for &part in &rt.matched_parts {
-            for &q in &p.part_queries[part as usize] {
-                if p.query_nparts[q as usize] == 1 {
-                    out.push(q);
-                } else {
-                    let c = multi.entry(q).or_insert(0);
-                    *c += 1;
-                    if *c == p.query_nparts[q as usize] {
-                        out.push(q);
+        let mut multi: Vec<u32> = Vec::new();
+        for &w in &rt.part_touched {
+            let mut bits = rt.part_bits[w as usize];
+            while bits != 0 {
+                let part = w * 64 + bits.trailing_zeros();
+                bits &= bits - 1;
+                for &q in &p.part_queries[part as usize] {
+                    let need = p.query_nparts[q as usize];
+                    if need > 1 {
+                        if rt.part_counts[q as usize] == 0 {
+                            multi.push(q);
+                        }
+                        rt.part_counts[q as usize] += 1;
+                        if rt.part_counts[q as usize] < need {
+                            continue;
+                        }
                     }
+                    let qw = (q / 64) as usize;
+                    if rt.query_bits[qw] == 0 {
+                        rt.query_touched.push(qw as u32);
+                    }
+                    rt.query_bits[qw] |= 1 << (q % 64);
                 }
             }
         }
-        out.sort_unstable();
-        out.dedup();
+        for q in multi {
+            rt.part_counts[q as usize] = 0;
+        }
+        rt.query_touched.sort_unstable();
+        let mut out = Vec::new();
+        for &w in &rt.query_touched {
+            let mut bits = rt.query_bits[w as usize];
+            rt.query_bits[w as usize] = 0;
+            while bits != 0 {
+                out.push(w * 64 + bits.trailing_zeros());
+                bits &= bits - 1;
+            }
+        }
+        rt.query_touched.clear();
         out
     }
 }
@@ -311,34 +358,78 @@ fn set_bit(words: &mut [u64], touched: &mut Vec<u32>, base: usize, t: u32) {
     words[base + w] |= 1 << (t % 64);
 }
 
-fn intern_state(p: &Program, rt: &mut Runtime, key: &[u32], split: usize) -> u32 {
-    let h = hash_key(key);
-    if let Some(&id) = rt.state_table.find(h, |&id| &*rt.states[id as usize].key == key) {
+#[inline]
+fn has_bit(words: &[u64], base: usize, t: u32) -> bool {
+    words[base + (t / 64) as usize] >> (t % 64) & 1 == 1
+}
+
+fn intern_carry(rt: &mut Runtime, set: &[u32]) -> u32 {
+    let h = hash_set(set);
+    if let Some(&id) = rt.carry_table.find(h, |&id| &*rt.carries[id as usize] == set) {
         return id;
     }
-    let exact = &key[..split];
-    let mut accepts = Vec::new();
-    let mut twigs = Vec::new();
+    let id = rt.carries.len() as u32;
+    rt.cache_words += set.len() + 4;
+    rt.carries.push(set.into());
+    let carries = &rt.carries;
+    rt.carry_table.insert_unique(h, id, |&i| hash_set(&carries[i as usize]));
+    id
+}
+
+fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32 {
+    let h = hash_state(carry, exact);
+    if let Some(&id) = rt
+        .state_table
+        .find(h, |&id| rt.states[id as usize].carry == carry && &*rt.states[id as usize].exact == exact)
+    {
+        return id;
+    }
+    let mut accept_nodes = Vec::new();
+    let mut leaf_up: Vec<(u32, u64)> = Vec::new();
+    let mut inner = Vec::new();
     for &n in exact {
         let node = &p.push[n as usize];
-        accepts.extend_from_slice(&node.accepts);
-        twigs.extend_from_slice(&node.twigs);
+        if !node.accepts.is_empty() {
+            accept_nodes.push(n);
+        }
+        for &t in &node.twigs {
+            let tn = &p.twig[t as usize];
+            if !p.ordered && tn.children.is_empty() && tn.close_conds.is_empty() && tn.root_of.is_none() {
+                leaf_up.push((t / 64, 1 << (t % 64)));
+            } else {
+                inner.push(t);
+            }
+        }
     }
-    let mut text_conds: Vec<u32> = twigs.iter().flat_map(|&t| p.twig[t as usize].close_conds.iter().copied()).collect();
+    leaf_up.sort_unstable_by_key(|&(w, _)| w);
+    leaf_up.dedup_by(|b, a| {
+        if a.0 == b.0 {
+            a.1 |= b.1;
+            true
+        } else {
+            false
+        }
+    });
+    let mut text_conds: Vec<u32> =
+        inner.iter().flat_map(|&t| p.twig[t as usize].close_conds.iter().copied()).collect();
     text_conds.sort_unstable();
     text_conds.dedup();
     let id = rt.states.len() as u32;
-    rt.state_words += key.len() + accepts.len() + twigs.len() + text_conds.len() + 8;
+    rt.cache_words += exact.len() + accept_nodes.len() + 2 * leaf_up.len() + inner.len() + text_conds.len() + 16;
     rt.states.push(State {
-        key: key.into(),
-        split: split as u32,
-        accepts: accepts.into(),
-        twigs: twigs.into(),
+        exact: exact.into(),
+        carry,
+        accept_nodes: accept_nodes.into(),
+        leaf_up: leaf_up.into(),
+        inner: inner.into(),
         text_conds: text_conds.into(),
         stamp: 0,
     });
     let states = &rt.states;
-    rt.state_table.insert_unique(h, id, |&i| hash_key(&states[i as usize].key));
+    rt.state_table.insert_unique(h, id, |&i| {
+        let s = &states[i as usize];
+        hash_state(s.carry, &s.exact)
+    });
     id
 }
 
@@ -346,7 +437,7 @@ fn intern_state(p: &Program, rt: &mut Runtime, key: &[u32], split: usize) -> u32
 struct Run<'a> {
     p: &'a Program,
     rt: &'a mut Runtime,
-    cache_words: usize,
+    limit: usize,
 }
 
 impl Run<'_> {
@@ -368,95 +459,89 @@ impl Run<'_> {
         true
     }
 
+    /// `//` children with tag `tag` (or `*`) of a carry set's nodes, memoised.
+    fn desc_candidates(p: &Program, rt: &mut Runtime, carry: u32, tag: u32) -> u64 {
+        let key = (carry as u64) << 32 | tag as u64;
+        if !rt.desc_memo.contains_key(&key) {
+            let mut v: Vec<u32> = Vec::new();
+            for &n in rt.carries[carry as usize].iter() {
+                let node = &p.push[n as usize];
+                v.extend(Program::kids(&node.desc_tag, tag));
+                v.extend_from_slice(&node.desc_any);
+            }
+            v.sort_unstable();
+            v.dedup();
+            rt.cache_words += v.len() + 8;
+            rt.desc_memo.insert(key, v.into_boxed_slice());
+        }
+        key
+    }
+
     /// Compute the push row for a child with `symbol` under `state`.
     fn compute(&mut self, state: u32, symbol: u32) -> u32 {
         let p = self.p;
         let rt = &mut *self.rt;
         rt.stats.transitions_computed += 1;
-        let sym = &rt.symbol_keys[symbol as usize];
-        let (tag, truth) = (sym[0], &sym[1..]);
-        let st = &rt.states[state as usize];
+        let tag = rt.symbol_keys[symbol as usize][0];
+        let carry = rt.states[state as usize].carry;
+        let memo = Self::desc_candidates(p, rt, carry, tag);
         let mut key = std::mem::take(&mut rt.scratch);
         key.clear();
-        let take = |n: u32, key: &mut Vec<u32>| {
+        let truth = &rt.symbol_keys[symbol as usize][1..];
+        let mut take = |n: u32| {
             if Self::conds_hold(&p.push[n as usize].conds, truth) {
                 key.push(n);
             }
         };
-        for &n in st.exact() {
+        for &n in rt.states[state as usize].exact.iter() {
             let node = &p.push[n as usize];
-            for k in Program::kids(&node.child_tag, tag) {
-                take(k, &mut key);
-            }
-            for &k in &node.child_any {
-                take(k, &mut key);
-            }
+            Program::kids(&node.child_tag, tag).for_each(&mut take);
+            node.child_any.iter().copied().for_each(&mut take);
         }
-        for &n in st.carry() {
-            let node = &p.push[n as usize];
-            for k in Program::kids(&node.desc_tag, tag) {
-                take(k, &mut key);
-            }
-            for &k in &node.desc_any {
-                take(k, &mut key);
-            }
-        }
+        rt.desc_memo[&memo].iter().copied().for_each(&mut take);
         key.sort_unstable();
         key.dedup();
-        let split = key.len();
-        key.push(SEP);
-        let carry_start = key.len();
-        key.extend_from_slice(st.carry());
-        for i in 0..split {
-            let n = key[i];
-            if p.push[n as usize].carries() {
-                key.push(n);
-            }
-        }
-        key[carry_start..].sort_unstable();
-        let mut w = carry_start;
-        for r in carry_start..key.len() {
-            if w == carry_start || key[r] != key[w - 1] {
-                key[w] = key[r];
-                w += 1;
-            }
-        }
-        key.truncate(w);
-        if rt.state_words > self.cache_words {
-            self.flush();
-        }
-        let rt = &mut *self.rt;
-        let id = intern_state(p, rt, &key, split);
+        let new_carry = if key.iter().any(|&n| p.push[n as usize].carries()) {
+            let mut set: Vec<u32> = rt.carries[carry as usize].to_vec();
+            set.extend(key.iter().copied().filter(|&n| p.push[n as usize].carries()));
+            set.sort_unstable();
+            set.dedup();
+            intern_carry(rt, &set)
+        } else {
+            carry
+        };
+        let id = intern_state(p, rt, new_carry, &key);
         rt.scratch = key;
         id
     }
 
-    /// Drop the state cache, keeping the states on the current stack.
+    /// Drop the caches, keeping the states on the current stack.
     fn flush(&mut self) {
+        let p = self.p;
         let rt = &mut *self.rt;
         rt.stats.flushes += 1;
-        let old: Vec<State> = std::mem::take(&mut rt.states);
+        let old_states = std::mem::take(&mut rt.states);
+        let old_carries = std::mem::take(&mut rt.carries);
         rt.state_table.clear();
-        rt.state_words = 0;
+        rt.carry_table.clear();
+        rt.desc_memo.clear();
         rt.trans.clear();
+        rt.cache_words = 0;
         let mut remap: FxMap<u32, u32> = FxMap::default();
         for i in 0..rt.stack.len() {
             let s = rt.stack[i];
             let id = match remap.get(&s) {
                 Some(&id) => id,
                 None => {
-                    let st = &old[s as usize];
-                    let id = intern_state(self.p, rt, &st.key, st.split as usize);
+                    let st = &old_states[s as usize];
+                    let carry = intern_carry(rt, &old_carries[st.carry as usize]);
+                    let id = intern_state(p, rt, carry, &st.exact);
                     rt.states[id as usize].stamp = st.stamp;
                     remap.insert(s, id);
                     id
                 }
             };
             rt.stack[i] = id;
-        }
-        if rt.states.is_empty() {
-            let key = old[0].key.clone();
-            intern_state(self.p, rt, &key, old[0].split as usize);
         }
     }
 
@@ -513,14 +598,6 @@ impl Run<'_> {
         }
     }
 
-    #[inline]
-    fn mark_part(rt: &mut Runtime, part: u32) {
-        let s = &mut rt.part_stamp[part as usize];
-        if *s != rt.doc {
-            *s = rt.doc;
-            rt.matched_parts.push(part);
-        }
-    }
 }
 
 impl Sink for Run<'_> {
@@ -598,30 +675,37 @@ impl Sink for Run<'_> {
         let symbol = self.symbol();
         let rt = &mut *self.rt;
         let parent = *rt.stack.last().unwrap_or(&0);
-        let key = ((parent as u64) << 32) | symbol as u64;
-        let next = match rt.trans.get(&key) {
+        let next = match rt.trans.get(&((parent as u64) << 32 | symbol as u64)) {
             Some(&n) => n,
             None => {
+                if rt.cache_words > self.limit {
+                    self.flush();
+                }
+                let parent = *self.rt.stack.last().unwrap_or(&0);
                 let n = self.compute(parent, symbol);
-                let rt = &mut *self.rt;
-                // `compute` may have flushed: the parent id may have changed.
-                let parent = *rt.stack.last().unwrap_or(&0);
-                rt.trans.insert(((parent as u64) << 32) | symbol as u64, n);
+                self.rt.trans.insert((parent as u64) << 32 | symbol as u64, n);
                 n
             }
         };
+        let p = self.p;
         let rt = &mut *self.rt;
         rt.depth += 1;
         rt.stack.push(next);
         let d = rt.depth;
         rt.text_ok[d].clear();
-        clear_counts(self.p, rt, d);
+        clear_counts(p, rt, d);
         let st = &mut rt.states[next as usize];
-        if !st.accepts.is_empty() && st.stamp != rt.doc {
+        if st.stamp != rt.doc {
             st.stamp = rt.doc;
-            for i in 0..rt.states[next as usize].accepts.len() {
-                let part = rt.states[next as usize].accepts[i];
-                Self::mark_part(rt, part);
+            let st = &rt.states[next as usize];
+            for &n in st.accept_nodes.iter() {
+                let stamp = &mut rt.node_stamp[n as usize];
+                if *stamp != rt.doc {
+                    *stamp = rt.doc;
+                    for &part in &p.push[n as usize].accepts {
+                        set_bit(&mut rt.part_bits, &mut rt.part_touched, 0, part);
+                    }
+                }
             }
         }
     }
@@ -637,25 +721,34 @@ impl Sink for Run<'_> {
         }
         let words = p.twig_words;
         let (here, up) = (d * words, (d - 1) * words);
+        // Unconditional leaves (recurrence (a)): one OR per word.
+        for &(w, bits) in rt.states[s].leaf_up.iter() {
+            let slot = &mut rt.reports[up + w as usize];
+            if *slot == 0 {
+                rt.reports_touched[d - 1].push(w);
+            }
+            *slot |= bits;
+        }
+        if rt.states[s].inner.is_empty() && rt.reports_touched[d].is_empty() {
+            return;
+        }
         // With ordered siblings, children are checked against the reports
         // accepted in order; otherwise against all reports.
         let checked = if p.ordered { &rt.ordered } else { &rt.reports };
+        let no_reports = rt.reports_touched[d].is_empty();
         let mut arrivals = std::mem::take(&mut rt.scratch);
         arrivals.clear();
         // Recurrence (a)-(c): twig nodes matched here report to the parent.
-        for &t in rt.states[s].twigs.iter() {
+        for &t in rt.states[s].inner.iter() {
             let tn = &p.twig[t as usize];
+            if no_reports && !tn.children.is_empty() {
+                continue;
+            }
             let ok = tn.close_conds.iter().all(|c| rt.text_ok[d].contains(c))
-                && tn.children.iter().all(|&c| checked[here + (c / 64) as usize] >> (c % 64) & 1 == 1);
+                && tn.children.iter().all(|&c| has_bit(checked, here, c));
             if ok {
                 match tn.root_of {
-                    Some(part) => {
-                        let st = &mut rt.part_stamp[part as usize];
-                        if *st != rt.doc {
-                            *st = rt.doc;
-                            rt.matched_parts.push(part);
-                        }
-                    }
+                    Some(part) => set_bit(&mut rt.part_bits, &mut rt.part_touched, 0, part),
                     None => arrivals.push(t),
                 }
             }
@@ -676,7 +769,7 @@ impl Sink for Run<'_> {
                 .copied()
                 .filter(|&t| {
                     let prev = p.twig[t as usize].prev;
-                    prev == u32::MAX || rt.ordered[up + (prev / 64) as usize] >> (prev % 64) & 1 == 1
+                    prev == u32::MAX || has_bit(&rt.ordered, up, prev)
                 })
                 .collect();
             for t in accepted {
