@@ -37,13 +37,15 @@ use std::io::Read;
 #[derive(Clone, Copy, Debug)]
 pub struct EngineConfig {
     pub xml: XmlConfig,
-    /// Upper bound on the memoised state cache, in 32-bit words.
+    /// Upper bound on the memoised state cache, in 32-bit words (default
+    /// 2^26 words = 256 MiB). When exceeded the cache is flushed (keeping the
+    /// states of the open elements), so memory never grows with the input.
     pub cache_words: usize,
 }
 
 impl Default for EngineConfig {
     fn default() -> Self {
-        EngineConfig { xml: XmlConfig::default(), cache_words: 1 << 24 }
+        EngineConfig { xml: XmlConfig::default(), cache_words: 1 << 26 }
     }
 }
 
@@ -62,6 +64,8 @@ pub struct EngineStats {
     pub states: usize,
     pub transitions_computed: u64,
     pub flushes: u64,
+    /// Current size of the memoised state cache, in 32-bit words.
+    pub cache_words: usize,
 }
 
 struct State {
@@ -69,8 +73,9 @@ struct State {
     exact: Box<[u32]>,
     /// Carry set: `//` nodes matched here or at an ancestor.
     carry: u32,
-    /// Nodes of `exact` that complete plain-path parts.
-    accept_nodes: Box<[u32]>,
+    /// Plain-path parts completed by `exact` (sorted): recorded once per
+    /// document by OR-ing into the part bitmap, which stays cache-resident.
+    accept_parts: Box<[u32]>,
     /// Twig leaves without conditions: they report to the parent whenever
     /// their push column is set (word index, bits). Unordered designs only.
     leaf_up: Box<[(u32, u64)]>,
@@ -78,7 +83,7 @@ struct State {
     inner: Box<[u32]>,
     /// `text()` conditions to evaluate on this element's text children.
     text_conds: Box<[u32]>,
-    /// Document stamp when `accept_nodes` were last recorded.
+    /// Document stamp when `accept_parts` were last recorded.
     stamp: u32,
 }
 
@@ -129,14 +134,10 @@ struct Runtime {
     ordered_touched: Vec<Vec<u32>>,
     /// `text()` conditions satisfied per depth.
     text_ok: Vec<Vec<u32>>,
-    /// Per push node: document stamp when its accepted parts were recorded.
-    node_stamp: Vec<u32>,
-    /// Matched parts of this document (bitmap + touched words).
+    /// Matched parts of this document (cleared per document).
     part_bits: Vec<u64>,
-    part_touched: Vec<u32>,
     /// Scratch for building results: query bitmap, multi-part counts.
     query_bits: Vec<u64>,
-    query_touched: Vec<u32>,
     part_counts: Vec<u32>,
     scratch: Vec<u32>,
 }
@@ -186,11 +187,8 @@ impl Engine {
             ordered: vec![0; if prog.ordered { levels * prog.twig_words } else { 0 }],
             ordered_touched: vec![Vec::new(); levels],
             text_ok: vec![Vec::new(); levels],
-            node_stamp: vec![0; prog.push.len()],
             part_bits: vec![0; prog.part_queries.len().div_ceil(64)],
-            part_touched: Vec::new(),
             query_bits: vec![0; nq.div_ceil(64)],
-            query_touched: Vec::new(),
             part_counts: vec![0; nq],
             scratch: Vec::new(),
         };
@@ -204,7 +202,7 @@ impl Engine {
     }
 
     pub fn stats(&self) -> EngineStats {
-        EngineStats { states: self.rt.states.len(), ..self.rt.stats }
+        EngineStats { states: self.rt.states.len(), cache_words: self.rt.cache_words, ..self.rt.stats }
     }
 
     fn reset_cache(&mut self) {
@@ -251,15 +249,12 @@ impl Engine {
         rt.doc = rt.doc.wrapping_add(1);
         if rt.doc == 0 {
             rt.doc = 1;
-            rt.node_stamp.iter_mut().for_each(|s| *s = 0);
             rt.states.iter_mut().for_each(|s| s.stamp = 0);
         }
         rt.depth = 0;
         rt.stack.clear();
         rt.stack.push(0);
-        for w in rt.part_touched.drain(..) {
-            rt.part_bits[w as usize] = 0;
-        }
+        rt.part_bits.iter_mut().for_each(|w| *w = 0);
         let levels = self.config.xml.max_depth as usize + 2;
         for l in 0..levels {
             clear_counts(&self.prog, rt, l);
@@ -290,11 +285,17 @@ impl Engine {
         let p = &self.prog;
         let rt = &mut self.rt;
         let mut multi: Vec<u32> = Vec::new();
-        for &w in &rt.part_touched {
-            let mut bits = rt.part_bits[w as usize];
+        for (w, &word) in rt.part_bits.iter().enumerate() {
+            let mut bits = word;
             while bits != 0 {
-                let part = w * 64 + bits.trailing_zeros();
+                let part = w as u32 * 64 + bits.trailing_zeros();
                 bits &= bits - 1;
+                // Most parts belong to exactly one single-part query.
+                let single = p.part_single_query[part as usize];
+                if single != u32::MAX {
+                    rt.query_bits[(single / 64) as usize] |= 1 << (single % 64);
+                    continue;
+                }
                 for &q in &p.part_queries[part as usize] {
                     let need = p.query_nparts[q as usize];
                     if need > 1 {
@@ -306,28 +307,21 @@ impl Engine {
                             continue;
                         }
                     }
-                    let qw = (q / 64) as usize;
-                    if rt.query_bits[qw] == 0 {
-                        rt.query_touched.push(qw as u32);
-                    }
-                    rt.query_bits[qw] |= 1 << (q % 64);
+                    rt.query_bits[(q / 64) as usize] |= 1 << (q % 64);
                 }
             }
         }
         for q in multi {
             rt.part_counts[q as usize] = 0;
         }
-        rt.query_touched.sort_unstable();
         let mut out = Vec::new();
-        for &w in &rt.query_touched {
-            let mut bits = rt.query_bits[w as usize];
-            rt.query_bits[w as usize] = 0;
+        for (w, word) in rt.query_bits.iter_mut().enumerate() {
+            let mut bits = std::mem::take(word);
             while bits != 0 {
-                out.push(w * 64 + bits.trailing_zeros());
+                out.push(w as u32 * 64 + bits.trailing_zeros());
                 bits &= bits - 1;
             }
         }
-        rt.query_touched.clear();
         out
     }
 }
@@ -384,14 +378,12 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
     {
         return id;
     }
-    let mut accept_nodes = Vec::new();
+    let mut accept_parts = Vec::new();
     let mut leaf_up: Vec<(u32, u64)> = Vec::new();
     let mut inner = Vec::new();
     for &n in exact {
         let node = &p.push[n as usize];
-        if !node.accepts.is_empty() {
-            accept_nodes.push(n);
-        }
+        accept_parts.extend_from_slice(&node.accepts);
         for &t in &node.twigs {
             let tn = &p.twig[t as usize];
             if !p.ordered && tn.children.is_empty() && tn.close_conds.is_empty() && tn.root_of.is_none() {
@@ -415,11 +407,13 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
     text_conds.sort_unstable();
     text_conds.dedup();
     let id = rt.states.len() as u32;
-    rt.cache_words += exact.len() + accept_nodes.len() + 2 * leaf_up.len() + inner.len() + text_conds.len() + 16;
+    accept_parts.sort_unstable();
+    accept_parts.dedup();
+    rt.cache_words += exact.len() + accept_parts.len() + 2 * leaf_up.len() + inner.len() + text_conds.len() + 16;
     rt.states.push(State {
         exact: exact.into(),
         carry,
-        accept_nodes: accept_nodes.into(),
+        accept_parts: accept_parts.into(),
         leaf_up: leaf_up.into(),
         inner: inner.into(),
         text_conds: text_conds.into(),
@@ -697,15 +691,8 @@ impl Sink for Run<'_> {
         let st = &mut rt.states[next as usize];
         if st.stamp != rt.doc {
             st.stamp = rt.doc;
-            let st = &rt.states[next as usize];
-            for &n in st.accept_nodes.iter() {
-                let stamp = &mut rt.node_stamp[n as usize];
-                if *stamp != rt.doc {
-                    *stamp = rt.doc;
-                    for &part in &p.push[n as usize].accepts {
-                        set_bit(&mut rt.part_bits, &mut rt.part_touched, 0, part);
-                    }
-                }
+            for &part in rt.states[next as usize].accept_parts.iter() {
+                rt.part_bits[(part / 64) as usize] |= 1 << (part % 64);
             }
         }
     }
@@ -748,7 +735,7 @@ impl Sink for Run<'_> {
                 && tn.children.iter().all(|&c| has_bit(checked, here, c));
             if ok {
                 match tn.root_of {
-                    Some(part) => set_bit(&mut rt.part_bits, &mut rt.part_touched, 0, part),
+                    Some(part) => rt.part_bits[(part / 64) as usize] |= 1 << (part % 64),
                     None => arrivals.push(t),
                 }
             }

@@ -90,6 +90,8 @@ pub(crate) struct Program {
     pub ncounters: usize,
     /// Per part: the queries it belongs to.
     pub part_queries: Vec<Vec<u32>>,
+    /// Per part: its only query if that query has just this part, else `u32::MAX`.
+    pub part_single_query: Vec<u32>,
     /// Per query id: number of parts (0 for ids without a query).
     pub query_nparts: Vec<u32>,
     pub longest_literal: usize,
@@ -279,7 +281,15 @@ impl Program {
         for q in &design.queries {
             query_nparts[q.id.index()] = q.parts.len() as u32;
         }
-        let part_queries = design.parts.iter().map(|p| p.queries.iter().map(|q| q.0).collect()).collect();
+        let part_queries: Vec<Vec<u32>> =
+            design.parts.iter().map(|p| p.queries.iter().map(|q| q.0).collect()).collect();
+        let part_single_query = part_queries
+            .iter()
+            .map(|qs| match qs.as_slice() {
+                [q] if query_nparts[*q as usize] == 1 => *q,
+                _ => u32::MAX,
+            })
+            .collect();
 
         Program {
             tag_index,
@@ -298,6 +308,7 @@ impl Program {
             counter_pos,
             ncounters,
             part_queries,
+            part_single_query,
             query_nparts,
             longest_literal,
             ordered: design.order == SiblingOrder::Ordered,
