@@ -79,8 +79,12 @@ struct State {
     /// Twig leaves without conditions: they report to the parent whenever
     /// their push column is set (word index, bits). Unordered designs only.
     leaf_up: Box<[(u32, u64)]>,
-    /// Other twig nodes whose push column is set (checked at close).
+    /// Twig nodes without children whose push column is set and that need
+    /// a check at close (`text()` conditions, part roots, ordered mode).
     inner: Box<[u32]>,
+    /// Twig nodes with children whose push column is set (checked at close
+    /// when there are fewer of them than reports received).
+    branching: Box<[u32]>,
     /// `text()` conditions to evaluate on this element's text children.
     text_conds: Box<[u32]>,
     /// Document stamp when `accept_parts` were last recorded.
@@ -140,6 +144,10 @@ struct Runtime {
     query_bits: Vec<u64>,
     part_counts: Vec<u32>,
     scratch: Vec<u32>,
+    cands: Vec<u32>,
+    /// Per twig node: the close event that last listed it as a candidate.
+    twig_seen: Vec<u32>,
+    close_stamp: u32,
 }
 
 /// The software XPath filtering engine for one design.
@@ -191,6 +199,9 @@ impl Engine {
             query_bits: vec![0; nq.div_ceil(64)],
             part_counts: vec![0; nq],
             scratch: Vec::new(),
+            cands: Vec::new(),
+            twig_seen: vec![u32::MAX; prog.twig.len()],
+            close_stamp: 0,
         };
         let mut e = Engine { prog, rt, tok: Tokenizer::new(config.xml), config };
         e.reset_cache();
@@ -381,12 +392,19 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
     let mut accept_parts = Vec::new();
     let mut leaf_up: Vec<(u32, u64)> = Vec::new();
     let mut inner = Vec::new();
+    let mut branching = Vec::new();
+    let mut text_conds: Vec<u32> = Vec::new();
     for &n in exact {
         let node = &p.push[n as usize];
         accept_parts.extend_from_slice(&node.accepts);
         for &t in &node.twigs {
             let tn = &p.twig[t as usize];
-            if !p.ordered && tn.children.is_empty() && tn.close_conds.is_empty() && tn.root_of.is_none() {
+            text_conds.extend_from_slice(&tn.close_conds);
+            if !tn.children.is_empty() {
+                branching.push(t);
+                continue;
+            }
+            if !p.ordered && tn.close_conds.is_empty() && tn.root_of.is_none() {
                 leaf_up.push((t / 64, 1 << (t % 64)));
             } else {
                 inner.push(t);
@@ -402,20 +420,19 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
             false
         }
     });
-    let mut text_conds: Vec<u32> =
-        inner.iter().flat_map(|&t| p.twig[t as usize].close_conds.iter().copied()).collect();
     text_conds.sort_unstable();
     text_conds.dedup();
     let id = rt.states.len() as u32;
     accept_parts.sort_unstable();
     accept_parts.dedup();
-    rt.cache_words += exact.len() + accept_parts.len() + 2 * leaf_up.len() + inner.len() + text_conds.len() + 16;
+    rt.cache_words += exact.len() + accept_parts.len() + 2 * leaf_up.len() + inner.len() + branching.len() + text_conds.len() + 16;
     rt.states.push(State {
         exact: exact.into(),
         carry,
         accept_parts: accept_parts.into(),
         leaf_up: leaf_up.into(),
         inner: inner.into(),
+        branching: branching.into(),
         text_conds: text_conds.into(),
         stamp: 0,
     });
@@ -722,15 +739,39 @@ impl Sink for Run<'_> {
         // With ordered siblings, children are checked against the reports
         // accepted in order; otherwise against all reports.
         let checked = if p.ordered { &rt.ordered } else { &rt.reports };
-        let no_reports = rt.reports_touched[d].is_empty();
+        let checked_touched = if p.ordered { &rt.ordered_touched[d] } else { &rt.reports_touched[d] };
+        // Candidates: childless twig nodes of this state, and the parents of
+        // the reports received here whose push column is set at this element.
+        let mut cands = std::mem::take(&mut rt.cands);
+        cands.clear();
+        cands.extend_from_slice(&rt.states[s].inner);
+        let st = &rt.states[s];
+        let reported: u32 = checked_touched.iter().map(|&w| checked[here + w as usize].count_ones()).sum();
+        if st.branching.len() <= reported as usize {
+            cands.extend_from_slice(&st.branching);
+        } else {
+            rt.close_stamp = rt.close_stamp.wrapping_add(1);
+            for &w in checked_touched {
+                let mut bits = checked[here + w as usize];
+                while bits != 0 {
+                    let c = w * 64 + bits.trailing_zeros();
+                    bits &= bits - 1;
+                    let t = p.twig_parent[c as usize];
+                    if t != u32::MAX
+                        && rt.twig_seen[t as usize] != rt.close_stamp
+                        && st.exact.binary_search(&p.twig_push[t as usize]).is_ok()
+                    {
+                        rt.twig_seen[t as usize] = rt.close_stamp;
+                        cands.push(t);
+                    }
+                }
+            }
+        }
         let mut arrivals = std::mem::take(&mut rt.scratch);
         arrivals.clear();
         // Recurrence (a)-(c): twig nodes matched here report to the parent.
-        for &t in rt.states[s].inner.iter() {
+        for &t in cands.iter() {
             let tn = &p.twig[t as usize];
-            if no_reports && !tn.children.is_empty() {
-                continue;
-            }
             let ok = tn.close_conds.iter().all(|c| rt.text_ok[d].contains(c))
                 && tn.children.iter().all(|&c| has_bit(checked, here, c));
             if ok {
@@ -741,11 +782,24 @@ impl Sink for Run<'_> {
             }
         }
         // Recurrence (d): reports of `//` nodes propagate downwards.
-        for &w in &rt.reports_touched[d] {
-            let mut bits = rt.reports[here + w as usize] & p.desc_mask[w as usize];
-            while bits != 0 {
-                arrivals.push(w * 64 + bits.trailing_zeros());
-                bits &= bits - 1;
+        if p.ordered {
+            for &w in &rt.reports_touched[d] {
+                let mut bits = rt.reports[here + w as usize] & p.desc_mask[w as usize];
+                while bits != 0 {
+                    arrivals.push(w * 64 + bits.trailing_zeros());
+                    bits &= bits - 1;
+                }
+            }
+        } else {
+            for i in 0..rt.reports_touched[d].len() {
+                let w = rt.reports_touched[d][i] as usize;
+                let bits = rt.reports[here + w] & p.desc_mask[w];
+                if bits != 0 {
+                    if rt.reports[up + w] == 0 {
+                        rt.reports_touched[d - 1].push(w as u32);
+                    }
+                    rt.reports[up + w] |= bits;
+                }
             }
         }
         if p.ordered {
@@ -767,6 +821,7 @@ impl Sink for Run<'_> {
             set_bit(&mut rt.reports, &mut rt.reports_touched[d - 1], up, t);
         }
         rt.scratch = arrivals;
+        rt.cands = cands;
         clear_reports(p, rt, d);
     }
 

@@ -73,6 +73,9 @@ pub(crate) struct Program {
     pub ntags: usize,
     pub push: Vec<PushNode>,
     pub twig: Vec<TwigNode>,
+    /// Per twig node: its push node, and its parent twig node (`u32::MAX` for roots).
+    pub twig_push: Vec<u32>,
+    pub twig_parent: Vec<u32>,
     /// One bit per twig node whose axis is `//` (its reports propagate down).
     pub desc_mask: Vec<u64>,
     pub twig_words: usize,
@@ -180,6 +183,17 @@ impl Program {
                     twig[twig_of[w[1].index()] as usize].prev = twig_of[w[0].index()];
                 }
                 push[node_push[n.index()] as usize].twigs.push(t);
+            }
+        }
+        let mut twig_push = vec![0u32; twig.len()];
+        let mut twig_parent = vec![u32::MAX; twig.len()];
+        for (i, node) in design.nodes.iter().enumerate() {
+            let t = twig_of[i];
+            if t != u32::MAX {
+                twig_push[t as usize] = node_push[i];
+                if let Some(par) = node.parent {
+                    twig_parent[t as usize] = twig_of[par.index()];
+                }
             }
         }
         let twig_words = twig.len().div_ceil(64);
@@ -296,6 +310,8 @@ impl Program {
             ntags,
             push,
             twig,
+            twig_push,
+            twig_parent,
             desc_mask,
             twig_words,
             conds: design.conds.clone(),
