@@ -149,21 +149,31 @@ pub struct ValueAcc {
     cap: usize,
     overflow: bool,
     scan: NumScan,
+    /// `number()` of the value, computed at most once per value.
+    number: std::cell::Cell<Option<f64>>,
 }
 
 impl ValueAcc {
     /// `longest_literal`: the longest string literal any comparison uses.
     pub fn new(longest_literal: usize) -> ValueAcc {
         let cap = longest_literal.max(64) + 1;
-        ValueAcc { buf: Vec::with_capacity(cap), cap, overflow: false, scan: NumScan::default() }
+        ValueAcc {
+            buf: Vec::with_capacity(cap),
+            cap,
+            overflow: false,
+            scan: NumScan::default(),
+            number: std::cell::Cell::new(None),
+        }
     }
 
     pub fn reset(&mut self) {
         self.buf.clear();
         self.overflow = false;
+        self.number.set(None);
     }
 
     pub fn push(&mut self, chunk: &[u8]) {
+        self.number.set(None);
         if self.overflow {
             self.scan.feed(chunk);
             return;
@@ -183,12 +193,14 @@ impl ValueAcc {
         (!self.overflow).then_some(self.buf.as_slice())
     }
 
+    /// `number()` of the value (computed once, then cached until the value changes).
     pub fn number(&self) -> f64 {
-        if self.overflow {
-            self.scan.finish()
-        } else {
-            xpath_number(&self.buf)
+        if let Some(x) = self.number.get() {
+            return x;
         }
+        let x = if self.overflow { self.scan.finish() } else { xpath_number(&self.buf) };
+        self.number.set(Some(x));
+        x
     }
 
     /// Does this single string value satisfy the comparison (XPath 1.0)?

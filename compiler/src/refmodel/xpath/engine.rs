@@ -25,7 +25,7 @@
 //! `max_depth`, values are kept up to the longest literal.
 
 use super::program::{FxMap, Program, ANY_TAG, DOC};
-use crate::ir::value::{compare_value, ValueAcc};
+use crate::ir::value::ValueAcc;
 use crate::ir::xpath::{CondKind, Design};
 use crate::xml::{DocStatus, Sink, Tokenizer, XmlConfig, XmlErrorAt};
 use hashbrown::HashTable;
@@ -654,7 +654,6 @@ impl Sink for Run<'_> {
         if !rt.attr_wants_value {
             return;
         }
-        let mut number: Option<f64> = None;
         for s in rt.attr_sets {
             if s == u32::MAX {
                 continue;
@@ -666,15 +665,14 @@ impl Sink for Run<'_> {
                 }
             }
             if !set.num_eq.is_empty() {
-                let x = *number.get_or_insert_with(|| rt.acc.number());
+                let x = rt.acc.number();
                 let bits = if x == 0.0 { 0f64.to_bits() } else { x.to_bits() };
                 if let Some(cs) = set.num_eq.get(&bits) {
                     rt.truth.extend_from_slice(cs);
                 }
             }
             for (c, cmp) in &set.other {
-                let acc = &rt.acc;
-                if compare_value(acc.bytes(), || *number.get_or_insert_with(|| acc.number()), cmp) {
+                if rt.acc.satisfies(cmp) {
                     rt.truth.push(*c);
                 }
             }
@@ -846,7 +844,6 @@ impl Sink for Run<'_> {
         let rt = &mut *self.rt;
         let s = *rt.stack.last().unwrap_or(&0) as usize;
         let d = rt.depth;
-        let mut number: Option<f64> = None;
         for i in 0..rt.states[s].text_conds.len() {
             let c = rt.states[s].text_conds[i];
             if rt.text_ok[d].contains(&c) {
@@ -854,10 +851,7 @@ impl Sink for Run<'_> {
             }
             let ok = match &p.conds[c as usize] {
                 CondKind::TextExists => true,
-                CondKind::TextCmp(cmp) => {
-                    let acc = &rt.acc;
-                    compare_value(acc.bytes(), || *number.get_or_insert_with(|| acc.number()), cmp)
-                }
+                CondKind::TextCmp(cmp) => rt.acc.satisfies(cmp),
                 _ => false,
             };
             if ok {
