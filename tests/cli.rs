@@ -156,3 +156,14 @@ fn modes_are_selectable() {
     assert!(run("paths").contains("\"matched\":[0]"));
     assert!(run("pairs").contains("\"matched\":[0]"));
 }
+
+#[test]
+fn check_can_dump_the_ir_per_mode() {
+    let o = qrtl(&["xpath", "check", "--dump-ir", "queries/xpath/news.txt"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    assert!(out.contains("n0 /news  push\n"), "plain path: push columns only\n{out}");
+    assert!(out.contains("push+pop"), "twigs get pop columns\n{out}");
+    let o = qrtl(&["xpath", "check", "--dump-ir", "--mode", "pairs", "queries/xpath/news.txt"]);
+    assert!(stdout(&o).contains("shared by"), "pairs are shared across queries");
+}

@@ -32,6 +32,12 @@ enum XpathCommand {
     Check {
         /// Query file: one query per line, `#` comments and blank lines skipped.
         queries: PathBuf,
+        /// Print the lowered IR (conditions, counters, nodes and their stack columns).
+        #[arg(long)]
+        dump_ir: bool,
+        /// With --dump-ir: the IR after splitting twigs for this mode.
+        #[arg(long, value_enum, default_value_t = ModeArg::Holistic)]
+        mode: ModeArg,
     },
     /// Filter documents with the software engine; one JSON line per document.
     Filter {
@@ -88,7 +94,9 @@ pub fn main() -> i32 {
         }
     };
     match cli.command {
-        Command::Xpath(XpathCommand::Check { queries }) => xpath_check(&queries),
+        Command::Xpath(XpathCommand::Check { queries, dump_ir, mode }) => {
+            xpath_check(&queries, dump_ir, mode.into())
+        }
         Command::Xpath(XpathCommand::Filter { queries, docs, opts, stats }) => {
             xpath_filter(&queries, &docs, &opts, stats)
         }
@@ -142,10 +150,15 @@ fn load_design(path: &PathBuf, mode: Mode) -> Result<Design, i32> {
     Ok(run_pipeline(design, &PassConfig { mode }))
 }
 
-fn xpath_check(queries: &PathBuf) -> i32 {
-    match load_design(queries, Mode::Holistic) {
+fn xpath_check(queries: &PathBuf, dump_ir: bool, mode: Mode) -> i32 {
+    match load_design(queries, mode) {
         Ok(d) => {
-            println!("{}: {} queries ok", queries.display(), d.queries.len());
+            // A closed stdout (e.g. `| head`) is not an error worth a panic.
+            let mut out = std::io::stdout().lock();
+            if dump_ir {
+                let _ = write!(out, "{d}");
+            }
+            let _ = writeln!(out, "{}: {} queries ok", queries.display(), d.queries.len());
             0
         }
         Err(code) => code,

@@ -2,5 +2,6 @@
 //! run by `refmodel` and (later) emitted by `emit`. Index arenas only: every
 //! cross reference is a typed `u32` index, never a pointer.
 
+pub mod print;
 pub mod value;
 pub mod xpath;

@@ -11,11 +11,12 @@
 //! * **Counters** count, per parent element, the children passing a name test
 //!   and a guard (the conditions of the predicates before a positional one).
 //! * **Nodes** are query steps. A node's push-stack column holds "the path
-//!   from the document node to this node matches at this element"; nodes
-//!   with children or close-time conditions also get a pop-stack column
-//!   ("this node's whole subtree matched here"). Nodes form one tree per
-//!   **part**; a query matches iff all of its parts match (holistic mode:
-//!   one part per query, `paths`/`pairs` modes: the split pieces).
+//!   from the document node to this node matches at this element". Nodes form
+//!   one tree per **part**; a query matches iff all of its parts match
+//!   (holistic mode: one part per query, `paths`/`pairs` modes: the split
+//!   pieces). Every node of a part that is not a plain path (it branches or
+//!   has close-time conditions) also gets a pop-stack column ("this node's
+//!   whole subtree matched here", one per node as in ch. 3.2.2.4).
 
 use crate::diag::Span;
 use std::collections::HashMap;
@@ -309,13 +310,6 @@ pub struct Node {
     /// Branches (predicate paths) and the main-path continuation.
     pub children: Vec<NodeId>,
     pub origin: Origin,
-}
-
-impl Node {
-    /// Needs a pop-stack column: its match is only known at close time.
-    pub fn needs_pop(&self) -> bool {
-        !self.children.is_empty() || !self.close_conds.is_empty()
-    }
 }
 
 /// A tree of nodes that is matched as a whole.
