@@ -12,8 +12,22 @@
 //! The oracle and its quirks (sxd deviating from XML 1.0 / XPath 1.0,
 //! each worked around in the test, never in the engine) are documented in
 //! `tests/xpath_cases/sxd_oracle.rs`; "quirk N" below refers to that list.
-//! Engine deviations found by these tests are recorded as failing cases in
-//! `tests/xpath_cases/` and, where noted, left out of the random inputs.
+//! Engine deviations found by these tests are recorded as cases in
+//! `tests/xpath_cases/` (the first one, a PI target followed by `?`, is
+//! fixed; see `malformed-pi-target-question.txt`).
+//!
+//! Also checked: `paths` and `pairs` modes report a superset of holistic
+//! matches; a tiny state cache and byte-chunked input change nothing; a
+//! truncated document does not disturb the next one; the engine flags every
+//! mutated document sxd-document rejects (with documented exclusions); the
+//! depth limit.
+//!
+//! Runs: `cargo test --test xpath_vs_sxd` (fixed seeds, ~10 s in debug);
+//! `QRTL_SOAK=N cargo test --release --test xpath_vs_sxd -- --nocapture` for
+//! N rounds of 400 queries x 300 documents (N defaults to 200) and 100 000
+//! mutated documents. On a mismatch the first few are shrunk (query
+//! predicates/steps and document nodes/attributes removed while the
+//! disagreement persists) and printed with both answers.
 
 mod common;
 #[path = "xpath_cases/sxd_oracle.rs"]
@@ -203,7 +217,7 @@ fn encode_text(rng: &mut SmallRng, value: &str) -> String {
         if rng.gen_bool(0.12) {
             let n = rng.gen_range(1..=chars.len() - i);
             let s: String = chars[i..i + n].iter().collect();
-            if !s.contains("]]>") && !(out.ends_with(']') && s.starts_with("]>")) {
+            if !s.contains("]]>") {
                 out.push_str("<![CDATA[");
                 out.push_str(&s);
                 out.push_str("]]>");
@@ -1243,13 +1257,18 @@ fn engine_agrees_with_sxd_xpath() {
 }
 
 /// `QRTL_SOAK=1 cargo test --release --test xpath_vs_sxd -- soak --nocapture`
+/// (`QRTL_SOAK=N`: N rounds; `QRTL_SOAK_SEED=S`: first seed, default 1000).
 #[test]
 fn soak() {
     let Ok(v) = std::env::var("QRTL_SOAK") else {
         return;
     };
     let rounds: u64 = v.parse().ok().filter(|&n| n > 1).unwrap_or(200);
-    let seeds: Vec<u64> = (1000..1000 + rounds).collect();
+    let first: u64 = std::env::var("QRTL_SOAK_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1000);
+    let seeds: Vec<u64> = (first..first + rounds).collect();
     run(&seeds, 400, 300);
 }
 
