@@ -19,7 +19,9 @@ use qrtl_compiler::ir::xpath::Mode;
 use qrtl_compiler::lower::xpath::lower_queries;
 use qrtl_compiler::passes::{run_pipeline, PassConfig};
 use qrtl_compiler::refmodel::xpath::{Engine, EngineConfig};
-use qrtl_compiler::workload::{generate_docs, generate_queries, query_file, DocGenConfig, QueryGenConfig, Vocab};
+use qrtl_compiler::workload::{
+    generate_docs, generate_queries, query_file, DocGenConfig, QueryGenConfig, Vocab,
+};
 use qrtl_compiler::xml::{Sink, XmlConfig};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -77,7 +79,11 @@ enum Work {
     /// The engine with one of YFilter's NITF query suites.
     NitfSuite { suite: &'static str },
     /// The engine with generated queries.
-    Generated { corpus: Corpus, queries: usize, preds: bool },
+    Generated {
+        corpus: Corpus,
+        queries: usize,
+        preds: bool,
+    },
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -116,7 +122,11 @@ fn configs(s: Sizes) -> Vec<Config> {
                 name: format!("tok-{}{}", corpus.name(), if all { "-all" } else { "" }),
                 what: format!(
                     "tokenizer only, {} sink",
-                    if all { "all-events (attributes and text decoded)" } else { "no-op" }
+                    if all {
+                        "all-events (attributes and text decoded)"
+                    } else {
+                        "no-op"
+                    }
                 ),
                 work: Work::Tokenizer { corpus, all },
                 target: None,
@@ -136,7 +146,11 @@ fn configs(s: Sizes) -> Vec<Config> {
         v.push(Config {
             name: format!("gen-{}", labels[i]),
             what: "generated path queries (depth ≤ 8, 15% `*`, 15% `//`, distinct)".to_string(),
-            work: Work::Generated { corpus: Corpus::Gen, queries: n, preds: false },
+            work: Work::Generated {
+                corpus: Corpus::Gen,
+                queries: n,
+                preds: false,
+            },
             target: match i {
                 0 => Some(TARGET_1K),
                 2 => Some(TARGET_100K),
@@ -147,13 +161,21 @@ fn configs(s: Sizes) -> Vec<Config> {
     v.push(Config {
         name: "nitf-gen-100k".to_string(),
         what: "generated path queries on YFilter's NITF documents".to_string(),
-        work: Work::Generated { corpus: Corpus::Nitf, queries: s.gen_queries[2], preds: false },
+        work: Work::Generated {
+            corpus: Corpus::Nitf,
+            queries: s.gen_queries[2],
+            preds: false,
+        },
         target: None,
     });
     v.push(Config {
         name: "gen-10k-pred".to_string(),
         what: "generated queries with 10% `[@a=N]` and 10% twig branches per step".to_string(),
-        work: Work::Generated { corpus: Corpus::GenQuarter, queries: s.gen_queries[1], preds: true },
+        work: Work::Generated {
+            corpus: Corpus::GenQuarter,
+            queries: s.gen_queries[1],
+            preds: true,
+        },
         target: None,
     });
     v
@@ -182,11 +204,19 @@ fn nitf_docs() -> Result<Vec<Vec<u8>>, String> {
         .filter(|p| p.extension().is_some_and(|x| x == "xml"))
         .collect();
     paths.sort();
-    paths.iter().map(|p| std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))).collect()
+    paths
+        .iter()
+        .map(|p| std::fs::read(p).map_err(|e| format!("{}: {e}", p.display())))
+        .collect()
 }
 
 fn gen_docs(s: Sizes, target_bytes: usize) -> Vec<Vec<u8>> {
-    let cfg = DocGenConfig { seed: 2024, target_bytes, doc_bytes: s.doc_bytes, ..Default::default() };
+    let cfg = DocGenConfig {
+        seed: 2024,
+        target_bytes,
+        doc_bytes: s.doc_bytes,
+        ..Default::default()
+    };
     generate_docs(Vocab::nitf(), &cfg)
 }
 
@@ -199,7 +229,11 @@ fn corpus(c: Corpus, s: Sizes) -> Result<Vec<Vec<u8>>, String> {
 }
 
 fn gen_queries(count: usize, preds: bool) -> Vec<String> {
-    let mut cfg = QueryGenConfig { seed: 7, count, ..Default::default() };
+    let mut cfg = QueryGenConfig {
+        seed: 7,
+        count,
+        ..Default::default()
+    };
     if preds {
         cfg.prob_attr_pred = 0.1;
         cfg.prob_twig = 0.1;
@@ -217,7 +251,12 @@ type Row = BTreeMap<String, String>;
 fn proc_status_kb(key: &str) -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = s.lines().find(|l| l.starts_with(key))?;
-    line[key.len()..].trim().trim_end_matches("kB").trim().parse().ok()
+    line[key.len()..]
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()
 }
 
 fn ms(d: Duration) -> String {
@@ -242,10 +281,14 @@ fn cpu_ns() -> Option<u64> {
         fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
     }
     const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
-    let mut ts = Timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: `ts` is a valid, writable timespec (64-bit Linux layout).
     let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    (rc == 0 && cfg!(target_pointer_width = "64")).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+    (rc == 0 && cfg!(target_pointer_width = "64"))
+        .then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -262,7 +305,10 @@ struct Stamp {
 
 impl Stamp {
     fn now() -> Stamp {
-        Stamp { wall: Instant::now(), cpu: cpu_ns() }
+        Stamp {
+            wall: Instant::now(),
+            cpu: cpu_ns(),
+        }
     }
     /// Wall-clock and on-CPU time since this stamp.
     fn took(self) -> (Duration, Option<Duration>) {
@@ -283,7 +329,10 @@ struct Speed {
 
 impl Speed {
     fn of(bytes: u64, (wall, cpu): (Duration, Option<Duration>)) -> Speed {
-        Speed { wall: mbps(bytes, wall), cpu: cpu.filter(|c| !c.is_zero()).map(|c| mbps(bytes, c)) }
+        Speed {
+            wall: mbps(bytes, wall),
+            cpu: cpu.filter(|c| !c.is_zero()).map(|c| mbps(bytes, c)),
+        }
     }
 }
 
@@ -325,7 +374,13 @@ fn put_speeds(row: &mut Row, first: Speed, runs: &[Speed]) {
     let wall: Vec<f64> = runs.iter().map(|r| r.wall).collect();
     put("warm_mbps", format!("{:.1}", median(&wall)));
     put("warm_runs", runs.len().to_string());
-    put("warm_runs_mbps", wall.iter().map(|r| format!("{r:.1}")).collect::<Vec<_>>().join(","));
+    put(
+        "warm_runs_mbps",
+        wall.iter()
+            .map(|r| format!("{r:.1}"))
+            .collect::<Vec<_>>()
+            .join(","),
+    );
     let cpu: Vec<f64> = runs.iter().filter_map(|r| r.cpu).collect();
     if cpu.len() == runs.len() && !cpu.is_empty() {
         put("warm_cpu_mbps", format!("{:.1}", median(&cpu)));
@@ -390,8 +445,10 @@ impl Sink for NullSink {
 }
 
 fn run_one(name: &str, s: Sizes) -> Result<Row, String> {
-    let cfg =
-        configs(s).into_iter().find(|c| c.name == name).ok_or_else(|| format!("unknown configuration `{name}`"))?;
+    let cfg = configs(s)
+        .into_iter()
+        .find(|c| c.name == name)
+        .ok_or_else(|| format!("unknown configuration `{name}`"))?;
     let mut row = Row::new();
     put(&mut row, "name", cfg.name.clone());
     put(&mut row, "what", cfg.what.clone());
@@ -399,14 +456,20 @@ fn run_one(name: &str, s: Sizes) -> Result<Row, String> {
         put(&mut row, "target_mbps", format!("{t}"));
     }
     let (corpus_kind, docs) = match &cfg.work {
-        Work::Tokenizer { corpus: c, .. } | Work::Generated { corpus: c, .. } => (*c, corpus(*c, s)?),
+        Work::Tokenizer { corpus: c, .. } | Work::Generated { corpus: c, .. } => {
+            (*c, corpus(*c, s)?)
+        }
         Work::NitfSuite { .. } => (Corpus::Nitf, nitf_docs()?),
     };
     let bytes: u64 = docs.iter().map(|d| d.len() as u64).sum();
     put(&mut row, "corpus", corpus_kind.name().to_string());
     put(&mut row, "docs", docs.len().to_string());
     put(&mut row, "bytes", bytes.to_string());
-    let mut count = NullSink { all: false, events: 0, bytes: 0 };
+    let mut count = NullSink {
+        all: false,
+        events: 0,
+        bytes: 0,
+    };
     for d in &docs {
         let _ = qrtl_compiler::xml::tokenizer::tokenize(XmlConfig::default(), d, &mut count);
     }
@@ -416,7 +479,11 @@ fn run_one(name: &str, s: Sizes) -> Result<Row, String> {
     match cfg.work {
         Work::Tokenizer { all, .. } => {
             let xml = XmlConfig::default();
-            let mut sink = NullSink { all, events: 0, bytes: 0 };
+            let mut sink = NullSink {
+                all,
+                events: 0,
+                bytes: 0,
+            };
             let mut pass = || {
                 for d in &docs {
                     let r = qrtl_compiler::xml::tokenizer::tokenize(xml, black_box(d), &mut sink);
@@ -440,22 +507,43 @@ fn run_one(name: &str, s: Sizes) -> Result<Row, String> {
                 Work::Generated { queries, preds, .. } => query_file(&gen_queries(queries, preds)),
                 Work::Tokenizer { .. } => unreachable!(),
             };
-            put(&mut row, "rss_inputs_kb", proc_status_kb("VmRSS:").unwrap_or(0).to_string());
+            put(
+                &mut row,
+                "rss_inputs_kb",
+                proc_status_kb("VmRSS:").unwrap_or(0).to_string(),
+            );
             let t0 = Instant::now();
             let (queries, diags) = parse_query_file("bench", &text);
             let t1 = Instant::now();
             if !diags.is_empty() {
-                return Err(format!("{} query errors, first: {}", diags.len(), diags[0].render()));
+                return Err(format!(
+                    "{} query errors, first: {}",
+                    diags.len(),
+                    diags[0].render()
+                ));
             }
-            let design = lower_queries("bench", &queries)
-                .map_err(|d| format!("lowering: {}", d.first().map(|d| d.render()).unwrap_or_default()))?;
+            let design = lower_queries("bench", &queries).map_err(|d| {
+                format!(
+                    "lowering: {}",
+                    d.first().map(|d| d.render()).unwrap_or_default()
+                )
+            })?;
             let t2 = Instant::now();
-            let design = run_pipeline(design, &PassConfig { mode: Mode::Holistic });
+            let design = run_pipeline(
+                design,
+                &PassConfig {
+                    mode: Mode::Holistic,
+                },
+            );
             let t3 = Instant::now();
             let mut engine = Engine::new(&design, EngineConfig::default());
             let t4 = Instant::now();
             drop(design);
-            put(&mut row, "rss_compiled_kb", proc_status_kb("VmRSS:").unwrap_or(0).to_string());
+            put(
+                &mut row,
+                "rss_compiled_kb",
+                proc_status_kb("VmRSS:").unwrap_or(0).to_string(),
+            );
             put(&mut row, "queries", queries.len().to_string());
             put(&mut row, "parse_ms", ms(t1 - t0));
             put(&mut row, "lower_ms", ms(t2 - t1));
@@ -481,10 +569,18 @@ fn run_one(name: &str, s: Sizes) -> Result<Row, String> {
             let first = Speed::of(bytes, took);
             let st = engine.stats();
             put(&mut row, "first_pass_states", st.states.to_string());
-            put(&mut row, "first_pass_transitions", st.transitions_computed.to_string());
+            put(
+                &mut row,
+                "first_pass_transitions",
+                st.transitions_computed.to_string(),
+            );
             put(&mut row, "flagged_docs", flagged.to_string());
             put(&mut row, "matches", matches.to_string());
-            put(&mut row, "queries_ever_matched", matched.iter().filter(|&&m| m).count().to_string());
+            put(
+                &mut row,
+                "queries_ever_matched",
+                matched.iter().filter(|&&m| m).count().to_string(),
+            );
 
             let runs = warm_runs(s, bytes, took.0, || {
                 for d in &docs {
@@ -498,7 +594,11 @@ fn run_one(name: &str, s: Sizes) -> Result<Row, String> {
             put(&mut row, "flushes", st.flushes.to_string());
         }
     }
-    put(&mut row, "peak_rss_kb", proc_status_kb("VmHWM:").unwrap_or(0).to_string());
+    put(
+        &mut row,
+        "peak_rss_kb",
+        proc_status_kb("VmHWM:").unwrap_or(0).to_string(),
+    );
     Ok(row)
 }
 
@@ -513,7 +613,10 @@ fn spawn_one(name: &str, quick: bool) -> Result<Row, String> {
     if quick {
         cmd.arg("--quick");
     }
-    let out = cmd.stderr(Stdio::inherit()).output().map_err(|e| e.to_string())?;
+    let out = cmd
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| e.to_string())?;
     if !out.status.success() {
         return Err(format!("child for `{name}` failed ({})", out.status));
     }
@@ -544,7 +647,8 @@ fn json_str(s: &str) -> String {
 }
 
 fn json_value(k: &str, v: &str) -> String {
-    let is_num = !matches!(k, "name" | "what" | "corpus" | "warm_runs_mbps" | "error") && v.parse::<f64>().is_ok();
+    let is_num = !matches!(k, "name" | "what" | "corpus" | "warm_runs_mbps" | "error")
+        && v.parse::<f64>().is_ok();
     if is_num {
         v.to_string()
     } else if k == "warm_runs_mbps" {
@@ -574,7 +678,9 @@ fn num(r: &Row, k: &str) -> Option<f64> {
 }
 
 fn mb(kb: Option<f64>) -> String {
-    kb.filter(|k| k.is_finite()).map(|k| format!("{:.1}", k / 1024.0)).unwrap_or_else(|| "–".to_string())
+    kb.filter(|k| k.is_finite())
+        .map(|k| format!("{:.1}", k / 1024.0))
+        .unwrap_or_else(|| "–".to_string())
 }
 
 fn report(s: Sizes, only: &[String]) -> ExitCode {
@@ -599,14 +705,27 @@ fn report(s: Sizes, only: &[String]) -> ExitCode {
     }
 
     let mut md = String::new();
-    let _ = writeln!(md, "# qrtl XPath engine benchmark{}\n", if s.quick { " (--quick: reduced sizes)" } else { "" });
+    let _ = writeln!(
+        md,
+        "# qrtl XPath engine benchmark{}\n",
+        if s.quick {
+            " (--quick: reduced sizes)"
+        } else {
+            ""
+        }
+    );
     let _ = writeln!(
         md,
         "- CPU: {} ({} logical cores visible; one used)",
         cpu_model(),
-        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
     );
-    let _ = writeln!(md, "- MB = 10^6 bytes of XML input; one thread; holistic mode; `Engine::filter` per document.");
+    let _ = writeln!(
+        md,
+        "- MB = 10^6 bytes of XML input; one thread; holistic mode; `Engine::filter` per document."
+    );
     let _ = writeln!(md, "- first pass: a fresh engine (empty state cache) over the corpus once. warm: median of {} runs (3 if a first pass takes ≥ 2 s, 1 if ≥ 6 s), each repeating the corpus for ≥ {:.2} s.", s.warm_runs, s.warm_min.as_secs_f64());
     let _ = writeln!(md, "- MB/s are wall-clock; on-CPU MB/s divide by the time this process's thread was on a CPU (`CLOCK_THREAD_CPUTIME_ID`), which is what one core delivers when the machine is shared; CPU share = wall / on-CPU time of the warm runs (below ~0.95 the machine was busy). Targets are checked against the on-CPU figure.");
     let _ = writeln!(md, "- corpora: `nitf` = YFilter's 100 NITF documents (concatenated); `gen` = generated NITF-vocabulary documents ({} MB target, {}–{} KB each, seed 2024); `gen/4` = its first quarter.", s.gen_bytes as f64 / 1e6, s.doc_bytes.0 / 1000, s.doc_bytes.1 / 1000);
@@ -615,12 +734,19 @@ fn report(s: Sizes, only: &[String]) -> ExitCode {
     let _ = writeln!(md, "|---|---|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|");
     for r in &rows {
         if let Some(e) = r.get("error") {
-            let _ = writeln!(md, "| {} | error: {} |||||||||||", get(r, "name"), e.replace('|', "\\|"));
+            let _ = writeln!(
+                md,
+                "| {} | error: {} |||||||||||",
+                get(r, "name"),
+                e.replace('|', "\\|")
+            );
             continue;
         }
         let warm = num(r, "warm_cpu_mbps").or(num(r, "warm_mbps"));
         let target = match (num(r, "target_mbps"), warm) {
-            (Some(t), Some(w)) => format!("≥ {t:.0}: {}", if w >= t { "met" } else { "**not met**" }),
+            (Some(t), Some(w)) => {
+                format!("≥ {t:.0}: {}", if w >= t { "met" } else { "**not met**" })
+            }
             _ => String::new(),
         };
         let pair = |k: &str, k1: &str| match (r.get(k), r.get(k1)) {
@@ -635,7 +761,10 @@ fn report(s: Sizes, only: &[String]) -> ExitCode {
             get(r, "docs"),
             num(r, "bytes").unwrap_or(0.0) / 1e6,
             get(r, "queries"),
-            r.get("compile_ms").and_then(|v| v.parse::<f64>().ok()).map(|v| format!("{v:.0}")).unwrap_or_default(),
+            r.get("compile_ms")
+                .and_then(|v| v.parse::<f64>().ok())
+                .map(|v| format!("{v:.0}"))
+                .unwrap_or_default(),
             pair("first_pass_mbps", "first_pass_cpu_mbps"),
             get(r, "warm_mbps"),
             get(r, "warm_cpu_mbps"),
@@ -678,7 +807,8 @@ fn report(s: Sizes, only: &[String]) -> ExitCode {
             },
             get(r, "elements"),
             match (num(r, "bytes"), num(r, "elements"), num(r, "warm_cpu_mbps")) {
-                (Some(b), Some(e), Some(m)) if e > 0.0 && m > 0.0 => format!("{:.0}", b / (m * 1e6) / e * 1e9),
+                (Some(b), Some(e), Some(m)) if e > 0.0 && m > 0.0 =>
+                    format!("{:.0}", b / (m * 1e6) / e * 1e9),
                 _ => String::new(),
             },
             rss,
@@ -697,8 +827,16 @@ fn report(s: Sizes, only: &[String]) -> ExitCode {
         json_str(&cpu_model())
     );
     for (i, r) in rows.iter().enumerate() {
-        let fields: Vec<String> = r.iter().map(|(k, v)| format!("{}: {}", json_str(k), json_value(k, v))).collect();
-        let _ = write!(js, "{}\n    {{{}}}", if i == 0 { "" } else { "," }, fields.join(", "));
+        let fields: Vec<String> = r
+            .iter()
+            .map(|(k, v)| format!("{}: {}", json_str(k), json_value(k, v)))
+            .collect();
+        let _ = write!(
+            js,
+            "{}\n    {{{}}}",
+            if i == 0 { "" } else { "," },
+            fields.join(", ")
+        );
     }
     js.push_str("\n  ]\n}\n");
     let dir = out_dir();
@@ -716,7 +854,9 @@ fn report(s: Sizes, only: &[String]) -> ExitCode {
 }
 
 fn usage() -> ExitCode {
-    eprintln!("usage: qrtl-bench [--quick] [--only SUBSTR]... | --list | --sample | --one NAME [--quick]");
+    eprintln!(
+        "usage: qrtl-bench [--quick] [--only SUBSTR]... | --list | --sample | --one NAME [--quick]"
+    );
     ExitCode::from(2)
 }
 
@@ -754,10 +894,17 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     if sample {
-        let cfg = DocGenConfig { seed: 2024, doc_bytes: (3_000, 3_000), ..Default::default() };
+        let cfg = DocGenConfig {
+            seed: 2024,
+            doc_bytes: (3_000, 3_000),
+            ..Default::default()
+        };
         let doc = qrtl_compiler::workload::DocGen::new(Vocab::nitf(), cfg).next_doc();
         println!("{}", String::from_utf8_lossy(&doc));
-        for q in gen_queries(15, false).iter().chain(gen_queries(5, true).iter()) {
+        for q in gen_queries(15, false)
+            .iter()
+            .chain(gen_queries(5, true).iter())
+        {
             println!("{q}");
         }
         return ExitCode::SUCCESS;

@@ -1,1 +1,3 @@
-fn main() { std::process::exit(qrtl_compiler::cli::main()) }
+fn main() {
+    std::process::exit(qrtl_compiler::cli::main())
+}

@@ -17,18 +17,42 @@ use std::process::Command;
 
 fn engine_for(text: &str) -> Engine {
     let (queries, diags) = parse_query_file("<smoke>", text);
-    assert!(diags.is_empty(), "{}", diags.iter().map(|d| d.render()).collect::<String>());
+    assert!(
+        diags.is_empty(),
+        "{}",
+        diags.iter().map(|d| d.render()).collect::<String>()
+    );
     let design = lower_queries("<smoke>", &queries).expect("generated queries lower");
-    Engine::new(&run_pipeline(design, &PassConfig { mode: Mode::Holistic }), EngineConfig::default())
+    Engine::new(
+        &run_pipeline(
+            design,
+            &PassConfig {
+                mode: Mode::Holistic,
+            },
+        ),
+        EngineConfig::default(),
+    )
 }
 
 fn tiny_docs(seed: u64) -> Vec<Vec<u8>> {
-    let cfg = DocGenConfig { seed, target_bytes: 40_000, doc_bytes: (1_000, 8_000), ..Default::default() };
+    let cfg = DocGenConfig {
+        seed,
+        target_bytes: 40_000,
+        doc_bytes: (1_000, 8_000),
+        ..Default::default()
+    };
     generate_docs(Vocab::nitf(), &cfg)
 }
 
 fn tiny_queries(seed: u64, count: usize) -> Vec<String> {
-    generate_queries(Vocab::nitf(), &QueryGenConfig { seed, count, ..Default::default() })
+    generate_queries(
+        Vocab::nitf(),
+        &QueryGenConfig {
+            seed,
+            count,
+            ..Default::default()
+        },
+    )
 }
 
 /// Every element's root-to-node path (names), in document order.
@@ -62,7 +86,8 @@ impl Sink for Paths {
 
 fn paths_of(doc: &[u8]) -> Vec<Vec<String>> {
     let mut p = Paths::default();
-    qrtl_compiler::xml::tokenizer::tokenize(XmlConfig::default(), doc, &mut p).expect("well-formed");
+    qrtl_compiler::xml::tokenizer::tokenize(XmlConfig::default(), doc, &mut p)
+        .expect("well-formed");
     p.paths
 }
 
@@ -84,8 +109,14 @@ fn selects(steps: &[(bool, String)], path: &[String]) -> bool {
         let Some(((desc, name), rest)) = steps.split_first() else {
             return from == path.len();
         };
-        let candidates = if *desc { from..path.len() } else { from..(from + 1).min(path.len()) };
-        candidates.into_iter().any(|i| (name == "*" || *name == path[i]) && go(rest, path, i + 1))
+        let candidates = if *desc {
+            from..path.len()
+        } else {
+            from..(from + 1).min(path.len())
+        };
+        candidates
+            .into_iter()
+            .any(|i| (name == "*" || *name == path[i]) && go(rest, path, i + 1))
     }
     go(steps, path, 0)
 }
@@ -97,7 +128,11 @@ fn generators_are_deterministic() {
     assert_eq!(tiny_queries(5, 100), tiny_queries(5, 100));
     assert_ne!(tiny_queries(5, 100), tiny_queries(6, 100));
     // A stream of documents is a prefix-stable sequence.
-    let cfg = DocGenConfig { seed: 9, doc_bytes: (2_000, 2_000), ..Default::default() };
+    let cfg = DocGenConfig {
+        seed: 9,
+        doc_bytes: (2_000, 2_000),
+        ..Default::default()
+    };
     let mut a = DocGen::new(Vocab::nitf(), cfg.clone());
     let first: Vec<Vec<u8>> = (0..3).map(|_| a.next_doc()).collect();
     let mut b = DocGen::new(Vocab::nitf(), cfg);
@@ -128,7 +163,11 @@ fn generated_path_queries_agree_with_brute_force() {
         total += r.matched.len();
     }
     // The workload is not degenerate: a fair share of queries match something.
-    assert!(total > queries.len() / 4, "only {total} matches over {} documents", docs.len());
+    assert!(
+        total > queries.len() / 4,
+        "only {total} matches over {} documents",
+        docs.len()
+    );
     // A fresh engine gives the same answers as the warmed-up one.
     let mut fresh = engine_for(&query_file(&queries));
     for d in docs.iter().rev() {
@@ -155,7 +194,11 @@ fn a_documents_own_paths_match_it() {
         let mut engine = engine_for(&qs.join("\n"));
         let r = engine.filter(d);
         assert_eq!(r.status, DocStatus::Ok);
-        assert_eq!(r.matched.len(), qs.len(), "document {n}: not all of its own paths matched");
+        assert_eq!(
+            r.matched.len(),
+            qs.len(),
+            "document {n}: not all of its own paths matched"
+        );
         // A path that is not in the document does not match.
         let mut e2 = engine_for("/nitf/no-such-element\n/head");
         assert!(e2.filter(d).matched.is_empty());
@@ -169,18 +212,34 @@ fn bench_binary_runs_a_configuration() {
     assert!(list.status.success());
     let names = String::from_utf8(list.stdout).unwrap();
     for name in ["tok-gen", "gen-1k"] {
-        assert!(names.lines().any(|l| l.starts_with(&format!("{name}\t"))), "{names}");
-        let out = Command::new(exe).args(["--one", name, "--quick"]).output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            names.lines().any(|l| l.starts_with(&format!("{name}\t"))),
+            "{names}"
+        );
+        let out = Command::new(exe)
+            .args(["--one", name, "--quick"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let text = String::from_utf8(out.stdout).unwrap();
         let get = |k: &str| {
-            text.lines().find_map(|l| l.strip_prefix(&format!("{k}\t"))).map(str::to_string).unwrap_or_default()
+            text.lines()
+                .find_map(|l| l.strip_prefix(&format!("{k}\t")))
+                .map(str::to_string)
+                .unwrap_or_default()
         };
         assert!(get("warm_mbps").parse::<f64>().unwrap() > 0.0, "{text}");
         assert!(get("peak_rss_kb").parse::<u64>().unwrap() > 0, "{text}");
         if name == "gen-1k" {
             assert!(get("queries").parse::<u64>().unwrap() > 0, "{text}");
-            assert!(get("queries_ever_matched").parse::<u64>().unwrap() > 0, "{text}");
+            assert!(
+                get("queries_ever_matched").parse::<u64>().unwrap() > 0,
+                "{text}"
+            );
             assert_eq!(get("flagged_docs"), "0");
         }
     }

@@ -43,7 +43,10 @@ fn filter_prints_one_json_line_per_document_in_order() {
         "queries/xpath/docs/tuesday.xml",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let lines: Vec<serde_json::Value> = stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines.len(), 3);
     assert_eq!(lines[0]["doc"], "queries/xpath/docs/monday.xml");
     assert_eq!(lines[0]["status"], "ok");
@@ -52,9 +55,19 @@ fn filter_prints_one_json_line_per_document_in_order() {
     assert_eq!(lines[2]["status"], "ok");
     // Query 0 (/news/story/headline) matches monday and tuesday.
     for l in [&lines[0], &lines[2]] {
-        assert!(l["matched"].as_array().unwrap().contains(&serde_json::json!(0)), "{l}");
+        assert!(
+            l["matched"]
+                .as_array()
+                .unwrap()
+                .contains(&serde_json::json!(0)),
+            "{l}"
+        );
     }
-    assert!(stderr(&o).contains("broken.xml:3:34: note: malformed"), "malformed note names the position: {}", stderr(&o));
+    assert!(
+        stderr(&o).contains("broken.xml:3:34: note: malformed"),
+        "malformed note names the position: {}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -63,26 +76,42 @@ fn exact_output_format() {
     let q = write(&d, "q.txt", "# comment\n\n//a\n/r/b\n//c\n");
     let x = write(&d, "x.xml", "<r><a/><c/></r>");
     let o = qrtl(&["xpath", "filter", &q, &x]);
-    assert_eq!(stdout(&o), format!("{{\"doc\":\"{x}\",\"status\":\"ok\",\"matched\":[0,2]}}\n"));
+    assert_eq!(
+        stdout(&o),
+        format!("{{\"doc\":\"{x}\",\"status\":\"ok\",\"matched\":[0,2]}}\n")
+    );
 }
 
 #[test]
 fn check_reports_every_error_with_location_and_exits_1() {
     let d = temp_dir("check");
-    let q = write(&d, "bad.txt", "/a/b\na/b\n# comment\n/a[@x=]\n//ok\n/a[b][2]\n");
+    let q = write(
+        &d,
+        "bad.txt",
+        "/a/b\na/b\n# comment\n/a[@x=]\n//ok\n/a[b][2]\n",
+    );
     let o = qrtl(&["xpath", "check", &q]);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     assert!(err.contains(&format!("{q}:2:1: error")), "{err}");
-    assert!(err.contains("//"), "relative query error names the fixes: {err}");
+    assert!(
+        err.contains("//"),
+        "relative query error names the fixes: {err}"
+    );
     assert!(err.contains(&format!("{q}:4:")), "{err}");
-    assert!(err.contains(&format!("{q}:6:")), "lowering errors are reported too: {err}");
+    assert!(
+        err.contains(&format!("{q}:6:")),
+        "lowering errors are reported too: {err}"
+    );
     assert!(err.contains('^'), "caret line: {err}");
 }
 
 #[test]
 fn check_accepts_the_sample_and_nitf_suites() {
-    for f in ["queries/xpath/news.txt", "../shared/data/yfilter-nitf/queries/mixed.txt"] {
+    for f in [
+        "queries/xpath/news.txt",
+        "../shared/data/yfilter-nitf/queries/mixed.txt",
+    ] {
         let o = qrtl(&["xpath", "check", f]);
         assert_eq!(o.status.code(), Some(0), "{f}: {}", stderr(&o));
     }
@@ -95,7 +124,10 @@ fn filter_refuses_a_query_file_with_errors() {
     let x = write(&d, "x.xml", "<a/>");
     let o = qrtl(&["xpath", "filter", &q, &x]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stdout(&o).is_empty(), "no partial results when queries are bad");
+    assert!(
+        stdout(&o).is_empty(),
+        "no partial results when queries are bad"
+    );
     assert!(stderr(&o).contains(&format!("{q}:2:")), "{}", stderr(&o));
 }
 
@@ -106,8 +138,16 @@ fn unreadable_inputs_are_errors_not_panics() {
     let x = write(&d, "x.xml", "<a/>");
     let o = qrtl(&["xpath", "filter", &q, "/nonexistent/doc.xml", &x]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("/nonexistent/doc.xml"), "{}", stderr(&o));
-    assert_eq!(stdout(&o).lines().count(), 1, "the readable document is still filtered");
+    assert!(
+        stderr(&o).contains("/nonexistent/doc.xml"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        stdout(&o).lines().count(),
+        1,
+        "the readable document is still filtered"
+    );
     let o = qrtl(&["xpath", "check", "/nonexistent/q.txt"]);
     assert_eq!(o.status.code(), Some(1));
     let bin = write(&d, "bin.txt", "");
@@ -125,8 +165,22 @@ fn unreadable_inputs_are_errors_not_panics() {
 fn usage_errors_exit_2() {
     for args in [
         &["xpath", "filter", "queries/xpath/news.txt"][..],
-        &["xpath", "filter", "--mode", "bogus", "queries/xpath/news.txt", "x.xml"],
-        &["xpath", "filter", "--max-depth", "0", "queries/xpath/news.txt", "x.xml"],
+        &[
+            "xpath",
+            "filter",
+            "--mode",
+            "bogus",
+            "queries/xpath/news.txt",
+            "x.xml",
+        ],
+        &[
+            "xpath",
+            "filter",
+            "--max-depth",
+            "0",
+            "queries/xpath/news.txt",
+            "x.xml",
+        ],
         &["xpath", "frobnicate"],
         &[],
     ] {
@@ -162,8 +216,21 @@ fn check_can_dump_the_ir_per_mode() {
     let o = qrtl(&["xpath", "check", "--dump-ir", "queries/xpath/news.txt"]);
     assert_eq!(o.status.code(), Some(0));
     let out = stdout(&o);
-    assert!(out.contains("n0 /news  push\n"), "plain path: push columns only\n{out}");
+    assert!(
+        out.contains("n0 /news  push\n"),
+        "plain path: push columns only\n{out}"
+    );
     assert!(out.contains("push+pop"), "twigs get pop columns\n{out}");
-    let o = qrtl(&["xpath", "check", "--dump-ir", "--mode", "pairs", "queries/xpath/news.txt"]);
-    assert!(stdout(&o).contains("shared by"), "pairs are shared across queries");
+    let o = qrtl(&[
+        "xpath",
+        "check",
+        "--dump-ir",
+        "--mode",
+        "pairs",
+        "queries/xpath/news.txt",
+    ]);
+    assert!(
+        stdout(&o).contains("shared by"),
+        "pairs are shared across queries"
+    );
 }

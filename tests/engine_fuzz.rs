@@ -19,7 +19,10 @@ const QUERIES: &str = r#"//a
 "#;
 
 fn engines() -> Vec<Engine> {
-    let config = EngineConfig { xml: XmlConfig::with_max_depth(8), cache_words: 256 };
+    let config = EngineConfig {
+        xml: XmlConfig::with_max_depth(8),
+        cache_words: 256,
+    };
     let mut out = Vec::new();
     for mode in [Mode::Holistic, Mode::Paths, Mode::Pairs] {
         let d = design_from_text("fuzz", QUERIES, mode);

@@ -78,7 +78,12 @@ fn parse_case(dir: &str, path: &Path) -> Parsed {
         .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
         .map(|(i, _)| i + 1)
         .collect();
-    Parsed { name, queries, diags, query_lines }
+    Parsed {
+        name,
+        queries,
+        diags,
+        query_lines,
+    }
 }
 
 fn render(p: &Parsed) -> String {
@@ -134,7 +139,10 @@ fn round_trip(q: &SourceQuery) -> Option<String> {
         Ok(again) if strip_spans(&again) == strip_spans(&q.ast) => {
             let reprinted = again.to_string();
             (reprinted != printed).then(|| {
-                format!("line {}: printing is not stable: `{printed}` then `{reprinted}`", q.line)
+                format!(
+                    "line {}: printing is not stable: `{printed}` then `{reprinted}`",
+                    q.line
+                )
             })
         }
         Ok(again) => Some(format!(
@@ -182,14 +190,23 @@ fn err_cases() {
     for path in cases("err") {
         let p = parse_case("err", &path);
         for q in &p.queries {
-            failures.push(format!("{}:{}: expected an error, parsed `{}`", p.name, q.line, q.text));
+            failures.push(format!(
+                "{}:{}: expected an error, parsed `{}`",
+                p.name, q.line, q.text
+            ));
         }
         let error_lines: Vec<usize> = p.diags.iter().map(|d| d.line).collect();
         let unique: BTreeSet<usize> = error_lines.iter().copied().collect();
         if unique.len() != error_lines.len() {
-            failures.push(format!("{}: more than one error on a line: {error_lines:?}", p.name));
+            failures.push(format!(
+                "{}: more than one error on a line: {error_lines:?}",
+                p.name
+            ));
         }
-        failures.extend(check_snapshot(&path.with_extension("expected"), &render(&p)));
+        failures.extend(check_snapshot(
+            &path.with_extension("expected"),
+            &render(&p),
+        ));
     }
     finish(failures);
 }
@@ -209,7 +226,10 @@ fn mixed_cases() {
         }
         ids.dedup();
         assert_eq!(ids.len(), p.queries.len(), "{}: duplicate ids", p.name);
-        failures.extend(check_snapshot(&path.with_extension("expected"), &render(&p)));
+        failures.extend(check_snapshot(
+            &path.with_extension("expected"),
+            &render(&p),
+        ));
     }
     finish(failures);
 }
@@ -225,8 +245,14 @@ fn every_error_kind_has_a_case() {
         .filter(|k| **k != XPathErrorKind::EmptyQuery && !seen.contains(k.code()))
         .map(|k| format!("{k:?} ({})", k.code()))
         .collect();
-    assert!(missing.is_empty(), "error kinds without a case in tests/parse/err: {missing:?}");
-    assert_eq!(parse_query("   ").unwrap_err()[0].kind, XPathErrorKind::EmptyQuery);
+    assert!(
+        missing.is_empty(),
+        "error kinds without a case in tests/parse/err: {missing:?}"
+    );
+    assert_eq!(
+        parse_query("   ").unwrap_err()[0].kind,
+        XPathErrorKind::EmptyQuery
+    );
 }
 
 #[test]
@@ -248,7 +274,11 @@ fn yfilter_nitf_queries_all_parse() {
         for q in &queries {
             failures.extend(round_trip(q).map(|f| format!("{name}: {f}")));
         }
-        let file = path.file_name().expect("file name").to_string_lossy().into_owned();
+        let file = path
+            .file_name()
+            .expect("file name")
+            .to_string_lossy()
+            .into_owned();
         counts.push((file, queries.len()));
     }
     finish(failures);

@@ -100,16 +100,26 @@ fn token_soup() -> impl Strategy<Value = String> {
 fn check_any(src: &str) {
     match parse_query(src) {
         Ok(q) => {
-            assert!(q.span.start <= q.span.end && q.span.end <= src.len(), "{src:?}: {q:?}");
+            assert!(
+                q.span.start <= q.span.end && q.span.end <= src.len(),
+                "{src:?}: {q:?}"
+            );
             let printed = q.to_string();
             let again = parse_query(&printed)
                 .unwrap_or_else(|e| panic!("{src:?} printed as {printed:?} fails: {e:?}"));
-            assert_eq!(strip_spans(&again), strip_spans(&q), "{src:?} printed as {printed:?}");
+            assert_eq!(
+                strip_spans(&again),
+                strip_spans(&q),
+                "{src:?} printed as {printed:?}"
+            );
         }
         Err(errors) => {
             assert_eq!(errors.len(), 1, "{src:?}: {errors:?}");
             let e = &errors[0];
-            assert!(e.span.start <= e.span.end && e.span.end <= src.len(), "{src:?}: {e:?}");
+            assert!(
+                e.span.start <= e.span.end && e.span.end <= src.len(),
+                "{src:?}: {e:?}"
+            );
             assert!(src.is_char_boundary(e.span.start) && src.is_char_boundary(e.span.end));
             assert!(!e.message.is_empty());
             let rendered = e.to_diagnostic("f.txt", 1, src, 0).render();
@@ -200,7 +210,16 @@ fn test() -> impl Strategy<Value = NameTest> {
 }
 
 fn op() -> impl Strategy<Value = CmpOp> {
-    prop::sample::select(&[CmpOp::Eq, CmpOp::Ne, CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge][..])
+    prop::sample::select(
+        &[
+            CmpOp::Eq,
+            CmpOp::Ne,
+            CmpOp::Lt,
+            CmpOp::Le,
+            CmpOp::Gt,
+            CmpOp::Ge,
+        ][..],
+    )
 }
 
 fn number() -> impl Strategy<Value = f64> {
@@ -230,7 +249,10 @@ fn comparison() -> impl Strategy<Value = Option<Comparison>> {
 }
 
 fn expr_of(kind: ExprKind) -> Expr {
-    Expr { kind, span: Span::default() }
+    Expr {
+        kind,
+        span: Span::default(),
+    }
 }
 
 fn value_expr() -> impl Strategy<Value = Expr> {
@@ -242,11 +264,19 @@ fn value_expr() -> impl Strategy<Value = Expr> {
 }
 
 fn step_of(axis: Axis, test: NameTest, predicates: Vec<Predicate>) -> Step {
-    Step { axis, test, predicates, span: Span::default() }
+    Step {
+        axis,
+        test,
+        predicates,
+        span: Span::default(),
+    }
 }
 
 fn predicate_of(kind: PredicateKind) -> Predicate {
-    Predicate { kind, span: Span::default() }
+    Predicate {
+        kind,
+        span: Span::default(),
+    }
 }
 
 fn predicate() -> impl Strategy<Value = Predicate> {
@@ -269,5 +299,8 @@ fn predicate() -> impl Strategy<Value = Predicate> {
 fn query() -> impl Strategy<Value = Query> {
     let step = (axis(), test(), prop::collection::vec(predicate(), 0..3))
         .prop_map(|(a, t, p)| step_of(a, t, p));
-    prop::collection::vec(step, 1..5).prop_map(|steps| Query { steps, span: Span::default() })
+    prop::collection::vec(step, 1..5).prop_map(|steps| Query {
+        steps,
+        span: Span::default(),
+    })
 }

@@ -13,7 +13,11 @@ use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
-#[command(name = "qrtl", version, about = "Compile queries to FPGA RTL and verify it against software reference models")]
+#[command(
+    name = "qrtl",
+    version,
+    about = "Compile queries to FPGA RTL and verify it against software reference models"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -94,12 +98,17 @@ pub fn main() -> i32 {
         }
     };
     match cli.command {
-        Command::Xpath(XpathCommand::Check { queries, dump_ir, mode }) => {
-            xpath_check(&queries, dump_ir, mode.into())
-        }
-        Command::Xpath(XpathCommand::Filter { queries, docs, opts, stats }) => {
-            xpath_filter(&queries, &docs, &opts, stats)
-        }
+        Command::Xpath(XpathCommand::Check {
+            queries,
+            dump_ir,
+            mode,
+        }) => xpath_check(&queries, dump_ir, mode.into()),
+        Command::Xpath(XpathCommand::Filter {
+            queries,
+            docs,
+            opts,
+            stats,
+        }) => xpath_filter(&queries, &docs, &opts, stats),
     }
 }
 
@@ -124,7 +133,10 @@ fn load_design(path: &PathBuf, mode: Mode) -> Result<Design, i32> {
             }
         },
         Err(e) => {
-            eprintln!("{}", plain_error(&name, format!("cannot read query file: {e}")));
+            eprintln!(
+                "{}",
+                plain_error(&name, format!("cannot read query file: {e}"))
+            );
             return Err(1);
         }
     };
@@ -139,12 +151,20 @@ fn load_design(path: &PathBuf, mode: Mode) -> Result<Design, i32> {
     if !diags.is_empty() {
         diags.sort_by_key(|d| (d.line, d.span.start));
         print_diagnostics(&diags);
-        eprintln!("{name}: {} error{} in {} queries", diags.len(), if diags.len() == 1 { "" } else { "s" }, queries.len() + diags.len());
+        eprintln!(
+            "{name}: {} error{} in {} queries",
+            diags.len(),
+            if diags.len() == 1 { "" } else { "s" },
+            queries.len() + diags.len()
+        );
         return Err(1);
     }
     let design = design.unwrap_or_default();
     if design.queries.is_empty() {
-        eprintln!("{}", plain_error(&name, "no queries (every line is blank or a # comment)"));
+        eprintln!(
+            "{}",
+            plain_error(&name, "no queries (every line is blank or a # comment)")
+        );
         return Err(1);
     }
     Ok(run_pipeline(design, &PassConfig { mode }))
@@ -173,7 +193,10 @@ fn xpath_filter(queries: &PathBuf, docs: &[PathBuf], opts: &XpathOpts, stats: bo
     if opts.ordered {
         design.order = SiblingOrder::Ordered;
     }
-    let config = EngineConfig { xml: XmlConfig::with_max_depth(opts.max_depth), ..EngineConfig::default() };
+    let config = EngineConfig {
+        xml: XmlConfig::with_max_depth(opts.max_depth),
+        ..EngineConfig::default()
+    };
     let mut engine = Engine::new(&design, config);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -195,12 +218,21 @@ fn xpath_filter(queries: &PathBuf, docs: &[PathBuf], opts: &XpathOpts, stats: bo
                 }
                 if let Some(e) = r.error {
                     let _ = out.flush();
-                    eprintln!("{name}:{}:{}: note: {}: {}", e.line, e.col, r.status.as_str(), e.error.describe());
+                    eprintln!(
+                        "{name}:{}:{}: note: {}: {}",
+                        e.line,
+                        e.col,
+                        r.status.as_str(),
+                        e.error.describe()
+                    );
                 }
             }
             Err(e) => {
                 let _ = out.flush();
-                eprintln!("{}", plain_error(&name, format!("cannot read document: {e}")));
+                eprintln!(
+                    "{}",
+                    plain_error(&name, format!("cannot read document: {e}"))
+                );
                 code = 1;
             }
         }

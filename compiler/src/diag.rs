@@ -29,7 +29,10 @@ impl Span {
         Span { start: at, end: at }
     }
     pub fn to(self, other: Span) -> Span {
-        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
 }
 
@@ -68,7 +71,11 @@ impl Diagnostic {
     }
 
     pub fn location(&self) -> Location {
-        Location { file: self.file.clone(), line: self.line, col: self.col() }
+        Location {
+            file: self.file.clone(),
+            line: self.line,
+            col: self.col(),
+        }
     }
 
     /// Render with file:line:col, the source line and a caret line.
@@ -82,13 +89,24 @@ impl Diagnostic {
         let gutter = self.line.to_string();
         let pad = " ".repeat(gutter.len());
         out.push_str(&format!("{pad} |\n"));
-        out.push_str(&format!("{gutter} | {}\n", self.source_line.replace('\t', " ")));
+        out.push_str(&format!(
+            "{gutter} | {}\n",
+            self.source_line.replace('\t', " ")
+        ));
         let width = {
             let end = self.span.end.clamp(self.span.start, self.source_line.len());
             let start = self.span.start.min(end);
-            self.source_line.get(start..end).map(|s| s.chars().count()).unwrap_or(1).max(1)
+            self.source_line
+                .get(start..end)
+                .map(|s| s.chars().count())
+                .unwrap_or(1)
+                .max(1)
         };
-        out.push_str(&format!("{pad} | {}{}\n", " ".repeat(col - 1), "^".repeat(width)));
+        out.push_str(&format!(
+            "{pad} | {}{}\n",
+            " ".repeat(col - 1),
+            "^".repeat(width)
+        ));
         if let Some(help) = &self.help {
             out.push_str(&format!("{pad} = help: {help}\n"));
         }
@@ -123,7 +141,10 @@ mod tests {
             span: Span::new(8, 9),
         };
         let r = d.render();
-        assert!(r.starts_with("q.txt:3:9: error[E0001]: expected a value\n"), "{r}");
+        assert!(
+            r.starts_with("q.txt:3:9: error[E0001]: expected a value\n"),
+            "{r}"
+        );
         assert!(r.contains("3 | /a/b[@c=]\n  |         ^\n"), "{r}");
         assert!(r.contains("= help: write"), "{r}");
     }

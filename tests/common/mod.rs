@@ -16,12 +16,23 @@ pub fn nitf_dir() -> PathBuf {
 /// Parse, lower and run the pass pipeline over a query file's text.
 pub fn design_from_text(name: &str, text: &str, mode: Mode) -> Design {
     let (queries, diags) = parse_query_file(name, text);
-    assert!(diags.is_empty(), "{name}: {}", diags.iter().map(|d| d.render()).collect::<String>());
-    let design = lower_queries(name, &queries)
-        .unwrap_or_else(|d| panic!("{name}: {}", d.iter().map(|d| d.render()).collect::<String>()));
+    assert!(
+        diags.is_empty(),
+        "{name}: {}",
+        diags.iter().map(|d| d.render()).collect::<String>()
+    );
+    let design = lower_queries(name, &queries).unwrap_or_else(|d| {
+        panic!(
+            "{name}: {}",
+            d.iter().map(|d| d.render()).collect::<String>()
+        )
+    });
     run_pipeline(design, &PassConfig { mode })
 }
 
 pub fn engine_for(text: &str, mode: Mode) -> Engine {
-    Engine::new(&design_from_text("<test>", text, mode), EngineConfig::default())
+    Engine::new(
+        &design_from_text("<test>", text, mode),
+        EngineConfig::default(),
+    )
 }

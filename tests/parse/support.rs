@@ -13,18 +13,28 @@ use std::fmt::Write;
 /// to the AST is a compile error here rather than silently ignored.
 pub fn strip_spans(q: &Query) -> Query {
     let Query { steps, span: _ } = q;
-    Query { steps: strip_steps(steps), span: Span::default() }
+    Query {
+        steps: strip_steps(steps),
+        span: Span::default(),
+    }
 }
 
 fn strip_steps(steps: &[Step]) -> Vec<Step> {
     steps
         .iter()
-        .map(|Step { axis, test, predicates, span: _ }| Step {
-            axis: *axis,
-            test: test.clone(),
-            predicates: predicates.iter().map(strip_predicate).collect(),
-            span: Span::default(),
-        })
+        .map(
+            |Step {
+                 axis,
+                 test,
+                 predicates,
+                 span: _,
+             }| Step {
+                axis: *axis,
+                test: test.clone(),
+                predicates: predicates.iter().map(strip_predicate).collect(),
+                span: Span::default(),
+            },
+        )
         .collect()
 }
 
@@ -34,25 +44,41 @@ fn strip_predicate(p: &Predicate) -> Predicate {
         PredicateKind::Index(n) => PredicateKind::Index(*n),
         PredicateKind::And(exprs) => PredicateKind::And(exprs.iter().map(strip_expr).collect()),
     };
-    Predicate { kind, span: Span::default() }
+    Predicate {
+        kind,
+        span: Span::default(),
+    }
 }
 
 fn strip_expr(e: &Expr) -> Expr {
     let Expr { kind, span: _ } = e;
     let kind = match kind {
         ExprKind::Path(steps) => ExprKind::Path(strip_steps(steps)),
-        ExprKind::Attr { name, cmp } => {
-            ExprKind::Attr { name: name.clone(), cmp: cmp.as_ref().map(strip_cmp) }
-        }
-        ExprKind::Text { cmp } => ExprKind::Text { cmp: cmp.as_ref().map(strip_cmp) },
-        ExprKind::Position { op, value } => ExprKind::Position { op: *op, value: *value },
+        ExprKind::Attr { name, cmp } => ExprKind::Attr {
+            name: name.clone(),
+            cmp: cmp.as_ref().map(strip_cmp),
+        },
+        ExprKind::Text { cmp } => ExprKind::Text {
+            cmp: cmp.as_ref().map(strip_cmp),
+        },
+        ExprKind::Position { op, value } => ExprKind::Position {
+            op: *op,
+            value: *value,
+        },
     };
-    Expr { kind, span: Span::default() }
+    Expr {
+        kind,
+        span: Span::default(),
+    }
 }
 
 fn strip_cmp(c: &Comparison) -> Comparison {
     let Comparison { op, value, span: _ } = c;
-    Comparison { op: *op, value: value.clone(), span: Span::default() }
+    Comparison {
+        op: *op,
+        value: value.clone(),
+        span: Span::default(),
+    }
 }
 
 /// A compact, complete tree dump: one node per line, every field shown,
@@ -69,8 +95,19 @@ fn at(span: Span) -> String {
 }
 
 fn dump_steps(out: &mut String, steps: &[Step], depth: usize) {
-    for Step { axis, test, predicates, span } in steps {
-        let _ = writeln!(out, "{}step {axis:?} {test:?} {}", "  ".repeat(depth), at(*span));
+    for Step {
+        axis,
+        test,
+        predicates,
+        span,
+    } in steps
+    {
+        let _ = writeln!(
+            out,
+            "{}step {axis:?} {test:?} {}",
+            "  ".repeat(depth),
+            at(*span)
+        );
         for Predicate { kind, span } in predicates {
             let pad = "  ".repeat(depth + 1);
             match kind {

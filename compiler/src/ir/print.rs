@@ -28,10 +28,20 @@ pub fn cond_text(d: &Design, c: &CondKind) -> String {
     match c {
         CondKind::AttrExists(a) => format!("@{}", bytes(d.attrs.name(*a))),
         CondKind::AttrCmp(a, cmp) => {
-            format!("@{} {} {}", bytes(d.attrs.name(*a)), cmp.op.as_str(), value(&cmp.value))
+            format!(
+                "@{} {} {}",
+                bytes(d.attrs.name(*a)),
+                cmp.op.as_str(),
+                value(&cmp.value)
+            )
         }
         CondKind::Position { counter, op, value } => {
-            format!("position(k{}) {} {}", counter.0, op.as_str(), f64::from_bits(*value))
+            format!(
+                "position(k{}) {} {}",
+                counter.0,
+                op.as_str(),
+                f64::from_bits(*value)
+            )
         }
         CondKind::TextExists => "text()".into(),
         CondKind::TextCmp(cmp) => format!("text() {} {}", cmp.op.as_str(), value(&cmp.value)),
@@ -60,13 +70,22 @@ impl fmt::Display for Design {
         }
         for (i, k) in self.counters.iter().enumerate() {
             let guard: Vec<String> = k.guard.iter().map(|g| format!("c{}", g.0)).collect();
-            writeln!(f, "k{i}: count {} siblings passing [{}]", test_name(self, k.test), guard.join(" "))?;
+            writeln!(
+                f,
+                "k{i}: count {} siblings passing [{}]",
+                test_name(self, k.test),
+                guard.join(" ")
+            )?;
         }
         for q in &self.queries {
             writeln!(f, "q{} (line {}): {}", q.id.0, q.line, q.text.trim())?;
             for &p in &q.parts {
                 let shared = self.parts[p.index()].queries.len();
-                let note = if shared > 1 { format!(" (shared by {shared} queries)") } else { String::new() };
+                let note = if shared > 1 {
+                    format!(" (shared by {shared} queries)")
+                } else {
+                    String::new()
+                };
                 writeln!(f, "  part p{}{note}", p.0)?;
                 let twig = !self.parts[p.index()].is_path(self);
                 self.print_node(f, self.parts[p.index()].root, 2, twig)?;
@@ -79,14 +98,29 @@ impl fmt::Display for Design {
 impl Design {
     /// Every node has a push column; nodes of twig parts also have a pop
     /// column (one per node, ch. 3.2.2.4); plain paths need none.
-    fn print_node(&self, f: &mut fmt::Formatter<'_>, n: NodeId, indent: usize, twig: bool) -> fmt::Result {
+    fn print_node(
+        &self,
+        f: &mut fmt::Formatter<'_>,
+        n: NodeId,
+        indent: usize,
+        twig: bool,
+    ) -> fmt::Result {
         let node = self.node(n);
         let axis = match node.axis {
             Axis::Child => "/",
             Axis::Descendant => "//",
         };
-        let conds: Vec<String> = node.open_conds.iter().chain(&node.close_conds).map(|c| format!("c{}", c.0)).collect();
-        let conds = if conds.is_empty() { String::new() } else { format!(" [{}]", conds.join(" ")) };
+        let conds: Vec<String> = node
+            .open_conds
+            .iter()
+            .chain(&node.close_conds)
+            .map(|c| format!("c{}", c.0))
+            .collect();
+        let conds = if conds.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", conds.join(" "))
+        };
         let cols = if twig { "push+pop" } else { "push" };
         writeln!(
             f,
@@ -109,7 +143,10 @@ mod tests {
     #[test]
     fn plain_paths_have_push_columns_only() {
         let text = lower_single("/a//b").unwrap().to_string();
-        assert!(text.contains("n0 /a  push\n") && text.contains("n1 //b  push\n"), "{text}");
+        assert!(
+            text.contains("n0 /a  push\n") && text.contains("n1 //b  push\n"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -15,7 +15,10 @@ pub fn is_xpath_ws(b: u8) -> bool {
 /// else is NaN.
 pub fn xpath_number(s: &[u8]) -> f64 {
     let start = s.iter().position(|&b| !is_xpath_ws(b)).unwrap_or(s.len());
-    let end = s.iter().rposition(|&b| !is_xpath_ws(b)).map_or(start, |e| e + 1);
+    let end = s
+        .iter()
+        .rposition(|&b| !is_xpath_ws(b))
+        .map_or(start, |e| e + 1);
     let t = &s[start..end];
     let body = t.strip_prefix(b"-").unwrap_or(t);
     // Number ::= Digits ('.' Digits?)? | '.' Digits
@@ -31,7 +34,10 @@ pub fn xpath_number(s: &[u8]) -> f64 {
     // Fast path: few digits are exact in f64, and one multiplication or
     // division by an exact power of ten rounds correctly.
     if int.len() + frac.len() <= 15 {
-        let mantissa = int.iter().chain(frac).fold(0u64, |m, &d| m * 10 + u64::from(d - b'0'));
+        let mantissa = int
+            .iter()
+            .chain(frac)
+            .fold(0u64, |m, &d| m * 10 + u64::from(d - b'0'));
         const POW10: [f64; 16] = [
             1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
         ];
@@ -39,7 +45,10 @@ pub fn xpath_number(s: &[u8]) -> f64 {
         return if t.first() == Some(&b'-') { -v } else { v };
     }
     // The slice is ASCII and a valid Rust float literal ("5.", ".5" included).
-    std::str::from_utf8(t).ok().and_then(|x| x.parse::<f64>().ok()).unwrap_or(f64::NAN)
+    std::str::from_utf8(t)
+        .ok()
+        .and_then(|x| x.parse::<f64>().ok())
+        .unwrap_or(f64::NAN)
 }
 
 /// Significant digits kept by [`NumScan`]; more cannot change an f64 except
@@ -129,7 +138,11 @@ impl NumScan {
             0.0
         } else {
             // Digits are ASCII; the string is a valid Rust float literal.
-            let text = format!("{}e{}", std::str::from_utf8(&self.digits).unwrap_or("0"), self.exp10);
+            let text = format!(
+                "{}e{}",
+                std::str::from_utf8(&self.digits).unwrap_or("0"),
+                self.exp10
+            );
             text.parse::<f64>().unwrap_or(f64::NAN)
         };
         if self.negative {
@@ -198,7 +211,11 @@ impl ValueAcc {
         if let Some(x) = self.number.get() {
             return x;
         }
-        let x = if self.overflow { self.scan.finish() } else { xpath_number(&self.buf) };
+        let x = if self.overflow {
+            self.scan.finish()
+        } else {
+            xpath_number(&self.buf)
+        };
         self.number.set(Some(x));
         x
     }
@@ -245,7 +262,9 @@ mod tests {
         ] {
             assert_eq!(xpath_number(s.as_bytes()), want, "{s:?}");
         }
-        for s in ["", " ", "-", ".", "+1", "1e3", "1 2", "- 1", "abc", "1..2", "0x10", "inf", "NaN"] {
+        for s in [
+            "", " ", "-", ".", "+1", "1e3", "1 2", "- 1", "abc", "1..2", "0x10", "inf", "NaN",
+        ] {
             assert!(xpath_number(s.as_bytes()).is_nan(), "{s:?}");
         }
     }
@@ -276,13 +295,28 @@ mod tests {
 
     #[test]
     fn comparisons_follow_xpath_rules() {
-        let eq_str = Compare { op: CmpOp::Eq, value: Value::Str(b"18".to_vec().into()) };
-        let eq_num = Compare { op: CmpOp::Eq, value: Value::num(18.0) };
-        let ne_num = Compare { op: CmpOp::Ne, value: Value::num(18.0) };
-        let lt_str = Compare { op: CmpOp::Lt, value: Value::Str(b" 20 ".to_vec().into()) };
+        let eq_str = Compare {
+            op: CmpOp::Eq,
+            value: Value::Str(b"18".to_vec().into()),
+        };
+        let eq_num = Compare {
+            op: CmpOp::Eq,
+            value: Value::num(18.0),
+        };
+        let ne_num = Compare {
+            op: CmpOp::Ne,
+            value: Value::num(18.0),
+        };
+        let lt_str = Compare {
+            op: CmpOp::Lt,
+            value: Value::Str(b" 20 ".to_vec().into()),
+        };
         assert!(compare_bytes(b"18", &eq_str));
         assert!(!compare_bytes(b" 18", &eq_str), "string equality is exact");
-        assert!(compare_bytes(b" 18.0 ", &eq_num), "number equality converts");
+        assert!(
+            compare_bytes(b" 18.0 ", &eq_num),
+            "number equality converts"
+        );
         assert!(compare_bytes(b"abc", &ne_num), "NaN != 18 holds");
         assert!(!compare_bytes(b"abc", &eq_num));
         assert!(compare_bytes(b"19", &lt_str), "relational compares numbers");

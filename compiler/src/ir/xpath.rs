@@ -77,7 +77,10 @@ pub struct Dict {
 
 impl Dict {
     fn with_reserved(reserved: &[u8]) -> Dict {
-        Dict { names: vec![reserved.to_vec()], index: HashMap::new() }
+        Dict {
+            names: vec![reserved.to_vec()],
+            index: HashMap::new(),
+        }
     }
     pub fn intern(&mut self, name: &[u8]) -> u32 {
         if let Some(&i) = self.index.get(name) {
@@ -101,7 +104,10 @@ impl Dict {
         self.names.is_empty()
     }
     pub fn iter(&self) -> impl Iterator<Item = (u32, &[u8])> {
-        self.names.iter().enumerate().map(|(i, n)| (i as u32, n.as_slice()))
+        self.names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (i as u32, n.as_slice()))
     }
 }
 
@@ -223,7 +229,11 @@ pub enum Value {
 impl Value {
     pub fn num(x: f64) -> Value {
         // -0.0 and 0.0 compare equal; intern them as one.
-        Value::Num(if x == 0.0 { 0f64.to_bits() } else { x.to_bits() })
+        Value::Num(if x == 0.0 {
+            0f64.to_bits()
+        } else {
+            x.to_bits()
+        })
     }
     pub fn as_num(&self) -> Option<f64> {
         match self {
@@ -264,7 +274,11 @@ pub enum CondKind {
     AttrCmp(AttrId, Compare),
     /// `[N]`, `[position() OP N]`: the element's rank among its parent's
     /// children counted by `counter` (1-based), compared with `value`.
-    Position { counter: CounterId, op: CmpOp, value: u64 },
+    Position {
+        counter: CounterId,
+        op: CmpOp,
+        value: u64,
+    },
     /// `[text()]`: the element has a text child.
     TextExists,
     /// `[text() OP v]`: some text child of the element satisfies the comparison.
@@ -465,12 +479,18 @@ impl Design {
             }
             for c in &n.open_conds {
                 if self.cond(*c).is_close_time() {
-                    return Err(format!("node {i}: close-time condition {} in open_conds", c.0));
+                    return Err(format!(
+                        "node {i}: close-time condition {} in open_conds",
+                        c.0
+                    ));
                 }
             }
             for c in &n.close_conds {
                 if !self.cond(*c).is_close_time() {
-                    return Err(format!("node {i}: open-time condition {} in close_conds", c.0));
+                    return Err(format!(
+                        "node {i}: open-time condition {} in close_conds",
+                        c.0
+                    ));
                 }
             }
             if !n.open_conds.windows(2).all(|w| w[0] < w[1]) {

@@ -75,7 +75,12 @@ pub fn lower_queries(file: &str, queries: &[SourceQuery]) -> Result<Design, Vec<
             },
         };
         if let Some(p) = part {
-            design.queries.push(Query { id, line: q.line, text: q.text.clone(), parts: vec![p] });
+            design.queries.push(Query {
+                id,
+                line: q.line,
+                text: q.text.clone(),
+                parts: vec![p],
+            });
         }
     }
     if errors.is_empty() {
@@ -88,19 +93,39 @@ pub fn lower_queries(file: &str, queries: &[SourceQuery]) -> Result<Design, Vec<
 
 /// Lower one query (for tests and tools): returns the design with a single query 0.
 pub fn lower_single(text: &str) -> Result<Design, String> {
-    let ast = crate::frontend::xpath::parse_query(text)
-        .map_err(|e| e.iter().map(|e| e.message.clone()).collect::<Vec<_>>().join("; "))?;
-    let q = SourceQuery { id: 0, line: 1, text: text.to_string(), ast };
-    lower_queries("<query>", std::slice::from_ref(&q))
-        .map_err(|d| d.iter().map(|d| d.message.clone()).collect::<Vec<_>>().join("; "))
+    let ast = crate::frontend::xpath::parse_query(text).map_err(|e| {
+        e.iter()
+            .map(|e| e.message.clone())
+            .collect::<Vec<_>>()
+            .join("; ")
+    })?;
+    let q = SourceQuery {
+        id: 0,
+        line: 1,
+        text: text.to_string(),
+        ast,
+    };
+    lower_queries("<query>", std::slice::from_ref(&q)).map_err(|d| {
+        d.iter()
+            .map(|d| d.message.clone())
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
 }
 
 fn lower_one(design: &mut Design, q: &SourceQuery) -> Result<PartId, LowerError> {
     // Nodes are only added if the whole query lowers; roll back otherwise.
     let nodes = design.nodes.len();
     let part = PartId(design.parts.len() as u32);
-    design.parts.push(Part { root: NodeId(nodes as u32), queries: Vec::new() });
-    let mut lw = Lowerer { design, line: q.line, part };
+    design.parts.push(Part {
+        root: NodeId(nodes as u32),
+        queries: Vec::new(),
+    });
+    let mut lw = Lowerer {
+        design,
+        line: q.line,
+        part,
+    };
     match lw.steps(None, &q.ast.steps) {
         Ok(_) => Ok(part),
         Err(e) => {
@@ -193,7 +218,11 @@ impl Lowerer<'_> {
                 g.sort_unstable();
                 g.dedup();
                 let counter = lw.design.intern_counter(Counter { test, guard: g });
-                Ok(lw.design.intern_cond(CondKind::Position { counter, op: o, value: v.to_bits() }))
+                Ok(lw.design.intern_cond(CondKind::Position {
+                    counter,
+                    op: o,
+                    value: v.to_bits(),
+                }))
             };
             match &pred.kind {
                 ast::PredicateKind::Index(n) => {
@@ -247,7 +276,10 @@ impl Lowerer<'_> {
             open_conds: open,
             close_conds: close,
             children: Vec::new(),
-            origin: Origin { line: self.line, span: step.span },
+            origin: Origin {
+                line: self.line,
+                span: step.span,
+            },
         });
         for b in branches {
             self.steps(Some(node), b)?;

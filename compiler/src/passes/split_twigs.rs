@@ -46,7 +46,11 @@ fn step_of(n: &Node, axis: Axis, with_close: bool) -> ChainStep {
         axis,
         test: n.test,
         open: n.open_conds.clone(),
-        close: if with_close { n.close_conds.clone() } else { Vec::new() },
+        close: if with_close {
+            n.close_conds.clone()
+        } else {
+            Vec::new()
+        },
     }
 }
 
@@ -61,24 +65,36 @@ fn chains(d: &Design, root: NodeId, mode: Mode) -> Vec<(Vec<ChainStep>, Origin)>
                 let with = |last_close: bool| -> Vec<ChainStep> {
                     path.iter()
                         .enumerate()
-                        .map(|(i, &m)| step_of(d.node(m), d.node(m).axis, last_close && i == path.len() - 1))
+                        .map(|(i, &m)| {
+                            step_of(d.node(m), d.node(m).axis, last_close && i == path.len() - 1)
+                        })
                         .collect()
                 };
-                if node.children.is_empty() {
-                    out.push((with(true), node.origin.clone()));
-                } else if !node.close_conds.is_empty() {
+                // A leaf ends a path; so does a node with text() conditions.
+                if node.children.is_empty() || !node.close_conds.is_empty() {
                     out.push((with(true), node.origin.clone()));
                 }
             }
             Mode::Pairs => {
-                let anchor = |m: &Node| if m.parent.is_none() { m.axis } else { Axis::Descendant };
-                if !node.close_conds.is_empty() || (node.parent.is_none() && node.children.is_empty()) {
+                let anchor = |m: &Node| {
+                    if m.parent.is_none() {
+                        m.axis
+                    } else {
+                        Axis::Descendant
+                    }
+                };
+                if !node.close_conds.is_empty()
+                    || (node.parent.is_none() && node.children.is_empty())
+                {
                     out.push((vec![step_of(node, anchor(node), true)], node.origin.clone()));
                 }
                 for &c in &node.children {
                     let child = d.node(c);
                     out.push((
-                        vec![step_of(node, anchor(node), false), step_of(child, child.axis, false)],
+                        vec![
+                            step_of(node, anchor(node), false),
+                            step_of(child, child.axis, false),
+                        ],
                         child.origin.clone(),
                     ));
                 }
@@ -108,7 +124,10 @@ fn split(design: Design, mode: Mode) -> Design {
                     Some(&p) => p,
                     None => {
                         let p = PartId(out.parts.len() as u32);
-                        out.parts.push(Part { root: NodeId(out.nodes.len() as u32), queries: Vec::new() });
+                        out.parts.push(Part {
+                            root: NodeId(out.nodes.len() as u32),
+                            queries: Vec::new(),
+                        });
                         let mut parent = None;
                         for s in &chain {
                             parent = Some(out.add_node(Node {
@@ -161,7 +180,14 @@ mod tests {
                             Test::Any => "*".to_string(),
                             Test::Tag(t) => String::from_utf8_lossy(d.tags.name(t)).into_owned(),
                         };
-                        format!("{ax}{t}{}", if node.close_conds.is_empty() { "" } else { "[text]" })
+                        format!(
+                            "{ax}{t}{}",
+                            if node.close_conds.is_empty() {
+                                ""
+                            } else {
+                                "[text]"
+                            }
+                        )
                     })
                     .collect::<String>()
             })
@@ -177,12 +203,18 @@ mod tests {
 
     #[test]
     fn pairs_mode_gives_edges_anchored_at_the_root_only() {
-        assert_eq!(shapes("/a/b[c]//a", Mode::Pairs), vec!["//b//a", "//b/c", "/a/b"]);
+        assert_eq!(
+            shapes("/a/b[c]//a", Mode::Pairs),
+            vec!["//b//a", "//b/c", "/a/b"]
+        );
     }
 
     #[test]
     fn text_conditions_become_their_own_parts() {
-        assert_eq!(shapes("/a[text()=1]/b", Mode::Paths), vec!["/a/b", "/a[text]"]);
+        assert_eq!(
+            shapes("/a[text()=1]/b", Mode::Paths),
+            vec!["/a/b", "/a[text]"]
+        );
         assert_eq!(shapes("//a[text()=1]", Mode::Pairs), vec!["//a[text]"]);
         assert_eq!(shapes("/a", Mode::Pairs), vec!["/a"]);
     }

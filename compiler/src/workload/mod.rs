@@ -78,13 +78,23 @@ impl Vocab {
         let mut elems: Vec<ElemDef> = Vec::new();
         let mut defined: Vec<bool> = Vec::new();
         let mut root_names: Vec<String> = Vec::new();
-        fn id(index: &mut HashMap<String, u32>, elems: &mut Vec<ElemDef>, defined: &mut Vec<bool>, name: &str) -> u32 {
+        fn id(
+            index: &mut HashMap<String, u32>,
+            elems: &mut Vec<ElemDef>,
+            defined: &mut Vec<bool>,
+            name: &str,
+        ) -> u32 {
             if let Some(&i) = index.get(name) {
                 return i;
             }
             let i = elems.len() as u32;
             index.insert(name.to_string(), i);
-            elems.push(ElemDef { name: name.to_string(), text: false, children: Vec::new(), attrs: Vec::new() });
+            elems.push(ElemDef {
+                name: name.to_string(),
+                text: false,
+                children: Vec::new(),
+                attrs: Vec::new(),
+            });
             defined.push(false);
             i
         }
@@ -98,10 +108,14 @@ impl Vocab {
                 root_names.extend(rest.split_whitespace().map(str::to_string));
                 continue;
             }
-            let (head, body) = line.split_once(':').ok_or_else(|| err("expected `NAME : children | attrs`"))?;
+            let (head, body) = line
+                .split_once(':')
+                .ok_or_else(|| err("expected `NAME : children | attrs`"))?;
             let (kids, attrs) = body.split_once('|').unwrap_or((body, ""));
             let mut head_words = head.split_whitespace();
-            let name = head_words.next().ok_or_else(|| err("missing element name"))?;
+            let name = head_words
+                .next()
+                .ok_or_else(|| err("missing element name"))?;
             let mut has_text = false;
             for w in head_words {
                 match w {
@@ -125,7 +139,11 @@ impl Vocab {
                 if k.is_empty() {
                     return Err(err("empty child name"));
                 }
-                children.push(Child { elem: id(&mut index, &mut elems, &mut defined, k), required, repeat });
+                children.push(Child {
+                    elem: id(&mut index, &mut elems, &mut defined, k),
+                    required,
+                    repeat,
+                });
             }
             let el = &mut elems[e as usize];
             el.text = has_text;
@@ -133,11 +151,18 @@ impl Vocab {
             el.attrs = attrs.split_whitespace().map(str::to_string).collect();
         }
         if let Some(i) = defined.iter().position(|d| !d) {
-            return Err(format!("vocabulary: element `{}` is used but has no line", elems[i].name));
+            return Err(format!(
+                "vocabulary: element `{}` is used but has no line",
+                elems[i].name
+            ));
         }
         let mut roots = Vec::new();
         for r in &root_names {
-            roots.push(*index.get(r).ok_or_else(|| format!("vocabulary: root `{r}` has no line"))?);
+            roots.push(
+                *index
+                    .get(r)
+                    .ok_or_else(|| format!("vocabulary: root `{r}` has no line"))?,
+            );
         }
         if roots.is_empty() {
             return Err("vocabulary: no `root` line".to_string());
@@ -151,7 +176,10 @@ impl Vocab {
 
     /// Index of an element by name.
     pub fn find(&self, name: &str) -> Option<u32> {
-        self.elems.iter().position(|e| e.name == name).map(|i| i as u32)
+        self.elems
+            .iter()
+            .position(|e| e.name == name)
+            .map(|i| i as u32)
     }
 }
 
@@ -222,13 +250,23 @@ pub struct DocGen<'v> {
 impl<'v> DocGen<'v> {
     pub fn new(vocab: &'v Vocab, cfg: DocGenConfig) -> DocGen<'v> {
         let rng = SmallRng::seed_from_u64(cfg.seed);
-        DocGen { vocab, cfg, rng, docs: 0, plan: Vec::new() }
+        DocGen {
+            vocab,
+            cfg,
+            rng,
+            docs: 0,
+            plan: Vec::new(),
+        }
     }
 
     /// The next document, aiming at a size drawn from `doc_bytes`.
     pub fn next_doc(&mut self) -> Vec<u8> {
         let (lo, hi) = self.cfg.doc_bytes;
-        let aim = if hi > lo { self.rng.gen_range(lo..=hi) } else { lo };
+        let aim = if hi > lo {
+            self.rng.gen_range(lo..=hi)
+        } else {
+            lo
+        };
         self.doc_of_size(aim)
     }
 
@@ -302,7 +340,11 @@ impl<'v> DocGen<'v> {
                         continue;
                     }
                     if (round == 0 && c.required) || self.rng.gen_bool(self.cfg.child_prob) {
-                        let n = if c.repeat { self.rng.gen_range(1..=self.cfg.max_repeats.max(1)) } else { 1 };
+                        let n = if c.repeat {
+                            self.rng.gen_range(1..=self.cfg.max_repeats.max(1))
+                        } else {
+                            1
+                        };
                         plan.extend(std::iter::repeat(c.elem).take(n as usize));
                     }
                 }
@@ -431,7 +473,12 @@ pub struct QueryGen<'v> {
 impl<'v> QueryGen<'v> {
     pub fn new(vocab: &'v Vocab, cfg: QueryGenConfig) -> QueryGen<'v> {
         let rng = SmallRng::seed_from_u64(cfg.seed);
-        QueryGen { vocab, cfg, rng, seen: HashSet::new() }
+        QueryGen {
+            vocab,
+            cfg,
+            rng,
+            seen: HashSet::new(),
+        }
     }
 
     /// One query (not checked for distinctness).
@@ -517,7 +564,10 @@ impl<'v> QueryGen<'v> {
     fn predicates(&mut self, at: u32, q: &mut String) {
         let vocab = self.vocab;
         let el = vocab.elem(at);
-        if self.cfg.prob_attr_pred > 0.0 && !el.attrs.is_empty() && self.rng.gen_bool(self.cfg.prob_attr_pred) {
+        if self.cfg.prob_attr_pred > 0.0
+            && !el.attrs.is_empty()
+            && self.rng.gen_bool(self.cfg.prob_attr_pred)
+        {
             let a = &el.attrs[self.rng.gen_range(0..el.attrs.len())];
             let v = self.rng.gen_range(1..=self.cfg.max_value.max(1));
             if self.cfg.quote_values {
@@ -526,7 +576,10 @@ impl<'v> QueryGen<'v> {
                 let _ = write!(q, "[@{a}={v}]");
             }
         }
-        if self.cfg.prob_twig > 0.0 && !el.children.is_empty() && self.rng.gen_bool(self.cfg.prob_twig) {
+        if self.cfg.prob_twig > 0.0
+            && !el.children.is_empty()
+            && self.rng.gen_bool(self.cfg.prob_twig)
+        {
             let n = self.rng.gen_range(1..=self.cfg.twig_max_depth.max(1));
             let mut branch = String::new();
             let mut cur = at;

@@ -49,7 +49,12 @@ impl Sink for Shape {
 }
 
 fn small_docs(seed: u64) -> Vec<Vec<u8>> {
-    let cfg = DocGenConfig { seed, target_bytes: 60_000, doc_bytes: (2_000, 20_000), ..Default::default() };
+    let cfg = DocGenConfig {
+        seed,
+        target_bytes: 60_000,
+        doc_bytes: (2_000, 20_000),
+        ..Default::default()
+    };
     generate_docs(Vocab::nitf(), &cfg)
 }
 
@@ -59,7 +64,10 @@ fn nitf_vocabulary_parses() {
     assert_eq!(v.roots, vec![v.find("nitf").unwrap()]);
     assert!(v.elems.len() > 100, "{}", v.elems.len());
     let body = v.elem(v.find("body").unwrap());
-    assert!(body.children.iter().any(|c| v.elem(c.elem).name == "body.content" && c.repeat && !c.required));
+    assert!(body
+        .children
+        .iter()
+        .any(|c| v.elem(c.elem).name == "body.content" && c.repeat && !c.required));
     let nitf = v.elem(v.roots[0]);
     assert!(nitf.children.iter().all(|c| c.required && !c.repeat));
     assert!(v.elem(v.find("title").unwrap()).text);
@@ -70,8 +78,21 @@ fn vocabulary_errors() {
     assert!(Vocab::parse("a : b |").is_err(), "b has no line, no root");
     assert!(Vocab::parse("root a\na : b |").is_err());
     let v = Vocab::parse("root a\na #text : b+ b? b* b | x y\nb : a |").unwrap();
-    let occ: Vec<(u32, bool, bool)> = v.elem(0).children.iter().map(|c| (c.elem, c.required, c.repeat)).collect();
-    assert_eq!(occ, vec![(1, true, true), (1, false, false), (1, false, true), (1, true, false)]);
+    let occ: Vec<(u32, bool, bool)> = v
+        .elem(0)
+        .children
+        .iter()
+        .map(|c| (c.elem, c.required, c.repeat))
+        .collect();
+    assert_eq!(
+        occ,
+        vec![
+            (1, true, true),
+            (1, false, false),
+            (1, false, true),
+            (1, true, false)
+        ]
+    );
     assert_eq!(v.elem(0).attrs, vec!["x", "y"]);
 }
 
@@ -83,7 +104,10 @@ fn documents_are_well_formed_and_use_the_vocabulary() {
     let total: usize = docs.iter().map(|d| d.len()).sum();
     assert!(total >= 60_000);
     for d in &docs {
-        let mut s = Shape { values_ok: true, ..Default::default() };
+        let mut s = Shape {
+            values_ok: true,
+            ..Default::default()
+        };
         let r = crate::xml::tokenizer::tokenize(XmlConfig::default(), d, &mut s);
         assert!(r.is_ok(), "{:?}\n{}", r, String::from_utf8_lossy(d));
         assert_eq!(s.depth, 0);
@@ -104,14 +128,22 @@ fn documents_are_deterministic_per_seed() {
 
 fn parse_all(qs: &[String]) -> Vec<crate::frontend::xpath::SourceQuery> {
     let (parsed, diags) = parse_query_file("gen", &query_file(qs));
-    assert!(diags.is_empty(), "{}", diags.iter().map(|d| d.render()).collect::<String>());
+    assert!(
+        diags.is_empty(),
+        "{}",
+        diags.iter().map(|d| d.render()).collect::<String>()
+    );
     assert_eq!(parsed.len(), qs.len());
     parsed
 }
 
 #[test]
 fn path_queries_follow_the_parameters() {
-    let cfg = QueryGenConfig { seed: 5, count: 3000, ..Default::default() };
+    let cfg = QueryGenConfig {
+        seed: 5,
+        count: 3000,
+        ..Default::default()
+    };
     let qs = generate_queries(Vocab::nitf(), &cfg);
     assert_eq!(qs.len(), 3000);
     let distinct: HashSet<&String> = qs.iter().collect();
@@ -119,7 +151,13 @@ fn path_queries_follow_the_parameters() {
     parse_all(&qs);
     // Step statistics before the distinctness filter (which favours `//`
     // steps: there are few distinct shallow child-axis paths).
-    let qs = generate_queries(Vocab::nitf(), &QueryGenConfig { distinct: false, ..cfg });
+    let qs = generate_queries(
+        Vocab::nitf(),
+        &QueryGenConfig {
+            distinct: false,
+            ..cfg
+        },
+    );
     let (mut steps, mut stars, mut descs) = (0usize, 0usize, 0usize);
     for q in &qs {
         assert!(q.starts_with('/') && !q.contains('['), "{q}");
@@ -147,30 +185,60 @@ fn path_queries_follow_the_parameters() {
 
 #[test]
 fn predicate_queries_parse() {
-    let cfg = QueryGenConfig { seed: 9, count: 500, prob_attr_pred: 0.3, prob_twig: 0.3, ..Default::default() };
+    let cfg = QueryGenConfig {
+        seed: 9,
+        count: 500,
+        prob_attr_pred: 0.3,
+        prob_twig: 0.3,
+        ..Default::default()
+    };
     let qs = generate_queries(Vocab::nitf(), &cfg);
     assert!(qs.iter().any(|q| q.contains("[@")));
     assert!(qs.iter().any(|q| q.contains('[') && !q.contains("[@")));
     parse_all(&qs);
-    let quoted = generate_queries(Vocab::nitf(), &QueryGenConfig { quote_values: true, ..cfg });
+    let quoted = generate_queries(
+        Vocab::nitf(),
+        &QueryGenConfig {
+            quote_values: true,
+            ..cfg
+        },
+    );
     assert!(quoted.iter().any(|q| q.contains("=\"")));
     parse_all(&quoted);
 }
 
 #[test]
 fn queries_are_deterministic_per_seed() {
-    let cfg = QueryGenConfig { seed: 11, count: 200, prob_attr_pred: 0.2, prob_twig: 0.2, ..Default::default() };
+    let cfg = QueryGenConfig {
+        seed: 11,
+        count: 200,
+        prob_attr_pred: 0.2,
+        prob_twig: 0.2,
+        ..Default::default()
+    };
     let a = generate_queries(Vocab::nitf(), &cfg);
     assert_eq!(a, generate_queries(Vocab::nitf(), &cfg));
-    assert_ne!(a, generate_queries(Vocab::nitf(), &QueryGenConfig { seed: 12, ..cfg }));
+    assert_ne!(
+        a,
+        generate_queries(Vocab::nitf(), &QueryGenConfig { seed: 12, ..cfg })
+    );
 }
 
 #[test]
 fn engine_accepts_generated_documents_and_matches_some_queries() {
-    let cfg = QueryGenConfig { seed: 2, count: 300, ..Default::default() };
+    let cfg = QueryGenConfig {
+        seed: 2,
+        count: 300,
+        ..Default::default()
+    };
     let qs = generate_queries(Vocab::nitf(), &cfg);
     let parsed = parse_all(&qs);
-    let design = run_pipeline(lower_queries("gen", &parsed).expect("lowers"), &PassConfig { mode: Mode::Holistic });
+    let design = run_pipeline(
+        lower_queries("gen", &parsed).expect("lowers"),
+        &PassConfig {
+            mode: Mode::Holistic,
+        },
+    );
     let mut engine = Engine::new(&design, EngineConfig::default());
     let mut any = HashSet::new();
     for d in small_docs(1) {
@@ -179,5 +247,10 @@ fn engine_accepts_generated_documents_and_matches_some_queries() {
         any.extend(r.matched);
     }
     // `/nitf`-style shallow queries always match; deep ones sometimes.
-    assert!(any.len() > qs.len() / 10, "{} of {} queries ever matched", any.len(), qs.len());
+    assert!(
+        any.len() > qs.len() / 10,
+        "{} of {} queries ever matched",
+        any.len(),
+        qs.len()
+    );
 }

@@ -130,7 +130,10 @@ pub struct XmlConfig {
 
 impl XmlConfig {
     pub fn with_max_depth(max_depth: u32) -> XmlConfig {
-        XmlConfig { max_depth, name_stack_bytes: max_depth.saturating_mul(64).max(64) }
+        XmlConfig {
+            max_depth,
+            name_stack_bytes: max_depth.saturating_mul(64).max(64),
+        }
     }
 }
 

@@ -68,7 +68,10 @@ pub enum ExprKind {
     /// `a` and `./a`, Descendant for `.//a`.
     Path(Vec<Step>),
     /// `@name` (existence) or `@name OP literal`.
-    Attr { name: String, cmp: Option<Comparison> },
+    Attr {
+        name: String,
+        cmp: Option<Comparison>,
+    },
     /// `text() OP literal` (or bare `text()`: the element has a text child).
     Text { cmp: Option<Comparison> },
     /// `position() OP number` (normalised so position() is on the left).

@@ -178,7 +178,12 @@ pub struct SyntaxError {
 
 impl SyntaxError {
     pub(super) fn new(kind: XPathErrorKind, span: Span, message: impl Into<String>) -> SyntaxError {
-        SyntaxError { kind, span, message: message.into(), help: None }
+        SyntaxError {
+            kind,
+            span,
+            message: message.into(),
+            help: None,
+        }
     }
 
     pub(super) fn help(mut self, help: impl Into<String>) -> SyntaxError {
@@ -203,14 +208,23 @@ impl SyntaxError {
             file: file.to_string(),
             line,
             source_line: line_text.to_string(),
-            span: Span::new(self.span.start + offset_in_line, self.span.end + offset_in_line),
+            span: Span::new(
+                self.span.start + offset_in_line,
+                self.span.end + offset_in_line,
+            ),
         }
     }
 }
 
 impl fmt::Display for SyntaxError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "error[{}] at byte {}: {}", self.kind.code(), self.span.start, self.message)
+        write!(
+            f,
+            "error[{}] at byte {}: {}",
+            self.kind.code(),
+            self.span.start,
+            self.message
+        )
     }
 }
 

@@ -80,9 +80,10 @@ pub(super) fn prefix_wildcard(i: &str) -> IResult<&str, &str> {
 
 /// `Digits ('.' Digits?)? | '.' Digits`, without sign or exponent.
 pub(super) fn number(i: &str) -> IResult<&str, &str> {
-    alt((recognize(pair(digit1, opt(pair(char('.'), digit0)))), recognize(pair(char('.'), digit1))))(
-        i,
-    )
+    alt((
+        recognize(pair(digit1, opt(pair(char('.'), digit0)))),
+        recognize(pair(char('.'), digit1)),
+    ))(i)
 }
 
 /// The value of a [`number`] token. Over-long digit strings become
@@ -115,7 +116,10 @@ pub(super) fn cmp_op(i: &str) -> IResult<&str, CmpOp> {
 /// `//` or `/`, longest first. Returns the axis the separator stands for.
 pub(super) fn axis_sep(i: &str) -> IResult<&str, super::ast::Axis> {
     use super::ast::Axis;
-    alt((value(Axis::Descendant, tag("//")), value(Axis::Child, tag("/"))))(i)
+    alt((
+        value(Axis::Descendant, tag("//")),
+        value(Axis::Child, tag("/")),
+    ))(i)
 }
 
 /// An operator keyword (`and`, `or`, `div`, `mod`): the word not followed

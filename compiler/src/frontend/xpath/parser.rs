@@ -82,11 +82,17 @@ pub fn parse_query_file(file_name: &str, text: &str) -> (Vec<SourceQuery>, Vec<D
         }
         let offset = line.len() - trimmed.len();
         match parse_query(trimmed) {
-            Ok(ast) => {
-                queries.push(SourceQuery { id, line: index + 1, text: line.to_string(), ast })
-            }
-            Err(errors) => diagnostics
-                .extend(errors.iter().map(|e| e.to_diagnostic(file_name, index + 1, line, offset))),
+            Ok(ast) => queries.push(SourceQuery {
+                id,
+                line: index + 1,
+                text: line.to_string(),
+                ast,
+            }),
+            Err(errors) => diagnostics.extend(
+                errors
+                    .iter()
+                    .map(|e| e.to_diagnostic(file_name, index + 1, line, offset)),
+            ),
         }
         id += 1;
     }
@@ -178,7 +184,12 @@ const COMPARISON_HELP: &str = "supported conditions are paths (`b`, `./b`, `.//b
 
 impl<'a> Parser<'a> {
     fn new(src: &'a str) -> Parser<'a> {
-        Parser { src, pos: 0, query_start: 0, open: Vec::new() }
+        Parser {
+            src,
+            pos: 0,
+            query_start: 0,
+            open: Vec::new(),
+        }
     }
 
     // ----- cursor -------------------------------------------------------
@@ -262,9 +273,15 @@ impl<'a> Parser<'a> {
             return match string_lit(rest) {
                 Ok((r, _)) => {
                     let len = len_of(r);
-                    (Span::new(at, at + len), format!("the string `{}`", &rest[..len]))
+                    (
+                        Span::new(at, at + len),
+                        format!("the string `{}`", &rest[..len]),
+                    )
                 }
-                Err(_) => (Span::new(at, self.src.len()), "an unterminated string".to_string()),
+                Err(_) => (
+                    Span::new(at, self.src.len()),
+                    "an unterminated string".to_string(),
+                ),
             };
         }
         if c == '$' || c == '@' {
@@ -292,8 +309,10 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         self.query_start = start;
         if self.peek().is_none() {
-            return Err(SyntaxError::new(K::EmptyQuery, Span::point(start), "empty query")
-                .help("write a path such as `/a/b` or `//b`"));
+            return Err(
+                SyntaxError::new(K::EmptyQuery, Span::point(start), "empty query")
+                    .help("write a path such as `/a/b` or `//b`"),
+            );
         }
         let Some((axis, sep)) = self.eat(axis_sep) else {
             return Err(self.not_absolute());
@@ -304,7 +323,10 @@ impl<'a> Parser<'a> {
             return Err(self.unexpected(Ctx::Top));
         }
         let end = steps.last().map_or(start, |s| s.span.end);
-        Ok(Query { steps, span: Span::new(start, end) })
+        Ok(Query {
+            steps,
+            span: Span::new(start, end),
+        })
     }
 
     /// Steps joined by `/` and `//`. The first step's axis (and the span of
@@ -366,8 +388,15 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
-        let end = predicates.last().map_or(test_end, |p: &Predicate| p.span.end);
-        Ok(Step { axis, test, predicates, span: Span::new(start, end) })
+        let end = predicates
+            .last()
+            .map_or(test_end, |p: &Predicate| p.span.end);
+        Ok(Step {
+            axis,
+            test,
+            predicates,
+            span: Span::new(start, end),
+        })
     }
 
     /// A name in step position: an element name, or one of the things
@@ -490,9 +519,9 @@ impl<'a> Parser<'a> {
                 "test the text in a predicate instead: `{}[{cond}]`",
                 &self.src[path_start..p]
             )),
-            None if ctx == Ctx::Top => {
-                err.help(format!("to test the text of any element, write `//*[{cond}]`"))
-            }
+            None if ctx == Ctx::Top => err.help(format!(
+                "to test the text of any element, write `//*[{cond}]`"
+            )),
             None => err.help(format!("write `{cond}` without `./`")),
         }
     }
@@ -511,7 +540,11 @@ impl<'a> Parser<'a> {
         if let Some((_, s)) = self.look_at(at, string_lit) {
             return Some(&self.src[s.start..s.end]);
         }
-        let num_at = if self.src[at..].starts_with('-') { at + 1 } else { at };
+        let num_at = if self.src[at..].starts_with('-') {
+            at + 1
+        } else {
+            at
+        };
         let (_, n) = self.look_at(num_at, number)?;
         Some(&self.src[at..n.end])
     }
@@ -595,9 +628,9 @@ impl<'a> Parser<'a> {
                 "test the attribute in a predicate instead: `{}[{cond}]`",
                 &self.src[path_start..p]
             )),
-            None if ctx == Ctx::Top => {
-                err.help(format!("to match elements that have it, write `//*[{cond}]`"))
-            }
+            None if ctx == Ctx::Top => err.help(format!(
+                "to match elements that have it, write `//*[{cond}]`"
+            )),
             None => err.help(format!("write `{cond}` without `./`")),
         }
     }
@@ -624,7 +657,10 @@ impl<'a> Parser<'a> {
         }
         if is_name_start(c) || matches!(c, '*' | '.' | '@') {
             let rel = self.rest().trim_end();
-            let body = rel.strip_prefix(".//").or_else(|| rel.strip_prefix("./")).unwrap_or(rel);
+            let body = rel
+                .strip_prefix(".//")
+                .or_else(|| rel.strip_prefix("./"))
+                .unwrap_or(rel);
             let help = match body.chars().next() {
                 Some(b) if is_name_start(b) || b == '*' => format!(
                     "write `/{body}` to start at the root, or `//{body}` to match anywhere"
@@ -634,7 +670,11 @@ impl<'a> Parser<'a> {
                 ),
                 _ => "write `/a/b` to start at the root, or `//a/b` to match anywhere".to_string(),
             };
-            let span = if c == '.' { Span::new(span.start, span.start + 1) } else { span };
+            let span = if c == '.' {
+                Span::new(span.start, span.start + 1)
+            } else {
+                span
+            };
             return SyntaxError::new(
                 K::RelativeQuery,
                 span,
@@ -785,7 +825,10 @@ impl<'a> Parser<'a> {
                 let (name, _) = self.attr_name()?;
                 let cmp = self.opt_comparison()?;
                 let kind = ExprKind::Attr { name, cmp };
-                atoms.push(Atom::Expr(Expr { kind, span: Span::new(start, self.pos) }));
+                atoms.push(Atom::Expr(Expr {
+                    kind,
+                    span: Span::new(start, self.pos),
+                }));
             }
             '"' | '\'' => {
                 let Some((s, lspan)) = self.eat(string_lit) else {
@@ -948,7 +991,10 @@ impl<'a> Parser<'a> {
             }
         };
         let value = self.position_value(lit, lspan, op)?;
-        Ok(Expr { kind: ExprKind::Position { op, value }, span: Span::new(start, self.pos) })
+        Ok(Expr {
+            kind: ExprKind::Position { op, value },
+            span: Span::new(start, self.pos),
+        })
     }
 
     fn position_value(&self, lit: Literal, lspan: Span, op: CmpOp) -> PResult<f64> {
@@ -979,11 +1025,16 @@ impl<'a> Parser<'a> {
         self.pos += 1; // '@'
         self.skip_ws();
         if self.starts("*") || self.look(prefix_wildcard).is_some() {
-            let end = self.look(prefix_wildcard).map_or(self.pos + 1, |(_, s)| s.end);
+            let end = self
+                .look(prefix_wildcard)
+                .map_or(self.pos + 1, |(_, s)| s.end);
             return Err(SyntaxError::new(
                 K::AttributeWildcard,
                 Span::new(start, end),
-                format!("`{}` (any attribute) is not supported", &self.src[start..end]),
+                format!(
+                    "`{}` (any attribute) is not supported",
+                    &self.src[start..end]
+                ),
             )
             .help("name the attribute: `@name`"));
         }
@@ -1048,7 +1099,10 @@ impl<'a> Parser<'a> {
         let err = SyntaxError::new(
             K::ExpectedLiteral,
             span,
-            format!("expected a quoted string or a number after `{}`, found {found}", op.as_str()),
+            format!(
+                "expected a quoted string or a number after `{}`, found {found}",
+                op.as_str()
+            ),
         );
         let Some(c) = self.peek() else {
             return err.help("add a value, e.g. `@a=\"x\"` or `@a=5`");
@@ -1089,7 +1143,13 @@ impl<'a> Parser<'a> {
     fn flipped(&mut self, lit: Literal, lspan: Span, op: CmpOp) -> PResult<Expr> {
         self.skip_ws();
         let start = lspan.start;
-        let cmp = |lit: Literal| Some(Comparison { op: op.flipped(), value: lit, span: lspan });
+        let cmp = |lit: Literal| {
+            Some(Comparison {
+                op: op.flipped(),
+                value: lit,
+                span: lspan,
+            })
+        };
         let (span, found) = self.token();
         match self.peek() {
             Some('@') => {
@@ -1152,17 +1212,24 @@ impl<'a> Parser<'a> {
             return self.rel_path(start, axis, Some(sep));
         }
         if let Some((op, opspan)) = self.look(cmp_op) {
-            let lit =
-                self.comparison_suffix(dot.end).unwrap_or_else(|| format!("{}\"…\"", op.as_str()));
+            let lit = self
+                .comparison_suffix(dot.end)
+                .unwrap_or_else(|| format!("{}\"…\"", op.as_str()));
             return Err(SyntaxError::new(
                 K::PathComparison,
                 opspan,
                 "comparing `.` to a value is not supported",
             )
-            .help(format!("to compare the element's text, write `text(){lit}`")));
+            .help(format!(
+                "to compare the element's text, write `text(){lit}`"
+            )));
         }
-        Err(SyntaxError::new(K::SelfStep, dot, "`.` on its own is not a supported condition")
-            .help("`[.]` is always true: remove it; `.` may only start a path (`./b`, `.//b`)"))
+        Err(SyntaxError::new(
+            K::SelfStep,
+            dot,
+            "`.` on its own is not a supported condition",
+        )
+        .help("`[.]` is always true: remove it; `.` may only start a path (`./b`, `.//b`)"))
     }
 
     /// A relative path whose first step's axis has been read (`./`, `.//`)
@@ -1174,8 +1241,9 @@ impl<'a> Parser<'a> {
         let save = self.pos;
         self.skip_ws();
         if let Some((op, opspan)) = self.look(cmp_op) {
-            let lit =
-                self.comparison_suffix(end).unwrap_or_else(|| format!("{}\"…\"", op.as_str()));
+            let lit = self
+                .comparison_suffix(end)
+                .unwrap_or_else(|| format!("{}\"…\"", op.as_str()));
             return Err(SyntaxError::new(
                 K::PathComparison,
                 opspan,
@@ -1187,7 +1255,10 @@ impl<'a> Parser<'a> {
             )));
         }
         self.pos = save;
-        Ok(Expr { kind: ExprKind::Path(steps), span })
+        Ok(Expr {
+            kind: ExprKind::Path(steps),
+            span,
+        })
     }
 
     // ----- errors at the cursor ----------------------------------------
@@ -1260,7 +1331,9 @@ impl<'a> Parser<'a> {
                     opspan,
                     "comparing a path to a value is not supported",
                 )
-                .help(format!("to compare the element's text, write `{path}[text(){lit}]`"))
+                .help(format!(
+                    "to compare the element's text, write `{path}[text(){lit}]`"
+                ))
             } else {
                 SyntaxError::new(
                     K::UnexpectedToken,
@@ -1342,20 +1415,28 @@ fn axis_error(name: &str, test: &str, span: Span) -> SyntaxError {
         "self" => "`self::` steps are not supported; remove the step".into(),
         _ => "only the downward axes `/` (child) and `//` (descendant) are supported".into(),
     };
-    SyntaxError::new(K::UnsupportedAxis, span, format!("the `{name}::` axis is not supported"))
-        .help(help)
+    SyntaxError::new(
+        K::UnsupportedAxis,
+        span,
+        format!("the `{name}::` axis is not supported"),
+    )
+    .help(help)
 }
 
 fn trailing_slash(axis: Axis, sep: Span, alone: bool) -> SyntaxError {
     match (axis, alone) {
-        (Axis::Child, true) => {
-            SyntaxError::new(K::TrailingSlash, sep, "a query needs at least one step after `/`")
-                .help("write `/*` to match the root element of every document")
-        }
-        (Axis::Descendant, true) => {
-            SyntaxError::new(K::TrailingSlash, sep, "a query needs at least one step after `//`")
-                .help("write `//*` to match any element")
-        }
+        (Axis::Child, true) => SyntaxError::new(
+            K::TrailingSlash,
+            sep,
+            "a query needs at least one step after `/`",
+        )
+        .help("write `/*` to match the root element of every document"),
+        (Axis::Descendant, true) => SyntaxError::new(
+            K::TrailingSlash,
+            sep,
+            "a query needs at least one step after `//`",
+        )
+        .help("write `//*` to match any element"),
         (Axis::Child, false) => {
             SyntaxError::new(K::TrailingSlash, sep, "a path cannot end with `/`")
                 .help("remove the trailing `/`")
@@ -1378,14 +1459,22 @@ fn variable(span: Span) -> SyntaxError {
 }
 
 fn arithmetic(span: Span, op: &str) -> SyntaxError {
-    SyntaxError::new(K::Arithmetic, span, format!("arithmetic (`{op}`) is not supported"))
-        .help("compare `@attr`, `text()` or `position()` directly with a literal, e.g. `@x=3`")
+    SyntaxError::new(
+        K::Arithmetic,
+        span,
+        format!("arithmetic (`{op}`) is not supported"),
+    )
+    .help("compare `@attr`, `text()` or `position()` directly with a literal, e.g. `@x=3`")
 }
 
 fn unmatched_close(c: char, span: Span) -> SyntaxError {
     let opener = if c == ']' { '[' } else { '(' };
-    SyntaxError::new(K::UnmatchedClose, span, format!("`{c}` has no matching `{opener}`"))
-        .help(format!("remove it or add the missing `{opener}`"))
+    SyntaxError::new(
+        K::UnmatchedClose,
+        span,
+        format!("`{c}` has no matching `{opener}`"),
+    )
+    .help(format!("remove it or add the missing `{opener}`"))
 }
 
 fn bad_character(c: char, span: Span) -> SyntaxError {
@@ -1468,7 +1557,13 @@ mod tests {
         let e = exprs(&q.steps[0].predicates[0]);
         assert_eq!(e.len(), 2);
         assert_eq!(path(&e[0])[0].test, name("and"));
-        assert_eq!(e[1].kind, ExprKind::Attr { name: "and".into(), cmp: None });
+        assert_eq!(
+            e[1].kind,
+            ExprKind::Attr {
+                name: "and".into(),
+                cmp: None
+            }
+        );
 
         let q = parse("/text/position[text and position]/or/div/mod");
         assert_eq!(q.steps[0].test, name("text"));
@@ -1479,14 +1574,20 @@ mod tests {
         assert_eq!(q.steps[2].test, name("or"));
 
         let q = parse("/a[or][div and mod][text[1]]");
-        assert_eq!(path(&exprs(&q.steps[0].predicates[0])[0])[0].test, name("or"));
+        assert_eq!(
+            path(&exprs(&q.steps[0].predicates[0])[0])[0].test,
+            name("or")
+        );
         assert_eq!(exprs(&q.steps[0].predicates[1]).len(), 2);
         let text_step = &path(&exprs(&q.steps[0].predicates[2])[0])[0];
         assert_eq!(text_step.test, name("text"));
         assert_eq!(text_step.predicates[0].kind, PredicateKind::Index(1.0));
 
         assert_eq!(kind("/a[b andc]"), K::UnexpectedToken);
-        assert_eq!(parse("/a[b and(c)]").steps[0].predicates[0].span, Span::new(2, 12));
+        assert_eq!(
+            parse("/a[b and(c)]").steps[0].predicates[0].span,
+            Span::new(2, 12)
+        );
     }
 
     #[test]
@@ -1565,7 +1666,10 @@ mod tests {
         assert_eq!(b.test, name("b"));
         assert_eq!(b.predicates.len(), 2);
         let cd = path(&exprs(&b.predicates[0])[0]);
-        assert_eq!(cd.iter().map(|s| s.test.clone()).collect::<Vec<_>>(), [name("c"), name("d")]);
+        assert_eq!(
+            cd.iter().map(|s| s.test.clone()).collect::<Vec<_>>(),
+            [name("c"), name("d")]
+        );
         assert_eq!(b.span, Span::new(3, 17));
         assert_eq!(q.steps[1].test, name("f"));
     }
@@ -1646,7 +1750,10 @@ mod tests {
         );
         let e = err("/a/@b");
         assert_eq!((e.kind, e.span), (K::AttributeStep, Span::new(3, 5)));
-        assert_eq!(e.help.as_deref(), Some("test the attribute in a predicate instead: `/a[@b]`"));
+        assert_eq!(
+            e.help.as_deref(),
+            Some("test the attribute in a predicate instead: `/a[@b]`")
+        );
         let e = err("/a[x]/text()=\"v\"");
         assert_eq!((e.kind, e.span), (K::TextStep, Span::new(6, 12)));
         assert_eq!(
@@ -1734,7 +1841,10 @@ mod tests {
     fn nesting_is_bounded() {
         let ok = format!("/a{}", "[b".repeat(MAX_NESTING) + &"]".repeat(MAX_NESTING));
         assert!(parse_query(&ok).is_ok());
-        let deep = format!("/a{}", "[b".repeat(MAX_NESTING + 1) + &"]".repeat(MAX_NESTING + 1));
+        let deep = format!(
+            "/a{}",
+            "[b".repeat(MAX_NESTING + 1) + &"]".repeat(MAX_NESTING + 1)
+        );
         assert_eq!(kind(&deep), K::NestingTooDeep);
         let parens = format!("/a[{}b{}]", "(".repeat(10_000), ")".repeat(10_000));
         assert_eq!(kind(&parens), K::NestingTooDeep);
@@ -1744,12 +1854,21 @@ mod tests {
     fn file_ids_survive_errors_and_spans_include_indent() {
         let text = "# header\n/a\n\n  /b[\n\t//c\r\n   # note\n/d/..\n";
         let (queries, diags) = parse_query_file("q.txt", text);
-        let ids: Vec<_> = queries.iter().map(|q| (q.id, q.line, q.text.as_str())).collect();
+        let ids: Vec<_> = queries
+            .iter()
+            .map(|q| (q.id, q.line, q.text.as_str()))
+            .collect();
         assert_eq!(ids, [(0, 2, "/a"), (2, 5, "\t//c")]);
         assert_eq!(queries[1].ast.span, Span::new(0, 3));
         assert_eq!(diags.len(), 2);
-        assert_eq!((diags[0].line, diags[0].col(), diags[0].code), (4, 5, "E0124"));
-        assert_eq!((diags[1].line, diags[1].col(), diags[1].code), (7, 4, "E0106"));
+        assert_eq!(
+            (diags[0].line, diags[0].col(), diags[0].code),
+            (4, 5, "E0124")
+        );
+        assert_eq!(
+            (diags[1].line, diags[1].col(), diags[1].code),
+            (7, 4, "E0106")
+        );
         let (q, d) = parse_query_file("bom.txt", "\u{feff}/a\n");
         assert_eq!((q.len(), d.len(), q[0].text.as_str()), (1, 0, "/a"));
     }
@@ -1759,7 +1878,10 @@ mod tests {
         let e = err("/a[@x=\"é");
         let d = e.to_diagnostic("f", 1, "/a[@x=\"é", 0);
         let r = d.render();
-        assert!(r.starts_with("f:1:7: error[E0127]: unterminated string literal\n"), "{r}");
+        assert!(
+            r.starts_with("f:1:7: error[E0127]: unterminated string literal\n"),
+            "{r}"
+        );
         assert!(r.contains(&format!("  | {}^^\n", " ".repeat(6))), "{r}");
     }
 }

@@ -131,7 +131,9 @@ mod tests {
     use crate::frontend::xpath::parse_query;
 
     fn canonical(src: &str) -> String {
-        parse_query(src).map(|q| q.to_string()).unwrap_or_else(|e| panic!("{src}: {e:?}"))
+        parse_query(src)
+            .map(|q| q.to_string())
+            .unwrap_or_else(|e| panic!("{src}: {e:?}"))
     }
 
     #[test]
@@ -143,8 +145,14 @@ mod tests {
             canonical("/a[(@x = '1' and text()!=-2.50) and position() < 3]"),
             "/a[@x=\"1\" and text()!=-2.5 and position()<3]"
         );
-        assert_eq!(canonical("/a[3 > position()][\"v\" = @y]"), "/a[position()<3][@y=\"v\"]");
-        assert_eq!(canonical("/a[@q='say \"hi\"'][.5]"), "/a[@q='say \"hi\"'][0.5]");
+        assert_eq!(
+            canonical("/a[3 > position()][\"v\" = @y]"),
+            "/a[position()<3][@y=\"v\"]"
+        );
+        assert_eq!(
+            canonical("/a[@q='say \"hi\"'][.5]"),
+            "/a[@q='say \"hi\"'][0.5]"
+        );
         assert_eq!(
             canonical(&format!("/a[{}]", "9".repeat(400))),
             format!("/a[1{}]", "0".repeat(309))

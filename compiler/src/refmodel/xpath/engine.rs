@@ -45,7 +45,10 @@ pub struct EngineConfig {
 
 impl Default for EngineConfig {
     fn default() -> Self {
-        EngineConfig { xml: XmlConfig::default(), cache_words: 1 << 26 }
+        EngineConfig {
+            xml: XmlConfig::default(),
+            cache_words: 1 << 26,
+        }
     }
 }
 
@@ -192,7 +195,14 @@ impl Engine {
             counts_touched: vec![Vec::new(); levels],
             reports: vec![0; levels * prog.twig_words],
             reports_touched: vec![Vec::new(); levels],
-            ordered: vec![0; if prog.ordered { levels * prog.twig_words } else { 0 }],
+            ordered: vec![
+                0;
+                if prog.ordered {
+                    levels * prog.twig_words
+                } else {
+                    0
+                }
+            ],
             ordered_touched: vec![Vec::new(); levels],
             text_ok: vec![Vec::new(); levels],
             part_bits: vec![0; prog.part_queries.len().div_ceil(64)],
@@ -203,7 +213,12 @@ impl Engine {
             twig_seen: vec![u32::MAX; prog.twig.len()],
             close_stamp: 0,
         };
-        let mut e = Engine { prog, rt, tok: Tokenizer::new(config.xml), config };
+        let mut e = Engine {
+            prog,
+            rt,
+            tok: Tokenizer::new(config.xml),
+            config,
+        };
         e.reset_cache();
         e
     }
@@ -213,7 +228,11 @@ impl Engine {
     }
 
     pub fn stats(&self) -> EngineStats {
-        EngineStats { states: self.rt.states.len(), cache_words: self.rt.cache_words, ..self.rt.stats }
+        EngineStats {
+            states: self.rt.states.len(),
+            cache_words: self.rt.cache_words,
+            ..self.rt.stats
+        }
     }
 
     fn reset_cache(&mut self) {
@@ -226,7 +245,11 @@ impl Engine {
         rt.cache_words = 0;
         rt.trans.clear();
         // State 0: the document node, whose push column is always set.
-        let carry: &[u32] = if self.prog.push[DOC as usize].carries() { &[DOC] } else { &[] };
+        let carry: &[u32] = if self.prog.push[DOC as usize].carries() {
+            &[DOC]
+        } else {
+            &[]
+        };
         let carry = intern_carry(rt, carry);
         intern_state(&self.prog, rt, carry, &[DOC]);
     }
@@ -276,18 +299,30 @@ impl Engine {
     }
 
     pub fn feed(&mut self, chunk: &[u8]) {
-        let mut run = Run { p: &self.prog, rt: &mut self.rt, limit: self.config.cache_words };
+        let mut run = Run {
+            p: &self.prog,
+            rt: &mut self.rt,
+            limit: self.config.cache_words,
+        };
         self.tok.feed(chunk, &mut run);
     }
 
     pub fn end(&mut self) -> DocResult {
-        let mut run = Run { p: &self.prog, rt: &mut self.rt, limit: self.config.cache_words };
+        let mut run = Run {
+            p: &self.prog,
+            rt: &mut self.rt,
+            limit: self.config.cache_words,
+        };
         let res = self.tok.finish(&mut run);
         let (status, error) = match res {
             Ok(()) => (DocStatus::Ok, None),
             Err(e) => (e.error.status(), Some(e)),
         };
-        DocResult { status, error, matched: self.matched_queries() }
+        DocResult {
+            status,
+            error,
+            matched: self.matched_queries(),
+        }
     }
 
     /// Queries all of whose parts matched, ascending, in time linear in the
@@ -370,23 +405,26 @@ fn has_bit(words: &[u64], base: usize, t: u32) -> bool {
 
 fn intern_carry(rt: &mut Runtime, set: &[u32]) -> u32 {
     let h = hash_set(set);
-    if let Some(&id) = rt.carry_table.find(h, |&id| &*rt.carries[id as usize] == set) {
+    if let Some(&id) = rt
+        .carry_table
+        .find(h, |&id| &*rt.carries[id as usize] == set)
+    {
         return id;
     }
     let id = rt.carries.len() as u32;
     rt.cache_words += set.len() + 4;
     rt.carries.push(set.into());
     let carries = &rt.carries;
-    rt.carry_table.insert_unique(h, id, |&i| hash_set(&carries[i as usize]));
+    rt.carry_table
+        .insert_unique(h, id, |&i| hash_set(&carries[i as usize]));
     id
 }
 
 fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32 {
     let h = hash_state(carry, exact);
-    if let Some(&id) = rt
-        .state_table
-        .find(h, |&id| rt.states[id as usize].carry == carry && &*rt.states[id as usize].exact == exact)
-    {
+    if let Some(&id) = rt.state_table.find(h, |&id| {
+        rt.states[id as usize].carry == carry && &*rt.states[id as usize].exact == exact
+    }) {
         return id;
     }
     let mut accept_parts = Vec::new();
@@ -425,7 +463,13 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
     let id = rt.states.len() as u32;
     accept_parts.sort_unstable();
     accept_parts.dedup();
-    rt.cache_words += exact.len() + accept_parts.len() + 2 * leaf_up.len() + inner.len() + branching.len() + text_conds.len() + 16;
+    rt.cache_words += exact.len()
+        + accept_parts.len()
+        + 2 * leaf_up.len()
+        + inner.len()
+        + branching.len()
+        + text_conds.len()
+        + 16;
     rt.states.push(State {
         exact: exact.into(),
         carry,
@@ -514,7 +558,11 @@ impl Run<'_> {
         key.dedup();
         let new_carry = if key.iter().any(|&n| p.push[n as usize].carries()) {
             let mut set: Vec<u32> = rt.carries[carry as usize].to_vec();
-            set.extend(key.iter().copied().filter(|&n| p.push[n as usize].carries()));
+            set.extend(
+                key.iter()
+                    .copied()
+                    .filter(|&n| p.push[n as usize].carries()),
+            );
             set.sort_unstable();
             set.dedup();
             intern_carry(rt, &set)
@@ -608,7 +656,6 @@ impl Run<'_> {
             }
         }
     }
-
 }
 
 impl Sink for Run<'_> {
@@ -666,7 +713,11 @@ impl Sink for Run<'_> {
             }
             if !set.num_eq.is_empty() {
                 let x = rt.acc.number();
-                let bits = if x == 0.0 { 0f64.to_bits() } else { x.to_bits() };
+                let bits = if x == 0.0 {
+                    0f64.to_bits()
+                } else {
+                    x.to_bits()
+                };
                 if let Some(cs) = set.num_eq.get(&bits) {
                     rt.truth.extend_from_slice(cs);
                 }
@@ -692,7 +743,9 @@ impl Sink for Run<'_> {
                 }
                 let parent = *self.rt.stack.last().unwrap_or(&0);
                 let n = self.compute(parent, symbol);
-                self.rt.trans.insert((parent as u64) << 32 | symbol as u64, n);
+                self.rt
+                    .trans
+                    .insert((parent as u64) << 32 | symbol as u64, n);
                 n
             }
         };
@@ -737,14 +790,21 @@ impl Sink for Run<'_> {
         // With ordered siblings, children are checked against the reports
         // accepted in order; otherwise against all reports.
         let checked = if p.ordered { &rt.ordered } else { &rt.reports };
-        let checked_touched = if p.ordered { &rt.ordered_touched[d] } else { &rt.reports_touched[d] };
+        let checked_touched = if p.ordered {
+            &rt.ordered_touched[d]
+        } else {
+            &rt.reports_touched[d]
+        };
         // Candidates: childless twig nodes of this state, and the parents of
         // the reports received here whose push column is set at this element.
         let mut cands = std::mem::take(&mut rt.cands);
         cands.clear();
         cands.extend_from_slice(&rt.states[s].inner);
         let st = &rt.states[s];
-        let reported: u32 = checked_touched.iter().map(|&w| checked[here + w as usize].count_ones()).sum();
+        let reported: u32 = checked_touched
+            .iter()
+            .map(|&w| checked[here + w as usize].count_ones())
+            .sum();
         if st.branching.len() <= reported as usize {
             cands.extend_from_slice(&st.branching);
         } else {

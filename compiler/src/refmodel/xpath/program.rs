@@ -15,6 +15,10 @@ use rustc_hash::FxBuildHasher;
 
 pub(crate) type FxMap<K, V> = HashMap<K, V, FxBuildHasher>;
 
+/// What makes two steps share a push column: (parent push node, `//`?,
+/// tag or [`ANY_TAG`], open-time conditions).
+type PushKey = (u32, bool, u32, Box<[u32]>);
+
 /// Push node of the document node (depth 0).
 pub(crate) const DOC: u32 = 0;
 /// Tag key meaning "any tag" in the (tag, attribute) condition index.
@@ -111,7 +115,7 @@ impl Program {
 
         // ---- push prefix tree ----
         let mut push: Vec<PushNode> = vec![PushNode::default()];
-        let mut push_key: FxMap<(u32, bool, u32, Box<[u32]>), u32> = FxMap::default();
+        let mut push_key: FxMap<PushKey, u32> = FxMap::default();
         let mut node_push = vec![DOC; design.nodes.len()];
         for part in &design.parts {
             let mut stack = vec![part.root];
@@ -129,7 +133,10 @@ impl Program {
                     Some(&id) => id,
                     None => {
                         let id = push.len() as u32;
-                        push.push(PushNode { conds, ..PushNode::default() });
+                        push.push(PushNode {
+                            conds,
+                            ..PushNode::default()
+                        });
                         let p = &mut push[parent as usize];
                         match (desc, tag) {
                             (false, ANY_TAG) => p.child_any.push(id),
@@ -177,8 +184,12 @@ impl Program {
             }
             for &n in &nodes {
                 let t = twig_of[n.index()];
-                twig[t as usize].children =
-                    design.node(n).children.iter().map(|c| twig_of[c.index()]).collect();
+                twig[t as usize].children = design
+                    .node(n)
+                    .children
+                    .iter()
+                    .map(|c| twig_of[c.index()])
+                    .collect();
                 for w in design.node(n).children.windows(2) {
                     twig[twig_of[w[1].index()] as usize].prev = twig_of[w[0].index()];
                 }
@@ -252,7 +263,9 @@ impl Program {
                 match cond {
                     CondKind::AttrExists(_) => set.exists.push(ci),
                     CondKind::AttrCmp(_, cmp) => match (&cmp.value, cmp.op) {
-                        (Value::Str(s), CmpOp::Eq) => set.str_eq.entry(s.clone()).or_default().push(ci),
+                        (Value::Str(s), CmpOp::Eq) => {
+                            set.str_eq.entry(s.clone()).or_default().push(ci)
+                        }
                         (Value::Num(b), CmpOp::Eq) if !f64::from_bits(*b).is_nan() => {
                             set.num_eq.entry(*b).or_default().push(ci)
                         }
@@ -274,8 +287,12 @@ impl Program {
             }
             counter_guard.push(c.guard.iter().map(|g| g.0).collect::<Box<[u32]>>());
             // A counter's guard may read attributes of the counted elements.
-            if c.guard.iter().any(|g| matches!(design.cond(*g), CondKind::AttrExists(_) | CondKind::AttrCmp(..)))
-            {
+            if c.guard.iter().any(|g| {
+                matches!(
+                    design.cond(*g),
+                    CondKind::AttrExists(_) | CondKind::AttrCmp(..)
+                )
+            }) {
                 match c.test {
                     Test::Any => tag_wants_attrs.iter_mut().for_each(|w| *w = true),
                     Test::Tag(t) => tag_wants_attrs[t.index()] = true,
@@ -290,13 +307,21 @@ impl Program {
         }
 
         // ---- queries ----
-        let nq = design.queries.iter().map(|q| q.id.0 as usize + 1).max().unwrap_or(0);
+        let nq = design
+            .queries
+            .iter()
+            .map(|q| q.id.0 as usize + 1)
+            .max()
+            .unwrap_or(0);
         let mut query_nparts = vec![0u32; nq];
         for q in &design.queries {
             query_nparts[q.id.index()] = q.parts.len() as u32;
         }
-        let part_queries: Vec<Vec<u32>> =
-            design.parts.iter().map(|p| p.queries.iter().map(|q| q.0).collect()).collect();
+        let part_queries: Vec<Vec<u32>> = design
+            .parts
+            .iter()
+            .map(|p| p.queries.iter().map(|q| q.0).collect())
+            .collect();
         let part_single_query = part_queries
             .iter()
             .map(|qs| match qs.as_slice() {
@@ -340,6 +365,9 @@ impl Program {
     #[inline]
     pub fn kids<'a>(list: &'a [(u32, u32)], t: u32) -> impl Iterator<Item = u32> + 'a {
         let start = list.partition_point(|&(tag, _)| tag < t);
-        list[start..].iter().take_while(move |&&(tag, _)| tag == t).map(|&(_, n)| n)
+        list[start..]
+            .iter()
+            .take_while(move |&&(tag, _)| tag == t)
+            .map(|&(_, n)| n)
     }
 }

@@ -12,16 +12,24 @@ fn engine_with(queries: &[&str], mode: Mode, order: SiblingOrder, config: Engine
     let text = queries.join("\n");
     let (qs, diags) = parse_query_file("t", &text);
     assert!(diags.is_empty(), "{diags:?}");
-    let mut design = run_pipeline(lower_queries("t", &qs).expect("lowers"), &PassConfig { mode });
+    let mut design = run_pipeline(
+        lower_queries("t", &qs).expect("lowers"),
+        &PassConfig { mode },
+    );
     design.order = order;
     Engine::new(&design, config)
 }
 
 /// Which of `queries` match `doc` (holistic, unordered).
 fn matches(queries: &[&str], doc: &str) -> Vec<u32> {
-    engine_with(queries, Mode::Holistic, SiblingOrder::Unordered, EngineConfig::default())
-        .filter(doc.as_bytes())
-        .matched
+    engine_with(
+        queries,
+        Mode::Holistic,
+        SiblingOrder::Unordered,
+        EngineConfig::default(),
+    )
+    .filter(doc.as_bytes())
+    .matched
 }
 
 fn one(query: &str, doc: &str) -> bool {
@@ -60,7 +68,10 @@ fn twig_needs_all_branches_under_the_same_element() {
     let q = "/r/a[b/c]/d/e";
     assert!(one(q, "<r><a><b><c/></b><d><e/></d></a></r>"));
     assert!(one(q, "<r><a><d><e/></d><b><c/></b></a></r>"), "unordered");
-    assert!(!one(q, "<r><a><b><c/></b></a><a><d><e/></d></a></r>"), "no false positive");
+    assert!(
+        !one(q, "<r><a><b><c/></b></a><a><d><e/></d></a></r>"),
+        "no false positive"
+    );
     assert!(one("//a[.//c]", "<a><x><y><c/></y></x></a>"));
     assert!(!one("//a[c]", "<a><x><c/></x></a>"));
     assert!(one("//a[b and c]", "<a><c/><b/></a>"));
@@ -78,15 +89,33 @@ fn nested_twigs_report_through_descendant_chains() {
 fn split_modes_report_false_positives_holistic_does_not() {
     let q = ["/r/a[b]/c"];
     let doc = "<r><a><b/></a><a><c/></a></r>";
-    for (mode, want) in [(Mode::Holistic, false), (Mode::Paths, true), (Mode::Pairs, true)] {
+    for (mode, want) in [
+        (Mode::Holistic, false),
+        (Mode::Paths, true),
+        (Mode::Pairs, true),
+    ] {
         let mut e = engine_with(&q, mode, SiblingOrder::Unordered, EngineConfig::default());
-        assert_eq!(!e.filter(doc.as_bytes()).matched.is_empty(), want, "{mode:?}");
+        assert_eq!(
+            !e.filter(doc.as_bytes()).matched.is_empty(),
+            want,
+            "{mode:?}"
+        );
     }
     // Pairs lose the anchoring of inner steps; paths keep it.
     let q = ["/r/a/b"];
     let doc = "<r><a/><x><a><b/></a></x></r>";
-    let mut paths = engine_with(&q, Mode::Paths, SiblingOrder::Unordered, EngineConfig::default());
-    let mut pairs = engine_with(&q, Mode::Pairs, SiblingOrder::Unordered, EngineConfig::default());
+    let mut paths = engine_with(
+        &q,
+        Mode::Paths,
+        SiblingOrder::Unordered,
+        EngineConfig::default(),
+    );
+    let mut pairs = engine_with(
+        &q,
+        Mode::Pairs,
+        SiblingOrder::Unordered,
+        EngineConfig::default(),
+    );
     assert!(paths.filter(doc.as_bytes()).matched.is_empty());
     assert_eq!(pairs.filter(doc.as_bytes()).matched, vec![0]);
 }
@@ -96,15 +125,28 @@ fn ordered_mode_requires_branches_in_document_order() {
     let q = ["//a[b]/c"];
     let in_order = "<a><b/><c/></a>";
     let reversed = "<a><c/><b/></a>";
-    let mut e = engine_with(&q, Mode::Holistic, SiblingOrder::Ordered, EngineConfig::default());
+    let mut e = engine_with(
+        &q,
+        Mode::Holistic,
+        SiblingOrder::Ordered,
+        EngineConfig::default(),
+    );
     assert_eq!(e.filter(in_order.as_bytes()).matched, vec![0]);
     assert!(e.filter(reversed.as_bytes()).matched.is_empty());
     assert_eq!(matches(&q, reversed), vec![0], "unordered by default");
     // Distinct child subtrees: both branches inside one child do not count.
     let q = ["//a[.//b][.//c]"];
-    let mut e = engine_with(&q, Mode::Holistic, SiblingOrder::Ordered, EngineConfig::default());
+    let mut e = engine_with(
+        &q,
+        Mode::Holistic,
+        SiblingOrder::Ordered,
+        EngineConfig::default(),
+    );
     assert!(e.filter(b"<a><x><b/><c/></x></a>").matched.is_empty());
-    assert_eq!(e.filter(b"<a><x><b/></x><y><z><c/></z></y></a>").matched, vec![0]);
+    assert_eq!(
+        e.filter(b"<a><x><b/></x><y><z><c/></z></y></a>").matched,
+        vec![0]
+    );
 }
 
 #[test]
@@ -120,16 +162,28 @@ fn attribute_predicates_follow_xpath_comparison_rules() {
     assert!(one(r#"//a[@x < "6"]"#, doc), "relational compares numbers");
     assert!(one("//a[@y]", doc));
     assert!(!one("//a[@w]", doc));
-    assert!(one(r#"//a[@q="a<b"]"#, r#"<a q="a&lt;b"/>"#), "references are decoded");
+    assert!(
+        one(r#"//a[@q="a<b"]"#, r#"<a q="a&lt;b"/>"#),
+        "references are decoded"
+    );
 }
 
 #[test]
 fn text_predicates_test_each_text_node() {
-    assert!(one(r#"//a[text()="xy"]"#, "<a>x<![CDATA[y]]></a>"), "CDATA joins its text node");
-    assert!(!one(r#"//a[text()="xy"]"#, "<a>x<!-- c -->y</a>"), "comments split text nodes");
+    assert!(
+        one(r#"//a[text()="xy"]"#, "<a>x<![CDATA[y]]></a>"),
+        "CDATA joins its text node"
+    );
+    assert!(
+        !one(r#"//a[text()="xy"]"#, "<a>x<!-- c -->y</a>"),
+        "comments split text nodes"
+    );
     assert!(one(r#"//a[text()="y"]"#, "<a>x<!-- c -->y</a>"));
     assert!(one(r#"//a[text()="y"]"#, "<a>x<b>z</b>y</a>"));
-    assert!(!one(r#"//a[text()="z"]"#, "<a>x<b>z</b>y</a>"), "only child text nodes");
+    assert!(
+        !one(r#"//a[text()="z"]"#, "<a>x<b>z</b>y</a>"),
+        "only child text nodes"
+    );
     assert!(one("//a[text()=18]", "<a> 18 </a>"));
     assert!(!one(r#"//a[text()="18"]"#, "<a> 18 </a>"));
     assert!(one(r#"//a[text()="a&b"]"#, "<a>a&amp;b</a>"));
@@ -148,7 +202,10 @@ fn positional_predicates_count_filtered_siblings() {
     assert!(one("/r/a[@x][2]", doc), "second of the a's having x");
     assert!(!one("/r/a[@x][3]", doc));
     assert!(!one("/r/a[2][@x]", doc), "the second a has no x");
-    assert!(one("//a[1]", "<r><c><a/></c></r>"), "first a child of its parent");
+    assert!(
+        one("//a[1]", "<r><c><a/></c></r>"),
+        "first a child of its parent"
+    );
     assert!(one("/r/a[position() > 2]", doc));
     assert!(!one("/r/a[position() > 3]", doc));
     assert!(one("/r/a[position() >= 1 and @x][2]", doc));
@@ -159,7 +216,12 @@ fn positional_predicates_count_filtered_siblings() {
 
 #[test]
 fn flagged_documents_keep_prefix_matches_and_do_not_affect_the_next() {
-    let mut e = engine_with(&["//a", "//b", "//a[c]"], Mode::Holistic, SiblingOrder::Unordered, EngineConfig::default());
+    let mut e = engine_with(
+        &["//a", "//b", "//a[c]"],
+        Mode::Holistic,
+        SiblingOrder::Unordered,
+        EngineConfig::default(),
+    );
     let bad = e.filter(b"<r><a></b></r>");
     assert_eq!(bad.status, DocStatus::Malformed);
     assert_eq!(bad.matched, vec![0]);
@@ -175,14 +237,28 @@ fn flagged_documents_keep_prefix_matches_and_do_not_affect_the_next() {
 
 #[test]
 fn tiny_state_cache_gives_identical_results() {
-    let queries = ["//a//b", "/r/a[b]/c", "//*[@x=1]//c", "//a[2]/b", r#"//c[text()="t"]"#];
+    let queries = [
+        "//a//b",
+        "/r/a[b]/c",
+        "//*[@x=1]//c",
+        "//a[2]/b",
+        r#"//c[text()="t"]"#,
+    ];
     let docs = [
         r#"<r><a><b/><c>t</c></a><a x="1"><x><b><c/></b></x></a></r>"#,
         "<r><a><a><b/></a></a><c>u</c></r>",
         r#"<r x="1"><a><b/></a><a><b/><c>t</c></a></r>"#,
     ];
-    let mut big = engine_with(&queries, Mode::Holistic, SiblingOrder::Unordered, EngineConfig::default());
-    let small_cfg = EngineConfig { cache_words: 1, ..EngineConfig::default() };
+    let mut big = engine_with(
+        &queries,
+        Mode::Holistic,
+        SiblingOrder::Unordered,
+        EngineConfig::default(),
+    );
+    let small_cfg = EngineConfig {
+        cache_words: 1,
+        ..EngineConfig::default()
+    };
     let mut small = engine_with(&queries, Mode::Holistic, SiblingOrder::Unordered, small_cfg);
     for _ in 0..3 {
         for d in docs {
