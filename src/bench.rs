@@ -186,10 +186,7 @@ fn configs(s: Sizes) -> Vec<Config> {
 // ---------------------------------------------------------------------------
 
 fn nitf_dir() -> PathBuf {
-    match std::env::var_os("QRTL_NITF_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/yfilter-nitf"),
-    }
+    qrtl_compiler::workload::nitf_dir()
 }
 
 fn out_dir() -> PathBuf {

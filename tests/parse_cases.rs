@@ -257,7 +257,7 @@ fn every_error_kind_has_a_case() {
 
 #[test]
 fn yfilter_nitf_queries_all_parse() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/yfilter-nitf/queries");
+    let dir = qrtl_compiler::workload::nitf_dir().join("queries");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e} (the YFilter suites are required)", dir.display()))
         .map(|e| e.expect("directory entry").path())

@@ -15,7 +15,6 @@
 //! parser (a `>` inside a quoted DOCTYPE literal ends its DOCTYPE).
 
 use std::fmt::Write as _;
-use std::path::Path;
 
 use qrtl_compiler::xml::trace::escape;
 use qrtl_compiler::xml::{Sink, Tokenizer, XmlConfig};
@@ -252,7 +251,7 @@ fn random_valid_documents_agree_with_quick_xml() {
 
 #[test]
 fn nitf_documents_agree_with_quick_xml() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/yfilter-nitf/docs");
+    let dir = qrtl_compiler::workload::nitf_dir().join("docs");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.expect("dir entry").path())

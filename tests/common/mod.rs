@@ -6,11 +6,11 @@ use qrtl_compiler::ir::xpath::{Design, Mode};
 use qrtl_compiler::lower::xpath::lower_queries;
 use qrtl_compiler::passes::{run_pipeline, PassConfig};
 use qrtl_compiler::refmodel::xpath::{Engine, EngineConfig};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-/// `../shared/data/yfilter-nitf` relative to the repository root.
+/// YFilter's NITF suites (`../shared/data/yfilter-nitf`, see `workload::nitf_dir`).
 pub fn nitf_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/yfilter-nitf")
+    qrtl_compiler::workload::nitf_dir()
 }
 
 /// Parse, lower and run the pass pipeline over a query file's text.

@@ -399,6 +399,21 @@ impl std::fmt::Write for Wrapper<'_> {
 }
 
 /// Convenience: a whole corpus for `cfg` over `vocab`.
+/// YFilter's NITF suites (read-only shared data): `$QRTL_NITF_DIR` if set,
+/// else `shared/data/yfilter-nitf` beside the repository (`../shared`), else
+/// the workplace's `/work/shared`. Used by tests and `qrtl-bench`.
+pub fn nitf_dir() -> std::path::PathBuf {
+    use std::path::{Path, PathBuf};
+    if let Some(d) = std::env::var_os("QRTL_NITF_DIR") {
+        return PathBuf::from(d);
+    }
+    let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/yfilter-nitf");
+    if beside.is_dir() {
+        return beside;
+    }
+    PathBuf::from("/work/shared/data/yfilter-nitf")
+}
+
 pub fn generate_docs(vocab: &Vocab, cfg: &DocGenConfig) -> Vec<Vec<u8>> {
     DocGen::new(vocab, cfg.clone()).corpus()
 }
