@@ -108,9 +108,10 @@ fn check_reports_every_error_with_location_and_exits_1() {
 
 #[test]
 fn check_accepts_the_sample_and_nitf_suites() {
+    let mixed = qrtl_compiler::workload::nitf_dir().join("queries/mixed.txt");
     for f in [
         "queries/xpath/news.txt",
-        "../shared/data/yfilter-nitf/queries/mixed.txt",
+        mixed.to_str().expect("UTF-8 path"),
     ] {
         let o = qrtl(&["xpath", "check", f]);
         assert_eq!(o.status.code(), Some(0), "{f}: {}", stderr(&o));
