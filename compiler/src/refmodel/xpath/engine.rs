@@ -331,6 +331,19 @@ impl Engine {
     fn matched_queries(&mut self) -> Vec<u32> {
         let p = &self.prog;
         let rt = &mut self.rt;
+        if p.parts_are_queries {
+            // Part i is query i (holistic, no duplicate queries): the part
+            // bitmap is the answer.
+            let mut out = Vec::new();
+            for (w, &word) in rt.part_bits.iter().enumerate() {
+                let mut bits = word;
+                while bits != 0 {
+                    out.push(w as u32 * 64 + bits.trailing_zeros());
+                    bits &= bits - 1;
+                }
+            }
+            return out;
+        }
         let mut multi: Vec<u32> = Vec::new();
         for (w, &word) in rt.part_bits.iter().enumerate() {
             let mut bits = word;

@@ -97,6 +97,8 @@ pub(crate) struct Program {
     pub ncounters: usize,
     /// Per part: the queries it belongs to.
     pub part_queries: Vec<Vec<u32>>,
+    /// Part `i` is exactly query `i`, which has no other part.
+    pub parts_are_queries: bool,
     /// Per part: its only query if that query has just this part, else `u32::MAX`.
     pub part_single_query: Vec<u32>,
     /// Per query id: number of parts (0 for ids without a query).
@@ -322,6 +324,12 @@ impl Program {
             .iter()
             .map(|p| p.queries.iter().map(|q| q.0).collect())
             .collect();
+        let parts_are_queries = part_queries.len() == query_nparts.len()
+            && part_queries
+                .iter()
+                .enumerate()
+                .all(|(i, qs)| qs.as_slice() == [i as u32])
+            && query_nparts.iter().all(|&n| n == 1);
         let part_single_query = part_queries
             .iter()
             .map(|qs| match qs.as_slice() {
@@ -349,6 +357,7 @@ impl Program {
             counter_pos,
             ncounters,
             part_queries,
+            parts_are_queries,
             part_single_query,
             query_nparts,
             longest_literal,
