@@ -267,3 +267,8 @@ fn tiny_state_cache_gives_identical_results() {
     }
     assert!(small.stats().flushes > 0);
 }
+
+#[test]
+fn duplicate_queries_share_a_part_and_both_report() {
+    assert_eq!(matches(&["//a", "//b", "//a", " //a"], "<a/>"), vec![0, 2, 3]);
+}
