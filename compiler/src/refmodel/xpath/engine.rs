@@ -562,11 +562,9 @@ impl Run<'_> {
                 key.push(n);
             }
         };
-        for &n in rt.states[state as usize].exact.iter() {
-            let node = &p.push[n as usize];
-            Program::kids(&node.child_tag, tag).for_each(&mut take);
-            node.child_any.iter().copied().for_each(&mut take);
-        }
+        let exact = &rt.states[state as usize].exact;
+        Program::join_children(exact, &p.child_edges[tag as usize], &mut take);
+        Program::join_children(exact, &p.child_edges[p.ntags], &mut take);
         rt.desc_memo[&memo].iter().copied().for_each(&mut take);
         key.sort_unstable();
         key.dedup();

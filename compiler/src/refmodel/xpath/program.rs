@@ -77,6 +77,10 @@ pub(crate) struct Program {
     pub ntags: usize,
     pub push: Vec<PushNode>,
     pub twig: Vec<TwigNode>,
+    /// Per tag: the `/` edges (parent, child) whose child has that tag,
+    /// sorted by parent; the last entry (index `ntags`) holds `*` children.
+    /// A new row joins the parent's sorted exact set with these lists.
+    pub child_edges: Vec<Vec<(u32, u32)>>,
     /// Per twig node: its push node, and its parent twig node (`u32::MAX` for roots).
     pub twig_push: Vec<u32>,
     pub twig_parent: Vec<u32>,
@@ -157,6 +161,18 @@ impl Program {
         for p in &mut push {
             p.child_tag.sort_unstable();
             p.desc_tag.sort_unstable();
+        }
+        let mut child_edges: Vec<Vec<(u32, u32)>> = vec![Vec::new(); ntags + 1];
+        for (parent, node) in push.iter().enumerate() {
+            for &(t, c) in &node.child_tag {
+                child_edges[t as usize].push((parent as u32, c));
+            }
+            for &c in &node.child_any {
+                child_edges[ntags].push((parent as u32, c));
+            }
+        }
+        for e in &mut child_edges {
+            e.sort_unstable();
         }
 
         // ---- parts: plain paths accept at open, twigs get pop columns ----
@@ -343,6 +359,7 @@ impl Program {
             ntags,
             push,
             twig,
+            child_edges,
             twig_push,
             twig_parent,
             desc_mask,
@@ -368,6 +385,39 @@ impl Program {
     #[inline]
     pub fn decode_tag(&self, name: &[u8]) -> u32 {
         self.tag_index.get(name).copied().unwrap_or(0)
+    }
+
+    /// Children by `/` with edges in `edges` (sorted by parent) of the nodes
+    /// in `exact` (sorted): a merge join, or binary searches when `exact`
+    /// is much smaller than the edge list.
+    pub fn join_children(exact: &[u32], edges: &[(u32, u32)], mut out: impl FnMut(u32)) {
+        if edges.is_empty() || exact.is_empty() {
+            return;
+        }
+        if exact.len() * 16 < edges.len() {
+            for &n in exact {
+                let start = edges.partition_point(|&(p, _)| p < n);
+                for &(p, c) in &edges[start..] {
+                    if p != n {
+                        break;
+                    }
+                    out(c);
+                }
+            }
+            return;
+        }
+        let (mut i, mut j) = (0, 0);
+        while i < exact.len() && j < edges.len() {
+            let (p, c) = edges[j];
+            match exact[i].cmp(&p) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    out(c);
+                    j += 1;
+                }
+            }
+        }
     }
 
     /// Children of `p` reachable by an element with tag `t`, over `/`.
