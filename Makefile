@@ -1,6 +1,8 @@
 # Thin entry points only (SPEC §1). Everything real lives in Cargo.
 CARGO ?= cargo
-QRTL  := ./target/release/qrtl
+# Honour CARGO_TARGET_DIR when set (binaries are looked up there).
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
+QRTL  := $(TARGET_DIR)/release/qrtl
 
 .PHONY: deps demo test bench clean
 
@@ -21,7 +23,7 @@ test: deps
 
 bench: deps
 	$(CARGO) build --release --bin qrtl-bench
-	./target/release/qrtl-bench | tee bench/REPORT-engine.md
+	$(TARGET_DIR)/release/qrtl-bench | tee bench/REPORT-engine.md
 
 clean:
 	$(CARGO) clean
