@@ -270,5 +270,8 @@ fn tiny_state_cache_gives_identical_results() {
 
 #[test]
 fn duplicate_queries_share_a_part_and_both_report() {
-    assert_eq!(matches(&["//a", "//b", "//a", " //a"], "<a/>"), vec![0, 2, 3]);
+    assert_eq!(
+        matches(&["//a", "//b", "//a", " //a"], "<a/>"),
+        vec![0, 2, 3]
+    );
 }
