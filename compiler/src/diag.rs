@@ -25,23 +25,10 @@ impl Span {
     pub fn new(start: usize, end: usize) -> Span {
         Span { start, end }
     }
+    /// An empty span at `at` (for "expected something here").
     pub fn point(at: usize) -> Span {
         Span { start: at, end: at }
     }
-    pub fn to(self, other: Span) -> Span {
-        Span {
-            start: self.start.min(other.start),
-            end: self.end.max(other.end),
-        }
-    }
-}
-
-/// A position in a source file: 1-based line, 1-based column (in characters).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Location {
-    pub file: String,
-    pub line: usize,
-    pub col: usize,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,14 +55,6 @@ impl Diagnostic {
             .map(|s| s.chars().count())
             .unwrap_or(start)
             + 1
-    }
-
-    pub fn location(&self) -> Location {
-        Location {
-            file: self.file.clone(),
-            line: self.line,
-            col: self.col(),
-        }
     }
 
     /// Render with file:line:col, the source line and a caret line.

@@ -253,10 +253,6 @@ pub struct Compare {
 }
 
 impl Compare {
-    /// Is this a string comparison (otherwise numeric)?
-    pub fn is_string(&self) -> bool {
-        matches!(self.value, Value::Str(_)) && matches!(self.op, CmpOp::Eq | CmpOp::Ne)
-    }
     /// The literal as a number (for numeric comparisons).
     pub fn rhs_number(&self) -> f64 {
         match &self.value {

@@ -29,8 +29,6 @@ pub(crate) struct PushNode {
     /// Open-time conditions, sorted.
     pub conds: Box<[u32]>,
     /// Children by `/`, sorted by tag.
-    pub child_tag: Vec<(u32, u32)>,
-    pub child_any: Vec<u32>,
     /// Children by `//`, sorted by tag.
     pub desc_tag: Vec<(u32, u32)>,
     pub desc_any: Vec<u32>,
@@ -121,6 +119,8 @@ impl Program {
 
         // ---- push prefix tree ----
         let mut push: Vec<PushNode> = vec![PushNode::default()];
+        // `/` edges (parent, child) per child tag; index `ntags` holds `*`.
+        let mut child_edges: Vec<Vec<(u32, u32)>> = vec![Vec::new(); ntags + 1];
         let mut push_key: FxMap<PushKey, u32> = FxMap::default();
         let mut node_push = vec![DOC; design.nodes.len()];
         for part in &design.parts {
@@ -145,8 +145,8 @@ impl Program {
                         });
                         let p = &mut push[parent as usize];
                         match (desc, tag) {
-                            (false, ANY_TAG) => p.child_any.push(id),
-                            (false, t) => p.child_tag.push((t, id)),
+                            (false, ANY_TAG) => child_edges[ntags].push((parent, id)),
+                            (false, t) => child_edges[t as usize].push((parent, id)),
                             (true, ANY_TAG) => p.desc_any.push(id),
                             (true, t) => p.desc_tag.push((t, id)),
                         }
@@ -159,17 +159,7 @@ impl Program {
             }
         }
         for p in &mut push {
-            p.child_tag.sort_unstable();
             p.desc_tag.sort_unstable();
-        }
-        let mut child_edges: Vec<Vec<(u32, u32)>> = vec![Vec::new(); ntags + 1];
-        for (parent, node) in push.iter().enumerate() {
-            for &(t, c) in &node.child_tag {
-                child_edges[t as usize].push((parent as u32, c));
-            }
-            for &c in &node.child_any {
-                child_edges[ntags].push((parent as u32, c));
-            }
         }
         for e in &mut child_edges {
             e.sort_unstable();
