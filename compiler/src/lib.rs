@@ -4,10 +4,13 @@
 
 pub mod cli;
 pub mod diag;
+pub mod emit;
 pub mod frontend;
 pub mod ir;
 pub mod lower;
 pub mod passes;
+pub mod project;
 pub mod refmodel;
+pub mod sim;
 pub mod workload;
 pub mod xml;

@@ -1,0 +1,4 @@
+//! Verilog emission from askama templates in `rtl-templates/`.
+
+pub mod sax;
+pub mod values;

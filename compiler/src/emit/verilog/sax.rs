@@ -1,0 +1,1 @@
+//! The SAX parser module (`rtl-templates/sax.v`).

@@ -1,0 +1,1 @@
+//! Value comparators (`rtl-templates/vcmp.v`).

@@ -1,0 +1,1 @@
+//! Generated project files (constraints, scripts, FuseSoC core, manifest).

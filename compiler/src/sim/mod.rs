@@ -1,0 +1,1 @@
+//! Simulation harness: generated C++ Verilator drivers, build cache, result readers.
