@@ -3,5 +3,6 @@
 //! cross reference is a typed `u32` index, never a pointer.
 
 pub mod print;
+pub mod stacks;
 pub mod value;
 pub mod xpath;

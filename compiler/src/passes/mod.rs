@@ -1,6 +1,15 @@
-//! IR → IR passes, one per file; `registry` lists them.
+//! Optimisation passes; `registry.rs` is the one list of them.
 
+pub mod cluster;
+pub mod compaction;
+pub mod last_column;
+pub mod naming;
+pub mod prefix_merge;
 pub mod registry;
+pub mod root_gs;
 pub mod split_twigs;
 
-pub use registry::{run_pipeline, PassConfig};
+pub use registry::{
+    passes, run_pipeline, run_stack_pipeline, stack_passes, Pass, PassConfig, StackPass,
+    StackPassConfig,
+};

@@ -2,4 +2,5 @@
 //! is checked against, and are themselves checked against independent
 //! implementations (see `tests/`).
 
+pub mod stacks;
 pub mod xpath;

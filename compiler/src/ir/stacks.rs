@@ -1,0 +1,399 @@
+//! The stack IR: the path-specific-stack hardware of ch. 2.5 as data. This
+//! is what the XPath RTL is emitted from and what `refmodel::stacks` runs.
+//!
+//! A design is a list of **clusters** (ch. 2.5.4). Each cluster has its own
+//! tag decoder, attribute decoder and one stack memory: every row holds the
+//! cluster's global-stack bits (the one-hot tag of the element at that level,
+//! for the tags some node reads) and its **columns** (1-bit stacks sharing
+//! the one stack pointer). **Nodes** are query steps; a node *fires* when an
+//! element opens whose tag passes its test, whose attributes satisfy its
+//! conditions, and whose parent row says its predecessor matched:
+//!
+//! * no parent: `/`-rooted nodes fire at depth 1, `//`-rooted at any depth;
+//! * parent `p` read through the global stack (`p.via_gs`, a condition-free
+//!   root without a column, ch. 2.5.2.2 optimisation 2): the element's depth
+//!   is 2 (or ≥ 2 for a `//` root) and the parent's tag bit is set;
+//! * `/` axis: `p`'s **exact** column at the top of stack ("p fired at the
+//!   parent element"), AND the global-stack bit of `p`'s tag when the column
+//!   is shared by several nodes (compaction, Algorithms 1–2: nodes in one
+//!   exact column have distinct tags, so the parent's tag tells which fired);
+//! * `//` axis: `p`'s **carry** column ("p fired at the parent or above";
+//!   the column ORs its own top of stack back in, Fig. 2.7(b)).
+//!
+//! A **flag** is a sticky per-document bit set when its node fires; a query
+//! matches iff all of its flags are set (one flag per query for paths; one
+//! per part for `--mode paths|pairs`, joined on chip).
+
+use super::xpath::{AttrDict, Axis, CondId, CondKind, QueryId, TagDict, TagId, Test};
+use std::fmt;
+
+macro_rules! id_type {
+    ($(#[$m:meta])* $name:ident) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(pub u32);
+        impl $name {
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+    };
+}
+
+id_type!(
+    /// Index into [`Cluster::nodes`].
+    HwNodeId
+);
+id_type!(
+    /// Index into [`Cluster::columns`].
+    ColId
+);
+id_type!(
+    /// Index into [`Cluster::flags`].
+    FlagId
+);
+
+/// Where a node came from: a step of a query (for names and RTL comments).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepOrigin {
+    pub query: QueryId,
+    /// 1-based line in the query file.
+    pub line: usize,
+    /// 1-based step number within the query's path.
+    pub step: usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct HwNode {
+    pub parent: Option<HwNodeId>,
+    pub axis: Axis,
+    pub test: Test,
+    /// Open-time conditions (attribute tests), sorted.
+    pub conds: Vec<CondId>,
+    /// Column holding "fired at this element" (read by `/` children).
+    pub exact: Option<ColId>,
+    /// Column holding "fired at this element or an ancestor" (read by `//`
+    /// children).
+    pub carry: Option<ColId>,
+    /// A condition-free root whose `/` children read the global stack.
+    pub via_gs: bool,
+    /// Every query step merged into this node (first is the name source).
+    pub origins: Vec<StepOrigin>,
+    /// Chosen by the naming pass.
+    pub name: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColKind {
+    Exact,
+    Carry,
+}
+
+#[derive(Clone, Debug)]
+pub struct Column {
+    pub kind: ColKind,
+    pub name: String,
+}
+
+/// A sticky per-document match bit, set when `node` fires.
+#[derive(Clone, Debug)]
+pub struct Flag {
+    pub node: HwNodeId,
+    pub name: String,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Cluster {
+    pub nodes: Vec<HwNode>,
+    pub columns: Vec<Column>,
+    pub flags: Vec<Flag>,
+    pub name: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct HwQuery {
+    pub id: QueryId,
+    pub line: usize,
+    pub text: String,
+    pub cluster: usize,
+    /// The query matches iff all these flags (of its cluster) are set.
+    pub flags: Vec<FlagId>,
+}
+
+/// How a node reads its predecessor (derived from the columns; see the
+/// module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Read {
+    /// Root at depth 1 (`/`) or anywhere (`//`).
+    Doc(Axis),
+    /// Parent is a root read via the global stack: depth 2 (root `/`) or
+    /// ≥ 2 (root `//`), and the parent's tag bit (none for `*`).
+    Gs { root_axis: Axis, tag: Option<TagId> },
+    /// A column at the top of stack, checked with the parent's global-stack
+    /// tag bit when the column is shared.
+    Column { col: ColId, gs: Option<TagId> },
+}
+
+#[derive(Clone, Debug)]
+pub struct StackDesign {
+    pub tags: TagDict,
+    pub attrs: AttrDict,
+    /// Indexed by the XPath IR's `CondId`; only open-time attribute
+    /// conditions are referenced by nodes.
+    pub conds: Vec<CondKind>,
+    pub max_depth: u32,
+    pub clusters: Vec<Cluster>,
+    /// In query-id order.
+    pub queries: Vec<HwQuery>,
+}
+
+impl Cluster {
+    pub fn node(&self, n: HwNodeId) -> &HwNode {
+        &self.nodes[n.index()]
+    }
+
+    /// Children lists, derived from the parent links.
+    pub fn children(&self) -> Vec<Vec<HwNodeId>> {
+        let mut out = vec![Vec::new(); self.nodes.len()];
+        for (i, n) in self.nodes.iter().enumerate() {
+            if let Some(p) = n.parent {
+                out[p.index()].push(HwNodeId(i as u32));
+            }
+        }
+        out
+    }
+
+    /// The nodes stored in each column.
+    pub fn column_members(&self) -> Vec<Vec<HwNodeId>> {
+        let mut out = vec![Vec::new(); self.columns.len()];
+        for (i, n) in self.nodes.iter().enumerate() {
+            for c in [n.exact, n.carry].into_iter().flatten() {
+                out[c.index()].push(HwNodeId(i as u32));
+            }
+        }
+        out
+    }
+
+    /// How node `n` reads its predecessor.
+    pub fn read_of(&self, n: HwNodeId, members: &[Vec<HwNodeId>]) -> Read {
+        let node = self.node(n);
+        let Some(p) = node.parent else {
+            return Read::Doc(node.axis);
+        };
+        let parent = self.node(p);
+        let tag_of = |t: Test| match t {
+            Test::Tag(t) => Some(t),
+            Test::Any => None,
+        };
+        match node.axis {
+            Axis::Child if parent.via_gs => Read::Gs {
+                root_axis: parent.axis,
+                tag: tag_of(parent.test),
+            },
+            Axis::Child => {
+                let col = parent.exact.expect("verified: / children need an exact column");
+                let gs = if members[col.index()].len() > 1 {
+                    tag_of(parent.test)
+                } else {
+                    None
+                };
+                Read::Column { col, gs }
+            }
+            Axis::Descendant => Read::Column {
+                col: parent.carry.expect("verified: // children need a carry column"),
+                gs: None,
+            },
+        }
+    }
+
+    /// The tags whose global-stack bits some node reads, sorted.
+    pub fn gs_tags(&self) -> Vec<TagId> {
+        let members = self.column_members();
+        let mut tags: Vec<TagId> = (0..self.nodes.len())
+            .filter_map(|i| match self.read_of(HwNodeId(i as u32), &members) {
+                Read::Gs { tag, .. } => tag,
+                Read::Column { gs, .. } => gs,
+                Read::Doc(_) => None,
+            })
+            .collect();
+        tags.sort();
+        tags.dedup();
+        tags
+    }
+
+    /// Drop columns no node uses and renumber the rest in first-use order.
+    pub fn renumber_columns(&mut self) {
+        let mut map = vec![None; self.columns.len()];
+        let mut columns = Vec::new();
+        for n in &mut self.nodes {
+            for c in [&mut n.exact, &mut n.carry].into_iter().flatten() {
+                let new = *map[c.index()].get_or_insert_with(|| {
+                    columns.push(self.columns[c.index()].clone());
+                    ColId(columns.len() as u32 - 1)
+                });
+                *c = new;
+            }
+        }
+        self.columns = columns;
+    }
+}
+
+impl StackDesign {
+    pub fn node_count(&self) -> usize {
+        self.clusters.iter().map(|c| c.nodes.len()).sum()
+    }
+    pub fn column_count(&self) -> usize {
+        self.clusters.iter().map(|c| c.columns.len()).sum()
+    }
+    pub fn gs_bit_count(&self) -> usize {
+        self.clusters.iter().map(|c| c.gs_tags().len()).sum()
+    }
+
+    /// The invariants every pass preserves and the emitter relies on.
+    pub fn verify(&self) -> Result<(), String> {
+        for (k, cl) in self.clusters.iter().enumerate() {
+            let children = cl.children();
+            let members = cl.column_members();
+            for (i, n) in cl.nodes.iter().enumerate() {
+                let at = || format!("cluster {k} node {i}");
+                if let Some(p) = n.parent {
+                    if p.index() >= i {
+                        return Err(format!("{}: parent {} is not earlier", at(), p.0));
+                    }
+                }
+                for c in &n.conds {
+                    match self.conds.get(c.index()) {
+                        Some(CondKind::AttrExists(_) | CondKind::AttrCmp(..)) => {}
+                        _ => return Err(format!("{}: condition {} is not an attribute test", at(), c.0)),
+                    }
+                }
+                let kids = &children[i];
+                let has_child = kids.iter().any(|c| cl.node(*c).axis == Axis::Child);
+                let has_desc = kids.iter().any(|c| cl.node(*c).axis == Axis::Descendant);
+                if has_child && n.exact.is_none() && !n.via_gs {
+                    return Err(format!("{}: `/` children but no exact column", at()));
+                }
+                if has_desc && n.carry.is_none() {
+                    return Err(format!("{}: `//` children but no carry column", at()));
+                }
+                if n.via_gs && (n.parent.is_some() || !n.conds.is_empty() || n.exact.is_some()) {
+                    return Err(format!("{}: via_gs on a node that is not a bare root", at()));
+                }
+                if let Some(c) = n.exact {
+                    if cl.columns[c.index()].kind != ColKind::Exact {
+                        return Err(format!("{}: exact column {} is not exact", at(), c.0));
+                    }
+                }
+                if let Some(c) = n.carry {
+                    if cl.columns[c.index()].kind != ColKind::Carry {
+                        return Err(format!("{}: carry column {} is not carry", at(), c.0));
+                    }
+                }
+            }
+            for (c, m) in members.iter().enumerate() {
+                if m.is_empty() {
+                    return Err(format!("cluster {k} column {c}: unused"));
+                }
+                if m.len() > 1 {
+                    if cl.columns[c].kind == ColKind::Carry {
+                        return Err(format!("cluster {k} column {c}: shared carry column"));
+                    }
+                    let mut tags = Vec::new();
+                    for n in m {
+                        match cl.node(*n).test {
+                            Test::Tag(t) => tags.push(t),
+                            Test::Any => {
+                                return Err(format!("cluster {k} column {c}: shares a wildcard"))
+                            }
+                        }
+                    }
+                    tags.sort();
+                    if tags.windows(2).any(|w| w[0] == w[1]) {
+                        return Err(format!("cluster {k} column {c}: two nodes with one tag"));
+                    }
+                }
+            }
+            for (f, flag) in cl.flags.iter().enumerate() {
+                if flag.node.index() >= cl.nodes.len() {
+                    return Err(format!("cluster {k} flag {f}: no such node"));
+                }
+            }
+        }
+        for (i, q) in self.queries.iter().enumerate() {
+            if q.id.index() != i {
+                return Err(format!("query {i}: out of order"));
+            }
+            let Some(cl) = self.clusters.get(q.cluster) else {
+                return Err(format!("query {i}: no such cluster"));
+            };
+            if q.flags.is_empty() || q.flags.iter().any(|f| f.index() >= cl.flags.len()) {
+                return Err(format!("query {i}: bad flags"));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for StackDesign {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let tag = |t: Test| match t {
+            Test::Any => "*".to_string(),
+            Test::Tag(t) => String::from_utf8_lossy(self.tags.name(t)).into_owned(),
+        };
+        for (k, cl) in self.clusters.iter().enumerate() {
+            let members = cl.column_members();
+            writeln!(
+                f,
+                "cluster {k} {}: {} nodes, {} columns, global stack {:?}",
+                cl.name,
+                cl.nodes.len(),
+                cl.columns.len(),
+                cl.gs_tags()
+                    .iter()
+                    .map(|t| tag(Test::Tag(*t)))
+                    .collect::<Vec<_>>()
+            )?;
+            for (i, n) in cl.nodes.iter().enumerate() {
+                let read = match cl.read_of(HwNodeId(i as u32), &members) {
+                    Read::Doc(Axis::Child) => "depth=1".to_string(),
+                    Read::Doc(Axis::Descendant) => "any depth".to_string(),
+                    Read::Gs { root_axis, tag: t } => format!(
+                        "depth{}2 & gs[{}]",
+                        if root_axis == Axis::Child { "=" } else { ">=" },
+                        t.map_or("*".to_string(), |t| tag(Test::Tag(t)))
+                    ),
+                    Read::Column { col, gs } => format!(
+                        "{}{}",
+                        cl.columns[col.index()].name,
+                        gs.map_or(String::new(), |t| format!(" & gs[{}]", tag(Test::Tag(t))))
+                    ),
+                };
+                let cols: Vec<String> = [n.exact, n.carry]
+                    .into_iter()
+                    .flatten()
+                    .map(|c| cl.columns[c.index()].name.clone())
+                    .collect();
+                writeln!(
+                    f,
+                    "  {} {}{}{} <- {}{}{}",
+                    n.name,
+                    if n.axis == Axis::Child { "/" } else { "//" },
+                    tag(n.test),
+                    if n.conds.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" conds{:?}", n.conds.iter().map(|c| c.0).collect::<Vec<_>>())
+                    },
+                    read,
+                    if cols.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" -> {}", cols.join(","))
+                    },
+                    if n.via_gs { " (via global stack)" } else { "" }
+                )?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,36 @@
+//! `last-column` (ch. 2.5.2.2, optimisation 1): a column that no step reads
+//! is not stored. A query's last node only sets its match flag; a node
+//! keeps its exact column only for `/` successors and its carry column only
+//! for `//` successors.
+
+use super::registry::{StackPass, StackPassConfig};
+use crate::ir::stacks::StackDesign;
+use crate::ir::xpath::Axis;
+
+pub struct LastColumn;
+
+impl StackPass for LastColumn {
+    fn name(&self) -> &'static str {
+        "last-column"
+    }
+    fn description(&self) -> &'static str {
+        "drop the columns of nodes no successor reads (last query nodes)"
+    }
+    fn run(&self, mut design: StackDesign, _config: &StackPassConfig) -> StackDesign {
+        for cl in &mut design.clusters {
+            let children = cl.children();
+            for (i, kids) in children.iter().enumerate() {
+                let axes: Vec<Axis> = kids.iter().map(|c| cl.node(*c).axis).collect();
+                let node = &mut cl.nodes[i];
+                if !axes.contains(&Axis::Child) {
+                    node.exact = None;
+                }
+                if !axes.contains(&Axis::Descendant) {
+                    node.carry = None;
+                }
+            }
+            cl.renumber_columns();
+        }
+        design
+    }
+}

@@ -1,0 +1,79 @@
+//! `prefix-merge` (ch. 2.6.2.2, applied to custom hardware): inside a
+//! cluster, steps with the same predecessor, axis, test and conditions are
+//! one node, so queries sharing a prefix share its logic and columns (the
+//! "minimal tree" of Fig. 2.12). Runs after `cluster`, before the column
+//! passes.
+
+use super::registry::{StackPass, StackPassConfig};
+use crate::ir::stacks::{Cluster, FlagId, HwNodeId, StackDesign};
+use crate::ir::xpath::{Axis, CondId, Test};
+use std::collections::HashMap;
+
+pub struct PrefixMerge;
+
+impl StackPass for PrefixMerge {
+    fn name(&self) -> &'static str {
+        "prefix-merge"
+    }
+    fn description(&self) -> &'static str {
+        "share common query prefixes inside a cluster"
+    }
+    fn run(&self, mut design: StackDesign, _config: &StackPassConfig) -> StackDesign {
+        for k in 0..design.clusters.len() {
+            let old = std::mem::take(&mut design.clusters[k]);
+            let mut cl = Cluster {
+                columns: old.columns.clone(),
+                name: old.name.clone(),
+                ..Cluster::default()
+            };
+            type Key = (Option<HwNodeId>, Axis, Test, Vec<CondId>);
+            let mut index: HashMap<Key, HwNodeId> = HashMap::new();
+            let mut map = Vec::with_capacity(old.nodes.len());
+            for node in &old.nodes {
+                let parent = node.parent.map(|p| map[p.index()]);
+                let key = (parent, node.axis, node.test, node.conds.clone());
+                let id = match index.get(&key) {
+                    Some(&id) => {
+                        let m = &mut cl.nodes[id.index()];
+                        m.exact = m.exact.or(node.exact);
+                        m.carry = m.carry.or(node.carry);
+                        m.origins.extend(node.origins.iter().cloned());
+                        id
+                    }
+                    None => {
+                        let mut n = node.clone();
+                        n.parent = parent;
+                        cl.nodes.push(n);
+                        let id = HwNodeId(cl.nodes.len() as u32 - 1);
+                        index.insert(key, id);
+                        id
+                    }
+                };
+                map.push(id);
+            }
+            // One flag per node.
+            let mut flag_of: HashMap<HwNodeId, FlagId> = HashMap::new();
+            let mut flag_map = Vec::with_capacity(old.flags.len());
+            for f in &old.flags {
+                let node = map[f.node.index()];
+                let id = *flag_of.entry(node).or_insert_with(|| {
+                    let mut f = f.clone();
+                    f.node = node;
+                    cl.flags.push(f);
+                    FlagId(cl.flags.len() as u32 - 1)
+                });
+                flag_map.push(id);
+            }
+            cl.renumber_columns();
+            design.clusters[k] = cl;
+            for q in design.queries.iter_mut().filter(|q| q.cluster == k) {
+                for f in &mut q.flags {
+                    *f = flag_map[f.index()];
+                }
+                q.flags.sort();
+                q.flags.dedup();
+            }
+        }
+        design
+    }
+}
