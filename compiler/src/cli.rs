@@ -2,6 +2,8 @@
 //! (diagnostics on stderr), 2 usage errors. Never panics on input.
 
 use crate::diag::{plain_error, Diagnostic};
+use crate::driver::{build_xpath_hw, XpathHw, XpathHwOptions};
+use crate::passes::registry::{stack_passes, unknown_stack_passes, StackPassConfig, StackStats};
 use crate::frontend::xpath::parse_query_file;
 use crate::ir::xpath::{Design, Mode, SiblingOrder};
 use crate::lower::xpath::lower_queries;
@@ -55,6 +57,43 @@ enum XpathCommand {
         #[arg(long)]
         stats: bool,
     },
+    /// Compile queries to an RTL project (Verilog, constraints, scripts, manifest).
+    Compile {
+        queries: PathBuf,
+        /// Output directory (created if missing).
+        #[arg(short = 'o', long = "out")]
+        out: PathBuf,
+        #[command(flatten)]
+        opts: XpathOpts,
+        #[command(flatten)]
+        hw: HwOpts,
+        /// Print nodes/columns before and after each pass.
+        #[arg(long)]
+        stats: bool,
+    },
+}
+
+/// Options of the generated hardware.
+#[derive(clap::Args, Debug, Clone)]
+struct HwOpts {
+    /// Queries per cluster (each cluster has its own decoder, global stack
+    /// and stack memory; the input is pipelined from cluster to cluster).
+    /// 0: one cluster.
+    #[arg(long, default_value_t = 256)]
+    cluster_size: usize,
+    /// Do not share exact columns between nodes (Algorithms 1-2).
+    #[arg(long)]
+    no_compaction: bool,
+    /// Do not share common query prefixes.
+    #[arg(long)]
+    no_prefix_merge: bool,
+    /// Skip a stack pass by name (repeatable): cluster, prefix-merge,
+    /// last-column, root-gs, compaction.
+    #[arg(long = "disable-pass", value_name = "PASS")]
+    disable_pass: Vec<String>,
+    /// Target clock for the generated constraints, in MHz.
+    #[arg(long, default_value_t = 200.0)]
+    clock_mhz: f64,
 }
 
 #[derive(clap::Args, Debug, Clone)]
@@ -109,6 +148,13 @@ pub fn main() -> i32 {
             opts,
             stats,
         }) => xpath_filter(&queries, &docs, &opts, stats),
+        Command::Xpath(XpathCommand::Compile {
+            queries,
+            out,
+            opts,
+            hw,
+            stats,
+        }) => xpath_compile(&queries, &out, &opts, &hw, stats),
     }
 }
 
@@ -249,4 +295,99 @@ fn xpath_filter(queries: &PathBuf, docs: &[PathBuf], opts: &XpathOpts, stats: bo
         );
     }
     code
+}
+
+impl HwOpts {
+    /// The driver options, or a usage error (exit 2).
+    fn driver_options(&self, opts: &XpathOpts) -> Result<XpathHwOptions, i32> {
+        let mut disabled = self.disable_pass.clone();
+        if self.no_compaction {
+            disabled.push("compaction".into());
+        }
+        if self.no_prefix_merge {
+            disabled.push("prefix-merge".into());
+        }
+        let passes = StackPassConfig {
+            cluster_size: self.cluster_size,
+            disabled,
+        };
+        let unknown = unknown_stack_passes(&passes);
+        if !unknown.is_empty() {
+            let names: Vec<&str> = stack_passes()
+                .iter()
+                .map(|p| p.name())
+                .filter(|n| *n != "naming")
+                .collect();
+            eprintln!(
+                "error: --disable-pass: unknown or mandatory pass {} (passes: {})",
+                unknown.join(", "),
+                names.join(", ")
+            );
+            return Err(2);
+        }
+        if !(self.clock_mhz.is_finite() && self.clock_mhz > 0.0 && self.clock_mhz <= 2000.0) {
+            eprintln!("error: --clock-mhz must be in (0, 2000]");
+            return Err(2);
+        }
+        if opts.ordered {
+            eprintln!("error: --ordered applies to twig queries, which have no RTL yet");
+            return Err(2);
+        }
+        Ok(XpathHwOptions {
+            xml: XmlConfig::with_max_depth(opts.max_depth),
+            passes,
+        })
+    }
+}
+
+/// Load, split and compile a query file to RTL.
+fn compile_hw(queries: &PathBuf, opts: &XpathOpts, hw: &HwOpts) -> Result<XpathHw, i32> {
+    let hw_opts = hw.driver_options(opts)?;
+    let design = load_design(queries, opts.mode.into())?;
+    build_xpath_hw(&queries.display().to_string(), &design, &hw_opts).map_err(|diags| {
+        print_diagnostics(&diags);
+        1
+    })
+}
+
+fn print_pass_stats(hw: &XpathHw) {
+    let mut out = std::io::stdout().lock();
+    let row = |out: &mut std::io::StdoutLock, name: &str, s: &StackStats, ran: &str| {
+        let _ = writeln!(
+            out,
+            "{name:<14} {ran:<4} {:>8} {:>8} {:>8} {:>8}",
+            s.clusters, s.nodes, s.columns, s.gs_bits
+        );
+    };
+    let _ = writeln!(
+        out,
+        "{:<14} {:<4} {:>8} {:>8} {:>8} {:>8}",
+        "pass", "ran", "clusters", "nodes", "columns", "gs_bits"
+    );
+    row(&mut out, "(lowered)", &hw.before, "");
+    for r in &hw.reports {
+        row(&mut out, r.pass, &r.after, if r.ran { "yes" } else { "no" });
+    }
+}
+
+fn xpath_compile(queries: &PathBuf, out: &PathBuf, opts: &XpathOpts, hw: &HwOpts, stats: bool) -> i32 {
+    let compiled = match compile_hw(queries, opts, hw) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    if stats {
+        print_pass_stats(&compiled);
+    }
+    let rtl_dir = out.join("rtl");
+    if let Err(e) = std::fs::create_dir_all(&rtl_dir) {
+        eprintln!("{}", plain_error(&out.display().to_string(), format!("cannot create directory: {e}")));
+        return 1;
+    }
+    for f in &compiled.rtl.files {
+        if let Err(e) = std::fs::write(rtl_dir.join(&f.name), &f.text) {
+            eprintln!("{}", plain_error(&f.name, format!("cannot write: {e}")));
+            return 1;
+        }
+    }
+    0
 }

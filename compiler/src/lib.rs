@@ -4,6 +4,7 @@
 
 pub mod cli;
 pub mod diag;
+pub mod driver;
 pub mod emit;
 pub mod frontend;
 pub mod ir;

@@ -2,3 +2,4 @@
 
 pub mod sax;
 pub mod values;
+pub mod xpath;
