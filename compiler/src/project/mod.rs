@@ -96,7 +96,10 @@ pub enum ProjectError {
     /// Creating or writing `path` failed.
     Io { path: PathBuf, source: io::Error },
     /// Rendering the template for `path` failed.
-    Render { path: PathBuf, source: askama::Error },
+    Render {
+        path: PathBuf,
+        source: askama::Error,
+    },
     /// The spec is inconsistent (bad name, unknown clock port, ...); `path`
     /// is the project directory.
     InvalidSpec { path: PathBuf, message: String },
@@ -237,10 +240,16 @@ fn validate(dir: &Path, spec: &ProjectSpec) -> Result<(), ProjectError> {
         )));
     }
     if !is_identifier(&spec.top) {
-        return Err(bad(format!("top `{}` is not a Verilog identifier", spec.top)));
+        return Err(bad(format!(
+            "top `{}` is not a Verilog identifier",
+            spec.top
+        )));
     }
     if !(spec.clock_mhz.is_finite() && spec.clock_mhz > 0.0) {
-        return Err(bad(format!("clock_mhz {} must be positive", spec.clock_mhz)));
+        return Err(bad(format!(
+            "clock_mhz {} must be positive",
+            spec.clock_mhz
+        )));
     }
     if spec.rtl.is_empty() {
         return Err(bad("no RTL sources".into()));
@@ -262,7 +271,10 @@ fn validate(dir: &Path, spec: &ProjectSpec) -> Result<(), ProjectError> {
     }
     for (i, p) in spec.ports.iter().enumerate() {
         if !is_identifier(&p.name) {
-            return Err(bad(format!("port `{}` is not a Verilog identifier", p.name)));
+            return Err(bad(format!(
+                "port `{}` is not a Verilog identifier",
+                p.name
+            )));
         }
         if p.width == 0 {
             return Err(bad(format!("port `{}` has width 0", p.name)));
@@ -450,10 +462,18 @@ pub fn write_project(dir: &Path, spec: &ProjectSpec) -> Result<(), ProjectError>
         out.push((path, text));
         Ok::<(), ProjectError>(())
     };
-    add(format!("constraints/{top}.xdc"), &|p| render(p, &XdcT { ctx: c }))?;
-    add(format!("constraints/{top}.sdc"), &|p| render(p, &SdcT { ctx: c }))?;
-    add(format!("constraints/{top}.lpf"), &|p| render(p, &LpfT { ctx: c }))?;
-    add(format!("constraints/{top}.pcf"), &|p| render(p, &PcfT { ctx: c }))?;
+    add(format!("constraints/{top}.xdc"), &|p| {
+        render(p, &XdcT { ctx: c })
+    })?;
+    add(format!("constraints/{top}.sdc"), &|p| {
+        render(p, &SdcT { ctx: c })
+    })?;
+    add(format!("constraints/{top}.lpf"), &|p| {
+        render(p, &LpfT { ctx: c })
+    })?;
+    add(format!("constraints/{top}.pcf"), &|p| {
+        render(p, &PcfT { ctx: c })
+    })?;
     add("vivado.tcl".into(), &|p| render(p, &VivadoT { ctx: c }))?;
     for (family, family_name) in [("xc7", "7-series"), ("xc6v", "Virtex-6")] {
         add(format!("synth/{family}.ys"), &|p| {
@@ -468,9 +488,13 @@ pub fn write_project(dir: &Path, spec: &ProjectSpec) -> Result<(), ProjectError>
         })?;
     }
     add("synth/ecp5.ys".into(), &|p| render(p, &Ecp5YsT { ctx: c }))?;
-    add("synth/ice40.ys".into(), &|p| render(p, &Ice40YsT { ctx: c }))?;
+    add("synth/ice40.ys".into(), &|p| {
+        render(p, &Ice40YsT { ctx: c })
+    })?;
     add("Makefile".into(), &|p| render(p, &MakefileT { ctx: c }))?;
-    add(format!("{}.core", spec.name), &|p| render(p, &CoreT { ctx: c }))?;
+    add(format!("{}.core", spec.name), &|p| {
+        render(p, &CoreT { ctx: c })
+    })?;
     add("README.md".into(), &|p| render(p, &ReadmeT { ctx: c }))?;
     let manifest = manifest(dir, spec, c)?;
     out.push((

@@ -4,7 +4,10 @@ fn spec() -> ProjectSpec {
     ProjectSpec {
         name: "t".into(),
         top: "t_top".into(),
-        rtl: vec![("t_top.v".into(), "module t_top(input clk); endmodule\n".into())],
+        rtl: vec![(
+            "t_top.v".into(),
+            "module t_top(input clk); endmodule\n".into(),
+        )],
         clock_mhz: 125.0,
         clock_port: "clk".into(),
         reset_port: String::new(),
