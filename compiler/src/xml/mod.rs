@@ -23,6 +23,24 @@ pub enum DocStatus {
 }
 
 impl DocStatus {
+    /// The status code of the hardware status word (bits 1:0).
+    pub fn code(self) -> u8 {
+        match self {
+            DocStatus::Ok => 0,
+            DocStatus::Malformed => 1,
+            DocStatus::TooDeep => 2,
+        }
+    }
+
+    pub fn from_code(code: u8) -> Option<DocStatus> {
+        match code {
+            0 => Some(DocStatus::Ok),
+            1 => Some(DocStatus::Malformed),
+            2 => Some(DocStatus::TooDeep),
+            _ => None,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             DocStatus::Ok => "ok",
@@ -78,6 +96,38 @@ pub enum XmlError {
 }
 
 impl XmlError {
+    /// Every reason, in declaration order; the hardware reports
+    /// `1 + index` in the status word (0: no error).
+    pub const ALL: [XmlError; 17] = [
+        XmlError::MismatchedClose,
+        XmlError::CloseWithoutOpen,
+        XmlError::UnterminatedMarkup,
+        XmlError::UnclosedElement,
+        XmlError::DoctypeInternalSubset,
+        XmlError::MisplacedDoctype,
+        XmlError::MultipleRoots,
+        XmlError::NoRootElement,
+        XmlError::ContentOutsideRoot,
+        XmlError::UnexpectedByte,
+        XmlError::MisplacedXmlDecl,
+        XmlError::BadAttribute,
+        XmlError::BadReference,
+        XmlError::DoubleHyphenInComment,
+        XmlError::CdataEndInText,
+        XmlError::TooDeep,
+        XmlError::NameStackOverflow,
+    ];
+
+    /// The reason code of the hardware status word (1-based).
+    pub fn code(self) -> u8 {
+        Self::ALL.iter().position(|e| *e == self).expect("listed") as u8 + 1
+    }
+
+    /// The reason for a status-word code (`None` for 0 or unknown codes).
+    pub fn from_code(code: u8) -> Option<XmlError> {
+        Self::ALL.get(usize::from(code).checked_sub(1)?).copied()
+    }
+
     pub fn status(self) -> DocStatus {
         match self {
             XmlError::TooDeep | XmlError::NameStackOverflow => DocStatus::TooDeep,
