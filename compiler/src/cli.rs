@@ -2,7 +2,8 @@
 //! (diagnostics on stderr), 2 usage errors. Never panics on input.
 
 use crate::diag::{plain_error, Diagnostic};
-use crate::driver::{build_xpath_hw, XpathHw, XpathHwOptions};
+use crate::driver::{build_xpath_hw, xpath_project_spec, XpathHw, XpathHwOptions};
+use crate::project::write_project;
 use crate::passes::registry::{stack_passes, unknown_stack_passes, StackPassConfig, StackStats};
 use crate::frontend::xpath::parse_query_file;
 use crate::ir::xpath::{Design, Mode, SiblingOrder};
@@ -378,16 +379,14 @@ fn xpath_compile(queries: &PathBuf, out: &PathBuf, opts: &XpathOpts, hw: &HwOpts
     if stats {
         print_pass_stats(&compiled);
     }
-    let rtl_dir = out.join("rtl");
-    if let Err(e) = std::fs::create_dir_all(&rtl_dir) {
-        eprintln!("{}", plain_error(&out.display().to_string(), format!("cannot create directory: {e}")));
+    let hw_opts = match hw.driver_options(opts) {
+        Ok(o) => o,
+        Err(code) => return code,
+    };
+    let spec = xpath_project_spec(&compiled, &hw_opts, opts.mode.into(), hw.clock_mhz);
+    if let Err(e) = write_project(out, &spec) {
+        eprintln!("error: {e}");
         return 1;
-    }
-    for f in &compiled.rtl.files {
-        if let Err(e) = std::fs::write(rtl_dir.join(&f.name), &f.text) {
-            eprintln!("{}", plain_error(&f.name, format!("cannot write: {e}")));
-            return 1;
-        }
     }
     0
 }
