@@ -22,8 +22,9 @@ test: deps
 	$(CARGO) test --release --workspace
 
 bench: deps
-	$(CARGO) build --release --bin qrtl-bench
+	$(CARGO) build --release --bin qrtl-bench --bin qrtl-bench-rtl
 	$(TARGET_DIR)/release/qrtl-bench | tee bench/REPORT-engine.md
+	$(TARGET_DIR)/release/qrtl-bench-rtl | tee bench/REPORT-rtl.md
 
 clean:
 	$(CARGO) clean
