@@ -1,1 +1,751 @@
-//! Simulation harness: generated C++ Verilator drivers, build cache, result readers.
+//! Simulation harness: generated C++ Verilator drivers and Icarus test
+//! benches for AXI4-Stream designs, a build cache, result readers.
+//!
+//! Any design shaped like `qrtl_xpath_top` (rtl-templates/README.md) can be
+//! simulated: a byte stream in (`<in>_tdata[7:0]`, `_tvalid`, `_tready`,
+//! `_tlast`, one packet per input), result words out (`<out>_tdata`, up to
+//! 32 bits, `_tvalid`, `_tready`, `_tlast` ending each packet's result),
+//! one clock, a synchronous active-high reset. Each input packet must yield
+//! exactly one result packet, in order.
+//!
+//! ```text
+//! DriverSpec + RTL ──render──▶ axis_driver.cpp / axis_tb.v
+//!                  ──build───▶ cache/<sha256>/ (verilator --build, or iverilog)
+//! Built::run(packets, stalls) ──stimulus file──▶ driver ──results file──▶ SimRun
+//! ```
+//!
+//! Both simulators draw tvalid gaps and tready stalls from the same
+//! xorshift64 sequence, so for one seed they see the same stall pattern and
+//! report the same cycle counts.
+
+pub mod cache;
+pub mod format;
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use askama::Template;
+
+pub use cache::{default_cache_root, CacheEntry};
+
+/// Which simulator runs the design.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Simulator {
+    /// Verilator 5, with the generated C++ driver (`sim/axis_driver.cpp`).
+    Verilator,
+    /// Icarus Verilog (`iverilog -g2005` + `vvp`), with `sim/axis_tb.v`.
+    Icarus,
+}
+
+impl Simulator {
+    pub fn name(self) -> &'static str {
+        match self {
+            Simulator::Verilator => "verilator",
+            Simulator::Icarus => "iverilog",
+        }
+    }
+}
+
+/// The design's AXI4-Stream interface, as the driver sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DriverSpec {
+    /// Top-level module.
+    pub top: String,
+    /// Clock input.
+    pub clock_port: String,
+    /// Synchronous active-high reset input; empty if the design has none.
+    pub reset_port: String,
+    /// Prefix of the input stream's ports (`s_axis` → `s_axis_tdata`, ...).
+    pub in_prefix: String,
+    /// Prefix of the output stream's ports (`m_axis`).
+    pub out_prefix: String,
+    /// Width of `<in>_tdata`; only 8 (one byte per beat) is supported.
+    pub in_data_bits: u32,
+    /// Width of `<out>_tdata`, 1..=32.
+    pub out_word_bits: u32,
+    /// Cycles of reset before the first beat.
+    pub reset_cycles: u32,
+    /// A run fails with [`SimError::Timeout`] after this many consecutive
+    /// cycles without a transfer on either stream while results are
+    /// outstanding. Not part of the build (a run-time argument).
+    pub timeout_cycles: u64,
+}
+
+impl DriverSpec {
+    /// The `qrtl_xpath_top` shape: `clk`, `rst`, `s_axis_*` bytes in,
+    /// `m_axis_*` 32-bit words out.
+    pub fn axis(top: &str) -> Self {
+        DriverSpec {
+            top: top.to_string(),
+            clock_port: "clk".into(),
+            reset_port: "rst".into(),
+            in_prefix: "s_axis".into(),
+            out_prefix: "m_axis".into(),
+            in_data_bits: 8,
+            out_word_bits: 32,
+            reset_cycles: 8,
+            timeout_cycles: 1_000_000,
+        }
+    }
+}
+
+/// Random stalls on both streams: with `in_gap_percent`, the driver leaves
+/// `tvalid` low before a byte; with `out_stall_percent`, it holds
+/// `m_axis_tready` low in a cycle. Results must not depend on them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stalls {
+    pub seed: u64,
+    pub in_gap_percent: u8,
+    pub out_stall_percent: u8,
+}
+
+impl Stalls {
+    /// Back-to-back input, output always ready.
+    pub const NONE: Stalls = Stalls {
+        seed: 1,
+        in_gap_percent: 0,
+        out_stall_percent: 0,
+    };
+}
+
+/// One input packet's result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PacketResult {
+    /// The result words, `tlast` on the last.
+    pub words: Vec<u32>,
+    /// Cycles from the packet's first accepted byte to the cycle its first
+    /// result word was valid.
+    pub cycles: u64,
+}
+
+/// A whole run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimRun {
+    /// One per input packet, in order.
+    pub packets: Vec<PacketResult>,
+    /// Cycles from the end of reset to the cycle the last word was accepted.
+    pub total_cycles: u64,
+    /// Cycles with `s_axis_tvalid && !s_axis_tready`.
+    pub input_stall_cycles: u64,
+    /// Cycles with `m_axis_tvalid && !m_axis_tready`.
+    pub output_stall_cycles: u64,
+}
+
+/// Build-time options.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BuildOptions {
+    /// Cache root; `None`: [`default_cache_root`].
+    pub cache_dir: Option<PathBuf>,
+    /// Parallel C++ compile jobs for Verilator (`0`: 2).
+    pub jobs: u32,
+}
+
+/// Why a build or a run failed.
+#[derive(Debug)]
+pub enum SimError {
+    /// A required program is not installed.
+    ToolMissing { tool: String },
+    /// File system error at `path`.
+    Io { path: PathBuf, source: io::Error },
+    /// The driver spec, the RTL list or the stall settings are unusable.
+    InvalidSpec { message: String },
+    /// Packet `index` is empty: AXI4-Stream cannot send a zero-length packet.
+    EmptyPacket { index: usize },
+    /// The simulator rejected the design. `warnings` are the lint warnings
+    /// (`%Warning-...` lines; fatal: designs must be lint clean).
+    Build {
+        tool: String,
+        command: String,
+        stderr: String,
+        warnings: Vec<String>,
+    },
+    /// No transfer on either stream for the timeout while results were due.
+    Timeout {
+        simulator: Simulator,
+        message: String,
+    },
+    /// The design broke the AXI4-Stream rules (changed a stalled word,
+    /// answered before its input, produced extra output, drove X).
+    Protocol {
+        simulator: Simulator,
+        message: String,
+    },
+    /// The driver failed in another way (crash, bad file).
+    Run {
+        simulator: Simulator,
+        command: String,
+        message: String,
+    },
+}
+
+const INSTALL_HINT: &str =
+    "install the simulators with `apt-get install verilator iverilog ccache` (or `make deps`)";
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimError::ToolMissing { tool } => write!(f, "`{tool}` not found: {INSTALL_HINT}"),
+            SimError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            SimError::InvalidSpec { message } => write!(f, "invalid simulation setup: {message}"),
+            SimError::EmptyPacket { index } => write!(
+                f,
+                "packet {index} is empty: AXI4-Stream cannot carry a zero-length packet"
+            ),
+            SimError::Build {
+                tool,
+                command,
+                stderr,
+                warnings,
+            } => {
+                write!(f, "{tool} build failed")?;
+                if !warnings.is_empty() {
+                    write!(
+                        f,
+                        " with {} lint warning(s) (designs must be lint clean under -Wall)",
+                        warnings.len()
+                    )?;
+                }
+                write!(f, "\ncommand: {command}\n{}", stderr.trim_end())
+            }
+            SimError::Timeout { simulator, message } => {
+                write!(f, "{} simulation timed out: {message}", simulator.name())
+            }
+            SimError::Protocol { simulator, message } => write!(
+                f,
+                "{} simulation: AXI4-Stream protocol error by the design: {message}",
+                simulator.name()
+            ),
+            SimError::Run {
+                simulator,
+                command,
+                message,
+            } => write!(
+                f,
+                "{} simulation failed: {message}\ncommand: {command}",
+                simulator.name()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SimError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SimError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+pub(crate) fn io_err(path: &Path) -> impl FnOnce(io::Error) -> SimError + '_ {
+    move |source| SimError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+#[derive(Template)]
+#[template(path = "axis_driver.cpp", escape = "none")]
+struct DriverT<'a> {
+    top: &'a str,
+    clock: &'a str,
+    reset: &'a str,
+    has_reset: bool,
+    in_prefix: &'a str,
+    out_prefix: &'a str,
+    reset_cycles: u32,
+}
+
+#[derive(Template)]
+#[template(path = "axis_tb.v", escape = "none")]
+struct TestbenchT<'a> {
+    top: &'a str,
+    clock: &'a str,
+    reset: &'a str,
+    has_reset: bool,
+    in_prefix: &'a str,
+    out_prefix: &'a str,
+    out_bits: u32,
+    reset_cycles: u32,
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn validate(spec: &DriverSpec, rtl: &[(String, String)]) -> Result<(), SimError> {
+    let bad = |message: String| Err(SimError::InvalidSpec { message });
+    for (what, name) in [
+        ("top", &spec.top),
+        ("clock port", &spec.clock_port),
+        ("input prefix", &spec.in_prefix),
+        ("output prefix", &spec.out_prefix),
+    ] {
+        if !is_identifier(name) {
+            return bad(format!("{what} `{name}` is not a Verilog identifier"));
+        }
+    }
+    if !spec.reset_port.is_empty() && !is_identifier(&spec.reset_port) {
+        return bad(format!(
+            "reset port `{}` is not an identifier",
+            spec.reset_port
+        ));
+    }
+    if spec.in_data_bits != 8 {
+        return bad(format!(
+            "input data width {} is not supported (8: one byte per beat)",
+            spec.in_data_bits
+        ));
+    }
+    if !(1..=32).contains(&spec.out_word_bits) {
+        return bad(format!(
+            "output word width {} is not in 1..=32",
+            spec.out_word_bits
+        ));
+    }
+    if spec.timeout_cycles == 0 {
+        return bad("timeout_cycles must be positive".into());
+    }
+    if rtl.is_empty() {
+        return bad("no RTL sources".into());
+    }
+    for (i, (name, _)) in rtl.iter().enumerate() {
+        let plain = !name.is_empty()
+            && (name.ends_with(".v") || name.ends_with(".sv") || name.ends_with(".vh"))
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        if !plain || name.starts_with('.') {
+            return bad(format!(
+                "RTL file name `{name}` must be a plain NAME.v (no directories)"
+            ));
+        }
+        if rtl[..i].iter().any(|(n, _)| n == name) {
+            return bad(format!("RTL file `{name}` given twice"));
+        }
+        if name == "axis_tb.v" || name == "axis_driver.cpp" {
+            return bad(format!(
+                "RTL file name `{name}` is reserved for the harness"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The C++ driver for `spec` (Verilator).
+pub fn render_driver(spec: &DriverSpec) -> String {
+    DriverT {
+        top: &spec.top,
+        clock: &spec.clock_port,
+        reset: &spec.reset_port,
+        has_reset: !spec.reset_port.is_empty(),
+        in_prefix: &spec.in_prefix,
+        out_prefix: &spec.out_prefix,
+        reset_cycles: spec.reset_cycles,
+    }
+    .render()
+    .expect("the driver template renders from plain strings")
+}
+
+/// The Verilog test bench for `spec` (Icarus).
+pub fn render_testbench(spec: &DriverSpec) -> String {
+    TestbenchT {
+        top: &spec.top,
+        clock: &spec.clock_port,
+        reset: &spec.reset_port,
+        has_reset: !spec.reset_port.is_empty(),
+        in_prefix: &spec.in_prefix,
+        out_prefix: &spec.out_prefix,
+        out_bits: spec.out_word_bits,
+        reset_cycles: spec.reset_cycles,
+    }
+    .render()
+    .expect("the test bench template renders from plain strings")
+}
+
+/// First line of `tool --version`-like output, or `ToolMissing`.
+fn tool_version(tool: &str, arg: &str) -> Result<String, SimError> {
+    let out = Command::new(tool).arg(arg).output().map_err(|e| {
+        if e.kind() == io::ErrorKind::NotFound {
+            SimError::ToolMissing { tool: tool.into() }
+        } else {
+            SimError::Io {
+                path: PathBuf::from(tool),
+                source: e,
+            }
+        }
+    })?;
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    Ok(text.lines().next().unwrap_or("").trim().to_string())
+}
+
+fn ccache_available() -> bool {
+    Command::new("ccache").arg("--version").output().is_ok()
+}
+
+/// A design built for one simulator, ready to run.
+#[derive(Clone, Debug)]
+pub struct Built {
+    pub simulator: Simulator,
+    /// The cache entry holding the executable (`driver` or `sim.vvp`).
+    pub dir: PathBuf,
+    /// True when the entry was already in the cache (nothing was compiled).
+    pub cached: bool,
+    /// Time spent in this `build` call (lookup, or compile and link).
+    pub build_time: Duration,
+    /// Tool version the entry was built with.
+    pub tool_version: String,
+    /// Warnings printed by the build (non-fatal ones, e.g. Icarus').
+    pub warnings: Vec<String>,
+    spec: DriverSpec,
+    rtl: Vec<(String, String)>,
+    options: BuildOptions,
+}
+
+/// Build `spec` + `rtl` for `sim` with default options (see [`build_with`]).
+pub fn build(
+    spec: &DriverSpec,
+    rtl: &[(String, String)],
+    sim: Simulator,
+) -> Result<Built, SimError> {
+    build_with(spec, rtl, sim, &BuildOptions::default())
+}
+
+/// Build (or find in the cache) the simulation of `rtl` (`(file name,
+/// contents)` pairs) driven through `spec`'s ports.
+pub fn build_with(
+    spec: &DriverSpec,
+    rtl: &[(String, String)],
+    sim: Simulator,
+    options: &BuildOptions,
+) -> Result<Built, SimError> {
+    validate(spec, rtl)?;
+    build_variant(spec, rtl, sim, options, false)
+}
+
+fn build_variant(
+    spec: &DriverSpec,
+    rtl: &[(String, String)],
+    sim: Simulator,
+    options: &BuildOptions,
+    trace: bool,
+) -> Result<Built, SimError> {
+    let t0 = Instant::now();
+    let (version, harness) = match sim {
+        Simulator::Verilator => (tool_version("verilator", "--version")?, render_driver(spec)),
+        Simulator::Icarus => {
+            let v = tool_version("iverilog", "-V")?;
+            tool_version("vvp", "-V")?;
+            (v, render_testbench(spec))
+        }
+    };
+    let jobs = if options.jobs == 0 { 2 } else { options.jobs };
+    let mut key_parts: Vec<(&str, &[u8])> = vec![
+        ("harness", b"qrtl-sim-1"),
+        ("simulator", sim.name().as_bytes()),
+        ("version", version.as_bytes()),
+        ("top", spec.top.as_bytes()),
+        ("driver", harness.as_bytes()),
+        ("trace", if trace { b"fst" } else { b"none" }),
+    ];
+    for (name, text) in rtl {
+        key_parts.push((name, text.as_bytes()));
+    }
+    let key = cache::key(&key_parts);
+    let root = match &options.cache_dir {
+        Some(d) => d.clone(),
+        None => default_cache_root(),
+    };
+    let exe_name = match sim {
+        Simulator::Verilator => "driver",
+        Simulator::Icarus => "sim.vvp",
+    };
+    let mut warnings = Vec::new();
+    let entry = cache::get_or_build(&root, &key, |tmp| {
+        let rtl_dir = tmp.join("rtl");
+        std::fs::create_dir_all(&rtl_dir).map_err(io_err(&rtl_dir))?;
+        let mut files = Vec::new();
+        for (name, text) in rtl {
+            let p = rtl_dir.join(name);
+            std::fs::write(&p, text).map_err(io_err(&p))?;
+            if !name.ends_with(".vh") {
+                files.push(p);
+            }
+        }
+        let log;
+        match sim {
+            Simulator::Verilator => {
+                let cpp = tmp.join("axis_driver.cpp");
+                std::fs::write(&cpp, &harness).map_err(io_err(&cpp))?;
+                let obj = tmp.join("obj");
+                let mut cmd = Command::new("verilator");
+                cmd.args(["--cc", "--exe", "--build", "-O3", "-Wall"])
+                    .args(["--top-module", &spec.top])
+                    .arg("-Mdir")
+                    .arg(&obj)
+                    .args(["-o", exe_name])
+                    .args(["-j", &jobs.to_string()])
+                    .arg("-I".to_string() + &rtl_dir.to_string_lossy());
+                if trace {
+                    cmd.arg("--trace-fst");
+                }
+                cmd.args(&files).arg(&cpp);
+                if ccache_available() {
+                    cmd.env("OBJCACHE", "ccache");
+                }
+                log = run_build(cmd, "verilator")?;
+                let exe = obj.join(exe_name);
+                std::fs::rename(&exe, tmp.join(exe_name)).map_err(io_err(&exe))?;
+                std::fs::remove_dir_all(&obj).map_err(io_err(&obj))?;
+            }
+            Simulator::Icarus => {
+                let tb = tmp.join("axis_tb.v");
+                std::fs::write(&tb, &harness).map_err(io_err(&tb))?;
+                let mut cmd = Command::new("iverilog");
+                cmd.args(["-g2005", "-Wall", "-Wno-timescale", "-s", "qrtl_axis_tb"])
+                    .arg("-o")
+                    .arg(tmp.join(exe_name))
+                    .arg("-I")
+                    .arg(&rtl_dir)
+                    .arg(&tb)
+                    .args(&files);
+                log = run_build(cmd, "iverilog")?;
+            }
+        }
+        let log_path = tmp.join("build.log");
+        std::fs::write(&log_path, &log).map_err(io_err(&log_path))?;
+        Ok(())
+    })?;
+    if let Ok(log) = std::fs::read_to_string(entry.dir.join("build.log")) {
+        warnings.extend(
+            log.lines()
+                .filter(|l| l.contains("warning") || l.starts_with("%Warning"))
+                .map(str::to_string),
+        );
+    }
+    Ok(Built {
+        simulator: sim,
+        dir: entry.dir,
+        cached: entry.cached,
+        build_time: t0.elapsed(),
+        tool_version: version,
+        warnings,
+        spec: spec.clone(),
+        rtl: rtl.to_vec(),
+        options: options.clone(),
+    })
+}
+
+/// Run a build command; its stdout+stderr on success, `Build` on failure.
+fn run_build(mut cmd: Command, tool: &str) -> Result<String, SimError> {
+    let command = format!("{cmd:?}");
+    let out = cmd.output().map_err(|e| {
+        if e.kind() == io::ErrorKind::NotFound {
+            SimError::ToolMissing { tool: tool.into() }
+        } else {
+            SimError::Io {
+                path: PathBuf::from(tool),
+                source: e,
+            }
+        }
+    })?;
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    if out.status.success() {
+        return Ok(text);
+    }
+    let warnings = text
+        .lines()
+        .filter(|l| l.starts_with("%Warning"))
+        .map(str::to_string)
+        .collect();
+    Err(SimError::Build {
+        tool: tool.into(),
+        command,
+        stderr: text,
+        warnings,
+    })
+}
+
+impl Built {
+    /// The executable: Verilator's driver binary or Icarus' `sim.vvp`.
+    pub fn executable(&self) -> PathBuf {
+        self.dir.join(match self.simulator {
+            Simulator::Verilator => "driver",
+            Simulator::Icarus => "sim.vvp",
+        })
+    }
+
+    /// Simulate `packets` (one AXI4-Stream packet each) with `stalls`.
+    /// With `trace`, write a waveform there (Verilator: FST, from a
+    /// separately cached `--trace-fst` build; Icarus: VCD, or FST if the
+    /// name ends in `.fst`).
+    pub fn run(
+        &self,
+        packets: &[Vec<u8>],
+        stalls: &Stalls,
+        trace: Option<&Path>,
+    ) -> Result<SimRun, SimError> {
+        if let Some(index) = packets.iter().position(Vec::is_empty) {
+            return Err(SimError::EmptyPacket { index });
+        }
+        if packets.len() > u32::MAX as usize || packets.iter().any(|p| p.len() > u32::MAX as usize)
+        {
+            return Err(SimError::InvalidSpec {
+                message: "more than 2^32-1 packets or bytes in a packet".into(),
+            });
+        }
+        if stalls.in_gap_percent > 99 || stalls.out_stall_percent > 99 {
+            return Err(SimError::InvalidSpec {
+                message: "stall percentages must be 0..=99".into(),
+            });
+        }
+        let traced;
+        let exe = match (self.simulator, trace) {
+            (Simulator::Verilator, Some(_)) => {
+                traced = build_variant(&self.spec, &self.rtl, self.simulator, &self.options, true)?;
+                traced.executable()
+            }
+            _ => self.executable(),
+        };
+        let work = cache::TempDir::new(&self.dir.parent().unwrap_or(&self.dir).join(".runs"))?;
+        let stim = work.path().join("stimulus.bin");
+        let res = work.path().join("results.bin");
+        std::fs::write(&stim, format::encode_stimulus(packets)).map_err(io_err(&stim))?;
+        let mut cmd;
+        match self.simulator {
+            Simulator::Verilator => {
+                cmd = Command::new(&exe);
+                cmd.arg(&stim)
+                    .arg(&res)
+                    .args(["--seed", &stalls.seed.to_string()])
+                    .args(["--in-gap", &stalls.in_gap_percent.to_string()])
+                    .args(["--out-stall", &stalls.out_stall_percent.to_string()])
+                    .args(["--timeout", &self.spec.timeout_cycles.to_string()]);
+                if let Some(t) = trace {
+                    cmd.arg("--trace").arg(t);
+                }
+            }
+            Simulator::Icarus => {
+                cmd = Command::new("vvp");
+                cmd.arg("-n").arg(&exe);
+                if trace.is_some_and(|t| t.extension().is_some_and(|e| e == "fst")) {
+                    cmd.arg("-fst");
+                }
+                cmd.arg(format!("+stim={}", stim.display()))
+                    .arg(format!("+results={}", res.display()))
+                    .arg(format!("+seed={:x}", stalls.seed))
+                    .arg(format!("+in_gap={}", stalls.in_gap_percent))
+                    .arg(format!("+out_stall={}", stalls.out_stall_percent))
+                    .arg(format!("+timeout={}", self.spec.timeout_cycles));
+                if let Some(t) = trace {
+                    cmd.arg(format!("+trace={}", t.display()));
+                }
+            }
+        }
+        let command = format!("{cmd:?}");
+        let out = cmd.output().map_err(|e| {
+            if e.kind() == io::ErrorKind::NotFound && self.simulator == Simulator::Icarus {
+                SimError::ToolMissing { tool: "vvp".into() }
+            } else {
+                SimError::Io {
+                    path: exe.clone(),
+                    source: e,
+                }
+            }
+        })?;
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let sim = self.simulator;
+        match sim {
+            Simulator::Verilator => {
+                let msg = stderr
+                    .lines()
+                    .filter(|l| l.starts_with("qrtl-driver:"))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                let message = if msg.is_empty() {
+                    format!("{}{}", stdout, stderr).trim().to_string()
+                } else {
+                    msg
+                };
+                match out.status.code() {
+                    Some(0) => {}
+                    Some(3) => {
+                        return Err(SimError::Timeout {
+                            simulator: sim,
+                            message,
+                        })
+                    }
+                    Some(2) => {
+                        return Err(SimError::Protocol {
+                            simulator: sim,
+                            message,
+                        })
+                    }
+                    _ => {
+                        return Err(SimError::Run {
+                            simulator: sim,
+                            command,
+                            message: format!("{} ({})", message, out.status),
+                        })
+                    }
+                }
+            }
+            Simulator::Icarus => {
+                let find = |tag: &str| {
+                    stdout
+                        .lines()
+                        .find_map(|l| l.strip_prefix(tag).map(|m| m.trim().to_string()))
+                };
+                if let Some(message) = find("QRTL_TB_TIMEOUT:") {
+                    return Err(SimError::Timeout {
+                        simulator: sim,
+                        message,
+                    });
+                }
+                if let Some(message) = find("QRTL_TB_ERROR:") {
+                    let protocol = [
+                        "changed while",
+                        "before its first",
+                        "after the last",
+                        "X on",
+                    ]
+                    .iter()
+                    .any(|k| message.contains(k));
+                    return Err(if protocol {
+                        SimError::Protocol {
+                            simulator: sim,
+                            message,
+                        }
+                    } else {
+                        SimError::Run {
+                            simulator: sim,
+                            command,
+                            message,
+                        }
+                    });
+                }
+                if !out.status.success() || find("QRTL_TB_DONE").is_none() {
+                    return Err(SimError::Run {
+                        simulator: sim,
+                        command,
+                        message: format!("vvp did not finish ({}): {stdout}{stderr}", out.status),
+                    });
+                }
+            }
+        }
+        let bytes = std::fs::read(&res).map_err(io_err(&res))?;
+        format::decode_results(&bytes, packets.len()).map_err(|message| SimError::Run {
+            simulator: sim,
+            command,
+            message: format!("{}: {message}", res.display()),
+        })
+    }
+}

@@ -1,0 +1,157 @@
+//! Binary stimulus and results files shared by the C++ driver
+//! (`sim/axis_driver.cpp`) and the Icarus test bench (`sim/axis_tb.v`).
+//! All integers are little-endian.
+//!
+//! Stimulus: `QRTLSTM1`, `u32` packet count, then per packet `u32` length
+//! and the bytes. Zero-length packets are not allowed (AXI4-Stream cannot
+//! send them).
+//!
+//! Results: `QRTLRES1`, `u32` packet count, then records:
+//! `'W' u32` a result word of the current packet; `'P' u64` end of the
+//! packet (tlast) with its latency in cycles; `'T' u64 u64 u64` run totals
+//! (cycles, input-stall cycles, output-stall cycles), the last record.
+
+use super::{PacketResult, SimRun};
+
+pub const STIMULUS_MAGIC: &[u8; 8] = b"QRTLSTM1";
+pub const RESULTS_MAGIC: &[u8; 8] = b"QRTLRES1";
+
+/// Encode packets as a stimulus file. The caller has rejected empty packets
+/// and packet counts or lengths beyond `u32`.
+pub fn encode_stimulus(packets: &[Vec<u8>]) -> Vec<u8> {
+    let total: usize = packets.iter().map(|p| p.len() + 4).sum();
+    let mut out = Vec::with_capacity(12 + total);
+    out.extend_from_slice(STIMULUS_MAGIC);
+    out.extend_from_slice(&(packets.len() as u32).to_le_bytes());
+    for p in packets {
+        out.extend_from_slice(&(p.len() as u32).to_le_bytes());
+        out.extend_from_slice(p);
+    }
+    out
+}
+
+struct Reader<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> Result<&[u8], String> {
+        if self.at + n > self.b.len() {
+            return Err(format!("truncated at byte {}", self.at));
+        }
+        let s = &self.b[self.at..self.at + n];
+        self.at += n;
+        Ok(s)
+    }
+    fn u32(&mut self) -> Result<u32, String> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().unwrap()))
+    }
+    fn u64(&mut self) -> Result<u64, String> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().unwrap()))
+    }
+}
+
+/// Decode a results file; `expected_packets` is the stimulus' packet count.
+pub fn decode_results(bytes: &[u8], expected_packets: usize) -> Result<SimRun, String> {
+    let mut r = Reader { b: bytes, at: 0 };
+    if r.take(8)? != RESULTS_MAGIC {
+        return Err("not a qrtl results file (magic QRTLRES1)".into());
+    }
+    let n = r.u32()? as usize;
+    if n != expected_packets {
+        return Err(format!("{n} packets, the stimulus has {expected_packets}"));
+    }
+    let mut packets = Vec::with_capacity(n);
+    let mut words = Vec::new();
+    loop {
+        let at = r.at;
+        match r.take(1)?[0] {
+            b'W' => words.push(r.u32()?),
+            b'P' => {
+                let cycles = r.u64()?;
+                packets.push(PacketResult {
+                    words: std::mem::take(&mut words),
+                    cycles,
+                });
+            }
+            b'T' => {
+                let run = SimRun {
+                    packets,
+                    total_cycles: r.u64()?,
+                    input_stall_cycles: r.u64()?,
+                    output_stall_cycles: r.u64()?,
+                };
+                if !words.is_empty() {
+                    return Err("result words after the last packet's tlast".into());
+                }
+                if run.packets.len() != n {
+                    return Err(format!(
+                        "{} packet results, expected {n}",
+                        run.packets.len()
+                    ));
+                }
+                if r.at != bytes.len() {
+                    return Err(format!("{} trailing bytes", bytes.len() - r.at));
+                }
+                return Ok(run);
+            }
+            other => return Err(format!("unknown record {other:#04x} at byte {at}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stimulus_layout() {
+        let s = encode_stimulus(&[vec![1, 2, 3], vec![0xff]]);
+        assert_eq!(
+            s,
+            b"QRTLSTM1\x02\0\0\0\x03\0\0\0\x01\x02\x03\x01\0\0\0\xff".to_vec()
+        );
+    }
+
+    #[test]
+    fn results_roundtrip_and_errors() {
+        let mut b = b"QRTLRES1\x02\0\0\0".to_vec();
+        b.push(b'W');
+        b.extend_from_slice(&7u32.to_le_bytes());
+        b.push(b'W');
+        b.extend_from_slice(&9u32.to_le_bytes());
+        b.push(b'P');
+        b.extend_from_slice(&5u64.to_le_bytes());
+        b.push(b'P');
+        b.extend_from_slice(&1u64.to_le_bytes());
+        b.push(b'T');
+        for v in [100u64, 3, 4] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        let run = decode_results(&b, 2).unwrap();
+        assert_eq!(run.packets[0].words, vec![7, 9]);
+        assert_eq!(run.packets[0].cycles, 5);
+        assert_eq!(run.packets[1].words, Vec::<u32>::new());
+        assert_eq!(
+            (
+                run.total_cycles,
+                run.input_stall_cycles,
+                run.output_stall_cycles
+            ),
+            (100, 3, 4)
+        );
+        assert!(decode_results(&b, 3)
+            .unwrap_err()
+            .contains("stimulus has 3"));
+        assert!(decode_results(&b[..b.len() - 1], 2)
+            .unwrap_err()
+            .contains("truncated"));
+        let mut extra = b.clone();
+        extra.push(0);
+        assert!(decode_results(&extra, 2).unwrap_err().contains("trailing"));
+        assert!(decode_results(b"QRTLRES1\x00\0\0\0X", 0)
+            .unwrap_err()
+            .contains("unknown record"));
+    }
+}
