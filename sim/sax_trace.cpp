@@ -1,0 +1,163 @@
+// Trace driver for `qrtl_sax` (rtl-templates/sax.v), used by tests/sax_rtl.rs.
+//
+//   sax_trace STIMULUS OUTPUT [IDLE_SEED]
+//
+// STIMULUS: documents, each a little-endian u32 length then its bytes.
+// Every byte is fed with in_valid=1 (in_last on a document's last byte);
+// with IDLE_SEED != 0, idle cycles (in_valid=0) are sprinkled in between,
+// chosen by a xorshift generator seeded with it.
+//
+// OUTPUT: one 12-byte record per cycle in which any event output is set,
+// sampled right after the clock edge (the outputs describe the byte
+// consumed at that edge):
+//   u32 flags (bit order: see FLAG_* below), u8 o_byte, u8 o_unit_byte,
+//   u32 o_unit_cp (bit 31: o_unit_is_cp), u8 o_status, u8 o_reason.
+// A record with flags == 0 never appears; the driver exits with status 1 on
+// I/O errors.
+
+#include "Vqrtl_sax.h"
+#include "verilated.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+enum : uint32_t {
+    FLAG_NAME_BYTE = 1u << 0,
+    FLAG_NAME_FIRST = 1u << 1,
+    FLAG_NAME_END = 1u << 2,
+    FLAG_ATTR_NAME_BYTE = 1u << 3,
+    FLAG_ATTR_NAME_FIRST = 1u << 4,
+    FLAG_ATTR_NAME_END = 1u << 5,
+    FLAG_VAL_START = 1u << 6,
+    FLAG_VAL_UNIT = 1u << 7,
+    FLAG_VAL_END = 1u << 8,
+    FLAG_OPEN = 1u << 9,
+    FLAG_OPEN_EMPTY = 1u << 10,
+    FLAG_CLOSE = 1u << 11,
+    FLAG_TEXT_UNIT = 1u << 12,
+    FLAG_TEXT_END = 1u << 13,
+    FLAG_DOC_END = 1u << 14,
+};
+
+static void tick(Vqrtl_sax* m) {
+    m->clk = 0;
+    m->eval();
+    m->clk = 1;
+    m->eval();
+}
+
+static void put_u32(std::vector<uint8_t>& out, uint32_t v) {
+    for (int i = 0; i < 4; i++) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+}
+
+static void record(Vqrtl_sax* m, std::vector<uint8_t>& out) {
+    uint32_t f = 0;
+    if (m->o_name_byte) f |= FLAG_NAME_BYTE;
+    if (m->o_name_first) f |= FLAG_NAME_FIRST;
+    if (m->o_name_end) f |= FLAG_NAME_END;
+    if (m->o_attr_name_byte) f |= FLAG_ATTR_NAME_BYTE;
+    if (m->o_attr_name_first) f |= FLAG_ATTR_NAME_FIRST;
+    if (m->o_attr_name_end) f |= FLAG_ATTR_NAME_END;
+    if (m->o_val_start) f |= FLAG_VAL_START;
+    if (m->o_val_unit) f |= FLAG_VAL_UNIT;
+    if (m->o_val_end) f |= FLAG_VAL_END;
+    if (m->o_open) f |= FLAG_OPEN;
+    if (m->o_open_empty) f |= FLAG_OPEN_EMPTY;
+    if (m->o_close) f |= FLAG_CLOSE;
+    if (m->o_text_unit) f |= FLAG_TEXT_UNIT;
+    if (m->o_text_end) f |= FLAG_TEXT_END;
+    if (m->o_doc_end) f |= FLAG_DOC_END;
+    if (f == 0) return;
+    put_u32(out, f);
+    out.push_back(static_cast<uint8_t>(m->o_byte));
+    out.push_back(static_cast<uint8_t>(m->o_unit_byte));
+    put_u32(out, static_cast<uint32_t>(m->o_unit_cp) | (m->o_unit_is_cp ? 0x80000000u : 0u));
+    out.push_back(static_cast<uint8_t>(m->o_status));
+    out.push_back(static_cast<uint8_t>(m->o_reason));
+}
+
+int main(int argc, char** argv) {
+    if (argc < 3) {
+        std::fprintf(stderr, "usage: %s STIMULUS OUTPUT [IDLE_SEED]\n", argv[0]);
+        return 2;
+    }
+    uint64_t rng = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 0;
+    const bool idles = rng != 0;
+
+    std::FILE* in = std::fopen(argv[1], "rb");
+    if (!in) {
+        std::perror(argv[1]);
+        return 1;
+    }
+    std::vector<uint8_t> stim;
+    uint8_t buf[1 << 16];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, in)) > 0) stim.insert(stim.end(), buf, buf + n);
+    std::fclose(in);
+
+    Verilated::commandArgs(argc, argv);
+    Vqrtl_sax* m = new Vqrtl_sax;
+    std::vector<uint8_t> out;
+    out.reserve(stim.size() * 4);
+
+    m->in_valid = 0;
+    m->in_byte = 0;
+    m->in_last = 0;
+    m->rst = 1;
+    tick(m);
+    tick(m);
+    m->rst = 0;
+
+    size_t pos = 0;
+    while (pos + 4 <= stim.size()) {
+        uint32_t len = static_cast<uint32_t>(stim[pos]) | (static_cast<uint32_t>(stim[pos + 1]) << 8) |
+                       (static_cast<uint32_t>(stim[pos + 2]) << 16) |
+                       (static_cast<uint32_t>(stim[pos + 3]) << 24);
+        pos += 4;
+        if (len == 0 || pos + len > stim.size()) {
+            std::fprintf(stderr, "bad document length %u at offset %zu\n", len, pos - 4);
+            return 1;
+        }
+        for (uint32_t i = 0; i < len; i++) {
+            if (idles) {
+                // xorshift64: about one byte in eight is preceded by idle cycles.
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                if ((rng & 7) == 0) {
+                    int k = 1 + static_cast<int>((rng >> 3) & 3);
+                    m->in_valid = 0;
+                    m->in_last = 0;
+                    m->in_byte = static_cast<uint8_t>(rng >> 8);
+                    for (int j = 0; j < k; j++) {
+                        tick(m);
+                        record(m, out);
+                    }
+                }
+            }
+            m->in_valid = 1;
+            m->in_byte = stim[pos + i];
+            m->in_last = i + 1 == len;
+            tick(m);
+            record(m, out);
+        }
+        pos += len;
+    }
+    m->in_valid = 0;
+    m->in_last = 0;
+    for (int j = 0; j < 4; j++) {
+        tick(m);
+        record(m, out);
+    }
+    m->final();
+    delete m;
+
+    std::FILE* o = std::fopen(argv[2], "wb");
+    if (!o || std::fwrite(out.data(), 1, out.size(), o) != out.size() || std::fclose(o) != 0) {
+        std::perror(argv[2]);
+        return 1;
+    }
+    return 0;
+}
