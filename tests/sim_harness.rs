@@ -1,0 +1,355 @@
+//! The simulation harness (compiler/src/sim) on small AXI4-Stream test
+//! designs in tests/sim/fixtures/. Verilator and Icarus Verilog are required:
+//! these tests fail (never skip) when either is missing.
+
+use std::path::{Path, PathBuf};
+
+use qrtl_compiler::sim::{
+    build, build_with, BuildOptions, Built, DriverSpec, SimError, SimRun, Simulator, Stalls,
+};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+const BOTH: [Simulator; 2] = [Simulator::Verilator, Simulator::Icarus];
+
+fn fixture(name: &str) -> Vec<(String, String)> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/sim/fixtures")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    vec![(name.to_string(), text)]
+}
+
+fn build_fixture(top: &str, sim: Simulator) -> Built {
+    build(&DriverSpec::axis(top), &fixture(&format!("{top}.v")), sim)
+        .unwrap_or_else(|e| panic!("building {top} for {sim:?}: {e}"))
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("qrtl-sim-test-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// axis_sum's answer for one packet: byte count, then rotl-xor checksum.
+fn expected_words(packet: &[u8]) -> Vec<u32> {
+    let sum = packet
+        .iter()
+        .fold(0u32, |c, &b| c.rotate_left(1) ^ u32::from(b));
+    vec![packet.len() as u32, sum]
+}
+
+fn random_packets(seed: u64, n: usize, lengths: std::ops::RangeInclusive<usize>) -> Vec<Vec<u8>> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    (0..n)
+        .map(|_| {
+            let len = rng.gen_range(lengths.clone());
+            (0..len).map(|_| rng.gen()).collect()
+        })
+        .collect()
+}
+
+fn check_words(run: &SimRun, packets: &[Vec<u8>], what: &str) {
+    assert_eq!(run.packets.len(), packets.len(), "{what}");
+    for (i, (r, p)) in run.packets.iter().zip(packets).enumerate() {
+        assert_eq!(
+            r.words,
+            expected_words(p),
+            "{what}: packet {i} ({} bytes)",
+            p.len()
+        );
+        // The result cannot be valid before the last byte went in.
+        assert!(
+            r.cycles >= p.len() as u64,
+            "{what}: packet {i}: {} cycles",
+            r.cycles
+        );
+    }
+}
+
+#[test]
+fn random_packets_give_the_same_words_with_and_without_stalls() {
+    let packets = random_packets(7, 300, 1..=24);
+    let stall_sets = [
+        Stalls::NONE,
+        Stalls {
+            seed: 11,
+            in_gap_percent: 30,
+            out_stall_percent: 0,
+        },
+        Stalls {
+            seed: 12,
+            in_gap_percent: 0,
+            out_stall_percent: 80,
+        },
+        Stalls {
+            seed: 13,
+            in_gap_percent: 50,
+            out_stall_percent: 50,
+        },
+    ];
+    for sim in BOTH {
+        let built = build_fixture("axis_sum", sim);
+        eprintln!(
+            "{sim:?}: build {:.2?} (cached: {}), {}",
+            built.build_time, built.cached, built.tool_version
+        );
+        let mut runs = Vec::new();
+        for stalls in &stall_sets {
+            let run = built.run(&packets, stalls, None).unwrap();
+            check_words(&run, &packets, &format!("{sim:?} {stalls:?}"));
+            runs.push(run);
+        }
+        for (run, stalls) in runs.iter().zip(&stall_sets) {
+            eprintln!(
+                "{sim:?} {stalls:?}: {} cycles, {} input stalls, {} output stalls",
+                run.total_cycles, run.input_stall_cycles, run.output_stall_cycles
+            );
+        }
+        let none = &runs[0];
+        assert_eq!((none.input_stall_cycles, none.output_stall_cycles), (0, 0));
+        // Input gaps alone never stall the input: the FIFO drains at once.
+        assert!(runs[1].output_stall_cycles == 0 && runs[1].total_cycles > none.total_cycles);
+        // Output backpressure fills the 4-entry FIFO and reaches the input.
+        assert!(runs[2].output_stall_cycles > 0 && runs[2].input_stall_cycles > 0);
+        assert!(runs[3].output_stall_cycles > 0);
+    }
+}
+
+#[test]
+fn latency_and_totals_are_exact_without_stalls() {
+    // With packets of two bytes or more the FIFO is empty whenever a result
+    // arrives: each result is valid the cycle after its last byte.
+    let packets = random_packets(8, 200, 2..=40);
+    let bytes: u64 = packets.iter().map(|p| p.len() as u64).sum();
+    for sim in BOTH {
+        let run = build_fixture("axis_sum", sim)
+            .run(&packets, &Stalls::NONE, None)
+            .unwrap();
+        check_words(&run, &packets, &format!("{sim:?}"));
+        for (i, (r, p)) in run.packets.iter().zip(&packets).enumerate() {
+            assert_eq!(r.cycles, p.len() as u64, "{sim:?}: packet {i}");
+        }
+        // Bytes back to back from cycle 0, then the last result's two words.
+        assert_eq!(run.total_cycles, bytes + 2, "{sim:?}");
+        assert_eq!((run.input_stall_cycles, run.output_stall_cycles), (0, 0));
+    }
+}
+
+#[test]
+fn verilator_and_icarus_agree_cycle_for_cycle() {
+    // Same xorshift stall sequence in both simulators: identical runs.
+    let packets = random_packets(9, 150, 1..=30);
+    let stalls = Stalls {
+        seed: 0xdead_beef,
+        in_gap_percent: 25,
+        out_stall_percent: 40,
+    };
+    let v = build_fixture("axis_sum", Simulator::Verilator)
+        .run(&packets, &stalls, None)
+        .unwrap();
+    let i = build_fixture("axis_sum", Simulator::Icarus)
+        .run(&packets, &stalls, None)
+        .unwrap();
+    check_words(&v, &packets, "verilator");
+    assert_eq!(v, i);
+    // Another seed gives another stall pattern, and the same words.
+    let other = Stalls { seed: 5, ..stalls };
+    let v2 = build_fixture("axis_sum", Simulator::Verilator)
+        .run(&packets, &other, None)
+        .unwrap();
+    assert_ne!(v2.total_cycles, v.total_cycles);
+    check_words(&v2, &packets, "verilator, seed 5");
+}
+
+#[test]
+fn builds_are_cached() {
+    let root = scratch("cache");
+    let options = BuildOptions {
+        cache_dir: Some(root.clone()),
+        jobs: 0,
+    };
+    let spec = DriverSpec::axis("axis_sum");
+    let rtl = fixture("axis_sum.v");
+    for sim in BOTH {
+        let first = build_with(&spec, &rtl, sim, &options).unwrap();
+        assert!(!first.cached, "{sim:?}: fresh cache");
+        let second = build_with(&spec, &rtl, sim, &options).unwrap();
+        assert!(second.cached, "{sim:?}: second build reuses the entry");
+        assert_eq!(first.dir, second.dir);
+        assert!(second.dir.starts_with(&root));
+        assert!(second.executable().is_file());
+        eprintln!(
+            "{sim:?}: first build {:.2?}, cached lookup {:.2?}",
+            first.build_time, second.build_time
+        );
+        assert!(second.build_time < first.build_time);
+        // The cached build runs.
+        let run = second.run(&[vec![1, 2, 3]], &Stalls::NONE, None).unwrap();
+        assert_eq!(run.packets[0].words, expected_words(&[1, 2, 3]));
+    }
+    // Changed RTL: a new entry.
+    let mut changed = rtl.clone();
+    changed[0].1.push_str("// changed\n");
+    let third = build_with(&spec, &changed, Simulator::Icarus, &options).unwrap();
+    assert!(!third.cached);
+    // Entries: two simulators + the changed design; temporary dirs are gone.
+    let entries: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    assert_eq!(entries.len(), 3, "{entries:?}");
+    assert_eq!(std::fs::read_dir(root.join(".tmp")).unwrap().count(), 0);
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn a_silent_design_times_out() {
+    let mut spec = DriverSpec::axis("axis_stuck");
+    spec.timeout_cycles = 2000;
+    for sim in BOTH {
+        let built = build(&spec, &fixture("axis_stuck.v"), sim).unwrap();
+        let t = std::time::Instant::now();
+        let err = built
+            .run(&[vec![1, 2, 3], vec![4]], &Stalls::NONE, None)
+            .unwrap_err();
+        assert!(matches!(err, SimError::Timeout { .. }), "{sim:?}: {err}");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("2000 cycles") && msg.contains("timed out"),
+            "{msg}"
+        );
+        assert!(t.elapsed().as_secs() < 30);
+    }
+}
+
+#[test]
+fn axi_violations_are_reported() {
+    let packets = random_packets(10, 40, 1..=10);
+    for sim in BOTH {
+        let built = build_fixture("axis_pulse", sim);
+        // Without backpressure the one-cycle pulse is legal.
+        let run = built.run(&packets, &Stalls::NONE, None).unwrap();
+        for (r, p) in run.packets.iter().zip(&packets) {
+            assert_eq!(r.words, vec![p.len() as u32]);
+        }
+        let stalls = Stalls {
+            seed: 3,
+            in_gap_percent: 0,
+            out_stall_percent: 50,
+        };
+        let err = built.run(&packets, &stalls, None).unwrap_err();
+        assert!(matches!(err, SimError::Protocol { .. }), "{sim:?}: {err}");
+        assert!(err.to_string().contains("changed while"), "{err}");
+    }
+}
+
+#[test]
+fn empty_packets_are_rejected() {
+    let built = build_fixture("axis_sum", Simulator::Icarus);
+    let err = built
+        .run(&[vec![1], vec![], vec![2]], &Stalls::NONE, None)
+        .unwrap_err();
+    assert!(matches!(err, SimError::EmptyPacket { index: 1 }), "{err}");
+    assert!(err.to_string().contains("zero-length"));
+    // No packets at all is a valid (empty) run.
+    let run = built.run(&[], &Stalls::NONE, None).unwrap();
+    assert!(run.packets.is_empty() && run.total_cycles == 0);
+}
+
+#[test]
+fn lint_warnings_fail_the_verilator_build() {
+    let rtl = vec![(
+        "axis_sum.v".to_string(),
+        fixture("axis_sum.v")[0]
+            .1
+            .replace("    reg phase;", "    reg phase;\n    wire dangling;"),
+    )];
+    let err = build(&DriverSpec::axis("axis_sum"), &rtl, Simulator::Verilator).unwrap_err();
+    match &err {
+        SimError::Build {
+            tool,
+            warnings,
+            stderr,
+            ..
+        } => {
+            assert_eq!(tool, "verilator");
+            assert!(warnings.iter().any(|w| w.contains("dangling")), "{stderr}");
+        }
+        other => panic!("expected a build error, got {other}"),
+    }
+    assert!(err.to_string().contains("lint clean"), "{err}");
+}
+
+#[test]
+fn icarus_build_errors_carry_the_compiler_output() {
+    let rtl = vec![(
+        "axis_sum.v".to_string(),
+        "module axis_sum(; endmodule\n".to_string(),
+    )];
+    let err = build(&DriverSpec::axis("axis_sum"), &rtl, Simulator::Icarus).unwrap_err();
+    match &err {
+        SimError::Build { tool, stderr, .. } => {
+            assert_eq!(tool, "iverilog");
+            assert!(stderr.contains("axis_sum.v:1"), "{stderr}");
+        }
+        other => panic!("expected a build error, got {other}"),
+    }
+}
+
+#[test]
+fn traces_are_written() {
+    let dir = scratch("trace");
+    let packets = vec![vec![1, 2, 3], vec![4, 5]];
+    let fst = dir.join("run.fst");
+    let built = build_fixture("axis_sum", Simulator::Verilator);
+    let run = built.run(&packets, &Stalls::NONE, Some(&fst)).unwrap();
+    check_words(&run, &packets, "verilator traced");
+    let bytes = std::fs::read(&fst).unwrap();
+    assert!(bytes.len() > 100, "FST file of {} bytes", bytes.len());
+    // An untraced run of the same build writes nothing.
+    let none = dir.join("none.fst");
+    built.run(&packets, &Stalls::NONE, None).unwrap();
+    assert!(!none.exists());
+
+    let vcd = dir.join("run.vcd");
+    let run = build_fixture("axis_sum", Simulator::Icarus)
+        .run(&packets, &Stalls::NONE, Some(&vcd))
+        .unwrap();
+    check_words(&run, &packets, "icarus traced");
+    let text = std::fs::read_to_string(&vcd).unwrap();
+    assert!(
+        text.contains("$enddefinitions") && text.contains("s_tdata"),
+        "VCD"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_specs_are_rejected_before_building() {
+    let rtl = fixture("axis_sum.v");
+    let mut spec = DriverSpec::axis("axis_sum");
+    spec.in_data_bits = 16;
+    assert!(matches!(
+        build(&spec, &rtl, Simulator::Verilator),
+        Err(SimError::InvalidSpec { .. })
+    ));
+    let spec = DriverSpec::axis("axis_sum");
+    let bad_name = vec![("../axis_sum.v".to_string(), rtl[0].1.clone())];
+    assert!(matches!(
+        build(&spec, &bad_name, Simulator::Icarus),
+        Err(SimError::InvalidSpec { .. })
+    ));
+    let built = build_fixture("axis_sum", Simulator::Icarus);
+    let stalls = Stalls {
+        seed: 1,
+        in_gap_percent: 100,
+        out_stall_percent: 0,
+    };
+    assert!(matches!(
+        built.run(&[vec![1]], &stalls, None),
+        Err(SimError::InvalidSpec { .. })
+    ));
+}
