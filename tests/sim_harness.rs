@@ -353,3 +353,48 @@ fn bad_specs_are_rejected_before_building() {
         Err(SimError::InvalidSpec { .. })
     ));
 }
+
+#[test]
+fn a_written_project_simulates() {
+    use qrtl_compiler::project::{write_project, Port, PortDir, ProjectSpec};
+    let port = |name: &str, dir, width| Port {
+        name: name.into(),
+        dir,
+        width,
+        description: String::new(),
+    };
+    let dir = scratch("project");
+    let spec = ProjectSpec {
+        name: "axis_sum".into(),
+        top: "axis_sum".into(),
+        rtl: fixture("axis_sum.v"),
+        clock_mhz: 200.0,
+        clock_port: "clk".into(),
+        reset_port: "rst".into(),
+        ports: vec![
+            port("clk", PortDir::Input, 1),
+            port("rst", PortDir::Input, 1),
+            port("s_axis_tdata", PortDir::Input, 8),
+            port("s_axis_tvalid", PortDir::Input, 1),
+            port("s_axis_tready", PortDir::Output, 1),
+            port("s_axis_tlast", PortDir::Input, 1),
+            port("m_axis_tdata", PortDir::Output, 32),
+            port("m_axis_tvalid", PortDir::Output, 1),
+            port("m_axis_tready", PortDir::Input, 1),
+            port("m_axis_tlast", PortDir::Output, 1),
+        ],
+        manifest_extra: serde_json::Value::Null,
+        readme_extra: String::new(),
+    };
+    write_project(&dir, &spec).unwrap();
+    let (driver, rtl) = qrtl_compiler::sim::project_sources(&dir).unwrap();
+    assert_eq!(driver, DriverSpec::axis("axis_sum"));
+    assert_eq!(rtl, spec.rtl);
+    let packets = random_packets(12, 20, 1..=16);
+    let run = build(&driver, &rtl, Simulator::Verilator)
+        .unwrap()
+        .run(&packets, &Stalls::NONE, None)
+        .unwrap();
+    check_words(&run, &packets, "project");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

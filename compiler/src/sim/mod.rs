@@ -92,6 +92,59 @@ impl DriverSpec {
     }
 }
 
+/// The driver spec and RTL sources of a project written by
+/// [`crate::project::write_project`]: top, clock and reset from its
+/// `manifest.json`, `s_axis`/`m_axis` streams (the output word width from the
+/// `m_axis_tdata` port), sources from the manifest's `files`.
+pub fn project_sources(dir: &Path) -> Result<(DriverSpec, Vec<(String, String)>), SimError> {
+    let path = dir.join("manifest.json");
+    let text = std::fs::read_to_string(&path).map_err(io_err(&path))?;
+    let bad = |message: String| SimError::InvalidSpec {
+        message: format!("{}: {message}", path.display()),
+    };
+    let m: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| bad(format!("not JSON: {e}")))?;
+    let field = |k: &str| {
+        m.get(k)
+            .and_then(|v| v.as_str())
+            .ok_or_else(|| bad(format!("missing string `{k}`")))
+    };
+    let mut spec = DriverSpec::axis(field("top")?);
+    spec.clock_port = field("clock_port")?.to_string();
+    spec.reset_port = field("reset_port")?.to_string();
+    let tdata = format!("{}_tdata", spec.out_prefix);
+    spec.out_word_bits = m
+        .get("ports")
+        .and_then(|p| p.as_array())
+        .and_then(|ports| {
+            ports
+                .iter()
+                .find(|p| p.get("name").and_then(|n| n.as_str()) == Some(tdata.as_str()))
+        })
+        .and_then(|p| p.get("width"))
+        .and_then(|w| w.as_u64())
+        .and_then(|w| u32::try_from(w).ok())
+        .ok_or_else(|| bad(format!("no port `{tdata}` with a width")))?;
+    let files = m
+        .get("files")
+        .and_then(|f| f.as_array())
+        .ok_or_else(|| bad("missing `files`".into()))?;
+    let mut rtl = Vec::new();
+    for f in files {
+        let rel = f
+            .as_str()
+            .ok_or_else(|| bad("`files` holds a non-string".into()))?;
+        let file = dir.join(rel);
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .ok_or_else(|| bad(format!("bad file `{rel}`")))?;
+        let text = std::fs::read_to_string(&file).map_err(io_err(&file))?;
+        rtl.push((name, text));
+    }
+    Ok((spec, rtl))
+}
+
 /// Random stalls on both streams: with `in_gap_percent`, the driver leaves
 /// `tvalid` low before a byte; with `out_stall_percent`, it holds
 /// `m_axis_tready` low in a cycle. Results must not depend on them.
