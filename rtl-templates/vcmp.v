@@ -122,8 +122,8 @@ module {{ name }} (
                      S_FRAC  = 3'd3,  // after '.'
                      S_TRAIL = 3'd4,  // trailing whitespace
                      S_BAD   = 3'd5;  // not a number: NaN
-    localparam [1:0] C_EQ = 2'd0, C_LT = 2'd1, C_GT = 2'd2;
 {%- if !bounds.is_empty() %}
+    localparam [1:0] C_EQ = 2'd0, C_LT = 2'd1, C_GT = 2'd2;  // |D| vs a bound
     localparam [{{ cnt_w - 1 }}:0] CNT_MAX = {{ cnt_w }}'d{{ cnt_max }};
 {%- endif %}
 {%- if fpos_max > 0 %}

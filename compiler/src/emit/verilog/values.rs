@@ -817,7 +817,11 @@ pub fn vcmp_module(module_name: &str, cmp: &crate::ir::xpath::Compare, comment: 
             .replace(" || 1'b0", "");
         }
     }
-    t.render().expect("vcmp template renders")
+    let mut text = t.render().expect("vcmp template renders");
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text
 }
 
 // ---------------------------------------------------------------------------
