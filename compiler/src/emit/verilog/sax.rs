@@ -60,12 +60,17 @@ pub fn sax_module(p: &SaxParams) -> String {
         p.max_depth >= 1 && p.name_stack_bytes >= 1,
         "qrtl_sax needs max_depth >= 1 and name_stack_bytes >= 1, got {p:?}"
     );
-    SaxTemplate {
+    let mut v = SaxTemplate {
         max_depth: p.max_depth,
         name_stack_bytes: p.name_stack_bytes,
     }
     .render()
-    .expect("the sax.v template renders")
+    .expect("the sax.v template renders");
+    // askama drops the template's final newline; a source file ends with one.
+    if !v.ends_with('\n') {
+        v.push('\n');
+    }
+    v
 }
 
 #[cfg(test)]
