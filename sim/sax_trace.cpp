@@ -7,15 +7,22 @@
 // with IDLE_SEED != 0, idle cycles (in_valid=0) are sprinkled in between,
 // chosen by a xorshift generator seeded with it.
 //
-// OUTPUT: one 12-byte record per cycle in which any event output is set,
+// OUTPUT: one 16-byte record per cycle in which any event output is set,
 // sampled right after the clock edge (the outputs describe the byte
 // consumed at that edge):
 //   u32 flags (bit order: see FLAG_* below), u8 o_byte, u8 o_unit_byte,
-//   u32 o_unit_cp (bit 31: o_unit_is_cp), u8 o_status, u8 o_reason.
+//   u32 o_unit_cp (bit 31: o_unit_is_cp), u8 o_status, u8 o_reason,
+//   u32 error offset.
 // A record with flags == 0 never appears; the driver exits with status 1 on
 // I/O errors.
+//
+// The error offset (meaningful with o_doc_end) is the index in its document
+// of the byte at which the module's internal `fail` was first raised, else
+// the document's length: the tokenizer's `XmlErrorAt::offset`. Reading
+// `fail` needs the model built with --public-flat-rw; it is not a port.
 
 #include "Vqrtl_sax.h"
+#include "Vqrtl_sax___024root.h"
 #include "verilated.h"
 
 #include <cstdint>
@@ -52,7 +59,7 @@ static void put_u32(std::vector<uint8_t>& out, uint32_t v) {
     for (int i = 0; i < 4; i++) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
 }
 
-static void record(Vqrtl_sax* m, std::vector<uint8_t>& out) {
+static void record(Vqrtl_sax* m, std::vector<uint8_t>& out, uint32_t err_offset) {
     uint32_t f = 0;
     if (m->o_name_byte) f |= FLAG_NAME_BYTE;
     if (m->o_name_first) f |= FLAG_NAME_FIRST;
@@ -76,6 +83,7 @@ static void record(Vqrtl_sax* m, std::vector<uint8_t>& out) {
     put_u32(out, static_cast<uint32_t>(m->o_unit_cp) | (m->o_unit_is_cp ? 0x80000000u : 0u));
     out.push_back(static_cast<uint8_t>(m->o_status));
     out.push_back(static_cast<uint8_t>(m->o_reason));
+    put_u32(out, err_offset);
 }
 
 int main(int argc, char** argv) {
@@ -120,6 +128,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "bad document length %u at offset %zu\n", len, pos - 4);
             return 1;
         }
+        uint32_t err_at = len;
         for (uint32_t i = 0; i < len; i++) {
             if (idles) {
                 // xorshift64: about one byte in eight is preceded by idle cycles.
@@ -133,15 +142,18 @@ int main(int argc, char** argv) {
                     m->in_byte = static_cast<uint8_t>(rng >> 8);
                     for (int j = 0; j < k; j++) {
                         tick(m);
-                        record(m, out);
+                        record(m, out, 0);
                     }
                 }
             }
             m->in_valid = 1;
             m->in_byte = stim[pos + i];
             m->in_last = i + 1 == len;
+            m->clk = 0;
+            m->eval();
+            if (m->rootp->qrtl_sax__DOT__fail && err_at == len) err_at = i;
             tick(m);
-            record(m, out);
+            record(m, out, err_at);
         }
         pos += len;
     }
@@ -149,7 +161,7 @@ int main(int argc, char** argv) {
     m->in_last = 0;
     for (int j = 0; j < 4; j++) {
         tick(m);
-        record(m, out);
+        record(m, out, 0);
     }
     m->final();
     delete m;
