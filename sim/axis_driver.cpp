@@ -172,11 +172,13 @@ int main(int argc, char** argv) {
     out.u32(uint32_t(n));
 
     auto ctx = std::make_unique<VerilatedContext>();
+#if VM_TRACE
+    if (trace_path) ctx->traceEverOn(true);
+#endif
     auto top = std::make_unique<V{{ top }}>(ctx.get());
 #if VM_TRACE
     std::unique_ptr<VerilatedFstC> tfp;
     if (trace_path) {
-        ctx->traceEverOn(true);
         tfp.reset(new VerilatedFstC);
         top->trace(tfp.get(), 99);
         tfp->open(trace_path);

@@ -185,7 +185,7 @@ fn period_follows_clock() {
 fn yosys_scripts_run() {
     let dir = temp_dir("yosys");
     write_project(&dir, &tiny_spec()).unwrap();
-    for family in ["xc7", "ecp5", "ice40"] {
+    for family in ["xc7", "xc6v", "ecp5", "ice40"] {
         let out = Command::new("yosys")
             .args(["-q", "-s", &format!("synth/{family}.ys")])
             .current_dir(&dir)
