@@ -28,7 +28,8 @@
 //! cut by the end of a document inside a CDATA section; such a text node
 //! never ends, so no consumer can use it.
 //!
-//! Verilator is required: the test fails if it is not installed.
+//! Verilator is required: the test fails if it is not installed. A longer
+//! soak: `QRTL_SAX_SOAK=N` multiplies the random documents by N.
 
 use std::collections::hash_map::DefaultHasher;
 use std::fmt::Write as _;
@@ -894,8 +895,19 @@ fn edge_cases(docs: &mut Vec<Doc>) {
     }
 }
 
+/// Multiplier of the random parts of the corpus: `QRTL_SAX_SOAK` (default 1)
+/// for a longer soak, e.g.
+/// `QRTL_SAX_SOAK=20 cargo test --release --test sax_rtl`.
+fn soak() -> u64 {
+    std::env::var("QRTL_SAX_SOAK")
+        .ok()
+        .map(|v| v.parse().expect("QRTL_SAX_SOAK is a number"))
+        .unwrap_or(1)
+}
+
 /// Every document of one test run.
 fn corpus() -> Vec<Doc> {
+    let soak = soak();
     let mut docs = Vec::new();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
 
@@ -947,7 +959,7 @@ fn corpus() -> Vec<Doc> {
     edge_cases(&mut docs);
 
     // Valid random documents of every construct.
-    for seed in 0..500u64 {
+    for seed in 0..500 * soak {
         push(
             &mut docs,
             format!("docgen {seed}"),
@@ -956,7 +968,7 @@ fn corpus() -> Vec<Doc> {
     }
     // Their mutations.
     let mut rng = SmallRng::seed_from_u64(0x5A5);
-    for seed in 0..1500u64 {
+    for seed in 0..1500 * soak {
         let doc = docgen::Gen::new(1000 + seed).document();
         let m = mutate(&mut rng, doc);
         push(
@@ -979,7 +991,7 @@ fn corpus() -> Vec<Doc> {
     }
     // Token soups.
     let mut rng = SmallRng::seed_from_u64(0x50_0B);
-    for i in 0..1000 {
+    for i in 0..1000 * soak {
         let n = rng.gen_range(1..50);
         let mut s = String::new();
         if rng.gen_bool(0.5) {
@@ -992,7 +1004,7 @@ fn corpus() -> Vec<Doc> {
     }
     // Random bytes, biased towards markup.
     let mut rng = SmallRng::seed_from_u64(0xB17E5);
-    for i in 0..300 {
+    for i in 0..300 * soak {
         let n = rng.gen_range(1..100);
         let v: Vec<u8> = (0..n)
             .map(|_| {
