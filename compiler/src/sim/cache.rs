@@ -113,7 +113,12 @@ pub fn get_or_build(
     build: impl FnOnce(&Path) -> Result<(), SimError>,
 ) -> Result<CacheEntry, SimError> {
     let dir = root.join(key);
-    if dir.join(COMPLETE).is_file() {
+    let marker = dir.join(COMPLETE);
+    if marker.is_file() {
+        // Record the use for `prune` (least recently used entries go first).
+        if let Ok(f) = std::fs::File::options().append(true).open(&marker) {
+            let _ = f.set_modified(SystemTime::now());
+        }
         return Ok(CacheEntry { dir, cached: true });
     }
     let tmp = TempDir::new(&root.join(".tmp"))?;
@@ -133,6 +138,83 @@ pub fn get_or_build(
             }
         }
     }
+}
+
+/// Default size cap of the cache root: `$QRTL_SIM_CACHE_MAX_MB` MiB, else
+/// 4 GiB.
+pub fn default_max_bytes() -> u64 {
+    std::env::var("QRTL_SIM_CACHE_MAX_MB")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(4096)
+        .saturating_mul(1 << 20)
+}
+
+fn dir_size(dir: &Path) -> u64 {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    rd.flatten()
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => dir_size(&e.path()),
+            Ok(_) => e.metadata().map(|m| m.len()).unwrap_or(0),
+            Err(_) => 0,
+        })
+        .sum()
+}
+
+/// Shrink the cache under `root` to at most `max_bytes`, removing the least
+/// recently used entries first, and remove scratch directories (`.tmp`,
+/// `.runs`) left over by processes more than a day ago. An entry is first
+/// renamed away (atomically), so a concurrent lookup either finds it whole
+/// or rebuilds it. Returns the number of entries removed.
+pub fn prune(root: &Path, max_bytes: u64) -> Result<usize, SimError> {
+    let day = std::time::Duration::from_secs(24 * 3600);
+    let now = SystemTime::now();
+    for scratch in [".tmp", ".runs"] {
+        if let Ok(rd) = std::fs::read_dir(root.join(scratch)) {
+            for e in rd.flatten() {
+                let old = e
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .is_ok_and(|t| now.duration_since(t).unwrap_or_default() > day);
+                if old {
+                    let _ = std::fs::remove_dir_all(e.path());
+                }
+            }
+        }
+    }
+    let rd = match std::fs::read_dir(root) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(io_err(root)(e)),
+    };
+    let mut entries: Vec<(SystemTime, u64, PathBuf)> = rd
+        .flatten()
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .filter_map(|e| {
+            let used = std::fs::metadata(e.path().join(COMPLETE))
+                .and_then(|m| m.modified())
+                .ok()?;
+            Some((used, dir_size(&e.path()), e.path()))
+        })
+        .collect();
+    entries.sort_by(|a, b| b.0.cmp(&a.0));
+    let mut total = 0u64;
+    let mut removed = 0;
+    for (_, size, path) in entries {
+        total = total.saturating_add(size);
+        if total <= max_bytes {
+            continue;
+        }
+        let doomed = TempDir::new(&root.join(".tmp"))?;
+        let target = doomed.path().join("entry");
+        if std::fs::rename(&path, &target).is_ok() {
+            removed += 1;
+        }
+        drop(doomed);
+    }
+    Ok(removed)
 }
 
 #[cfg(test)]
@@ -175,5 +257,43 @@ mod tests {
         // No temporary directory is left behind.
         assert_eq!(std::fs::read_dir(root.join(".tmp")).unwrap().count(), 0);
         std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn prune_removes_least_recently_used_entries() {
+        let root = std::env::temp_dir().join(format!("qrtl-prune-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for k in ["a", "b", "c"] {
+            get_or_build(&root, k, |tmp| {
+                std::fs::write(tmp.join("blob"), vec![0u8; 1000]).unwrap();
+                Ok(())
+            })
+            .unwrap();
+        }
+        let age = |k: &str, secs: u64| {
+            let f = std::fs::File::options()
+                .append(true)
+                .open(root.join(k).join(COMPLETE))
+                .unwrap();
+            f.set_modified(SystemTime::now() - std::time::Duration::from_secs(secs))
+                .unwrap();
+        };
+        age("a", 300);
+        age("b", 100);
+        age("c", 200);
+        // A hit makes "a" the most recently used.
+        assert!(
+            get_or_build(&root, "a", |_| panic!("cached"))
+                .unwrap()
+                .cached
+        );
+        assert_eq!(prune(&root, 2500).unwrap(), 1);
+        assert!(root.join("a").is_dir() && root.join("b").is_dir());
+        assert!(!root.join("c").exists());
+        assert_eq!(prune(&root, 2500).unwrap(), 0);
+        assert_eq!(prune(&root, 0).unwrap(), 2);
+        assert_eq!(std::fs::read_dir(root.join(".tmp")).unwrap().count(), 0);
+        std::fs::remove_dir_all(&root).unwrap();
+        assert_eq!(prune(&root, 0).unwrap(), 0);
     }
 }

@@ -575,6 +575,10 @@ fn build_variant(
         std::fs::write(&log_path, &log).map_err(io_err(&log_path))?;
         Ok(())
     })?;
+    if !entry.cached {
+        // Keep the cache bounded; entries in use are the most recent ones.
+        let _ = cache::prune(&root, cache::default_max_bytes());
+    }
     if let Ok(log) = std::fs::read_to_string(entry.dir.join("build.log")) {
         warnings.extend(
             log.lines()
