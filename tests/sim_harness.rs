@@ -398,3 +398,71 @@ fn a_written_project_simulates() {
     check_words(&run, &packets, "project");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Run by `concurrent_processes_share_one_build` in two child processes at
+/// once (cache root and RTL variant from the environment); on its own it
+/// builds and runs the fixture from the default cache.
+#[test]
+fn child_build_and_run() {
+    let mut rtl = fixture("axis_sum.v");
+    let options = match std::env::var_os("QRTL_TEST_CHILD_CACHE") {
+        Some(root) => {
+            let tag = std::env::var("QRTL_TEST_CHILD_TAG").unwrap();
+            rtl[0].1.push_str(&format!("// variant {tag}\n"));
+            BuildOptions {
+                cache_dir: Some(PathBuf::from(root)),
+                jobs: 1,
+            }
+        }
+        None => BuildOptions::default(),
+    };
+    let built = build_with(
+        &DriverSpec::axis("axis_sum"),
+        &rtl,
+        Simulator::Verilator,
+        &options,
+    )
+    .unwrap();
+    let packets = random_packets(13, 10, 1..=10);
+    check_words(
+        &built.run(&packets, &Stalls::NONE, None).unwrap(),
+        &packets,
+        "child",
+    );
+}
+
+#[test]
+fn concurrent_processes_share_one_build() {
+    let root = scratch("processes");
+    let tag = format!("{}-{:?}", std::process::id(), std::time::SystemTime::now());
+    let exe = std::env::current_exe().unwrap();
+    let children: Vec<_> = (0..2)
+        .map(|_| {
+            std::process::Command::new(&exe)
+                .args(["--exact", "child_build_and_run", "--test-threads", "1"])
+                .env("QRTL_TEST_CHILD_CACHE", &root)
+                .env("QRTL_TEST_CHILD_TAG", &tag)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && text.contains("1 passed"),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let entries: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(std::fs::read_dir(root.join(".tmp")).unwrap().count(), 0);
+    std::fs::remove_dir_all(&root).unwrap();
+}
