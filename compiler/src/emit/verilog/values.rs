@@ -41,8 +41,8 @@ pub enum Unit {
 }
 
 /// The byte string a unit stream stands for (code points as UTF-8; a code
-/// point that is not a `char` contributes U+FFFD, which never compares equal
-/// to anything the hardware matches either).
+/// point that is not a `char`, which the SAX parser never produces, is
+/// shown as U+FFFD).
 pub fn units_to_bytes(units: &[Unit]) -> Vec<u8> {
     let mut out = Vec::with_capacity(units.len());
     for u in units {
@@ -670,12 +670,29 @@ fn escape_literal(lit: &[u8]) -> String {
 fn describe(cmp: &Compare) -> String {
     match &cmp.value {
         Value::Str(s) => format!("value {} \"{}\"", cmp.op.as_str(), escape_literal(s)),
-        Value::Num(_) => format!("value {} {}", cmp.op.as_str(), cmp.rhs_number()),
+        Value::Num(_) => {
+            let x = cmp.rhs_number();
+            let plain = format!("{x}");
+            let text = if plain.len() <= 24 {
+                plain
+            } else {
+                format!("{x:e}")
+            };
+            format!("value {} {text}", cmp.op.as_str())
+        }
     }
 }
 
 /// The Verilog module for one comparison (see `rtl-templates/README.md`,
-/// `qrtl_vcmp_*`). `comment` is placed on a line at the top of the module.
+/// `qrtl_vcmp_*`). `comment` (its first line) is placed on a line at the
+/// top of the module.
+///
+/// Ports: `clk`, `rst` (synchronous, active high), `start` (a new value
+/// begins: clears the state; a unit in the same cycle is the new value's
+/// first unit), `unit_valid`, `unit_is_cp`, `unit_byte[7:0]`,
+/// `unit_cp[20:0]`, `result` (combinational from the state: valid the cycle
+/// after the last unit, and after `rst`/`start` alone it describes the
+/// empty value).
 pub fn vcmp_module(module_name: &str, cmp: &crate::ir::xpath::Compare, comment: &str) -> String {
     let plan = Plan::new(cmp);
     let mut t = VcmpTemplate {
