@@ -439,11 +439,31 @@ fn run(cmd: &mut Command, what: &str) {
     );
 }
 
+/// The build command's arguments (`--public-flat-rw`: the driver reads the
+/// internal `fail` signal to locate the first error).
+const VERILATOR_BUILD: &[&str] = &[
+    "--cc",
+    "--exe",
+    "--build",
+    "-Wall",
+    "-j",
+    "2",
+    "--public-flat-rw",
+    "--top-module",
+    "qrtl_sax",
+    "--Mdir",
+    "obj",
+    "-o",
+    "sax_trace",
+    "qrtl_sax.v",
+    "sax_trace.cpp",
+];
+
 /// Build (or reuse) the trace binary for `p`; returns its path.
 fn build(p: &SaxParams) -> PathBuf {
     let version = verilator_version();
     let verilog = sax_module(p);
-    let key = hash_of(&[&verilog, DRIVER, &version]);
+    let key = hash_of(&[&verilog, DRIVER, &version, &VERILATOR_BUILD.join(" ")]);
     let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sax-rtl");
     let dir = base.join(&key);
     let exe = dir.join("obj").join("sax_trace");
@@ -460,23 +480,7 @@ fn build(p: &SaxParams) -> PathBuf {
         Command::new("verilator")
             .current_dir(&tmp)
             .env("OBJCACHE", "ccache")
-            .args([
-                "--cc",
-                "--exe",
-                "--build",
-                "-Wall",
-                "-j",
-                "2",
-                "--public-flat-rw",
-                "--top-module",
-                "qrtl_sax",
-                "--Mdir",
-                "obj",
-                "-o",
-                "sax_trace",
-                "qrtl_sax.v",
-                "sax_trace.cpp",
-            ]),
+            .args(VERILATOR_BUILD),
         "verilator --build",
     );
     match fs::rename(&tmp, &dir) {
