@@ -222,3 +222,55 @@ pub fn decode_xpath_result(words: &[u32], query_count: usize) -> Result<HwDocRes
         matched,
     })
 }
+
+/// Per-document outcome of a simulation run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimDoc {
+    pub result: HwDocResult,
+    /// Cycles from the document's first accepted byte to its status word.
+    pub cycles: u64,
+}
+
+/// A simulation of many documents through one build.
+#[derive(Clone, Debug)]
+pub struct XpathSimRun {
+    pub docs: Vec<SimDoc>,
+    pub run: crate::sim::SimRun,
+    pub build: crate::sim::Built,
+}
+
+/// Build (or reuse from the cache) the design for `simulator` and stream
+/// `docs` through it, one AXI4-Stream packet each.
+pub fn simulate_xpath(
+    hw: &XpathHw,
+    docs: &[Vec<u8>],
+    simulator: crate::sim::Simulator,
+    stalls: &crate::sim::Stalls,
+    trace: Option<&std::path::Path>,
+) -> Result<XpathSimRun, String> {
+    let spec = crate::sim::DriverSpec::axis(&hw.rtl.top);
+    let rtl: Vec<(String, String)> = hw
+        .rtl
+        .files
+        .iter()
+        .map(|f| (f.name.clone(), f.text.clone()))
+        .collect();
+    let build = crate::sim::build(&spec, &rtl, simulator).map_err(|e| e.to_string())?;
+    let run = build
+        .run(docs, stalls, trace)
+        .map_err(|e| e.to_string())?;
+    let n = hw.rtl.queries.len();
+    let mut out = Vec::with_capacity(docs.len());
+    for (i, p) in run.packets.iter().enumerate() {
+        let result = decode_xpath_result(&p.words, n).map_err(|e| format!("document {i}: {e}"))?;
+        out.push(SimDoc {
+            result,
+            cycles: p.cycles,
+        });
+    }
+    Ok(XpathSimRun {
+        docs: out,
+        run,
+        build,
+    })
+}

@@ -6,6 +6,8 @@
 //! name it chose; every node's logic carries a comment with the query
 //! line(s) and step it implements.
 
+use super::sax::{sax_module, SaxParams};
+use super::values::vcmp_module;
 use crate::ir::stacks::{ColKind, Cluster, HwNodeId, Read, StackDesign};
 use crate::ir::xpath::{AttrId, Axis, CondId, CondKind, Test};
 use crate::passes::naming::sanitize;
@@ -438,19 +440,20 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
     let mut nodes = Vec::new();
     for (i, n) in cl.nodes.iter().enumerate() {
         let id = HwNodeId(i as u32);
+        let used = n.exact.is_some() || n.carry.is_some() || flagged.contains(&id);
         let mut terms = Vec::new();
         match cl.read_of(id, &members) {
             Read::Doc(Axis::Child) => {
-                d1 = true;
+                d1 |= used;
                 terms.push(format!("{p}_depth1"));
             }
             Read::Doc(Axis::Descendant) => {}
             Read::Gs { root_axis, tag } => {
                 if root_axis == Axis::Child {
-                    d2 = true;
+                    d2 |= used;
                     terms.push(format!("{p}_depth2"));
                 } else {
-                    dge2 = true;
+                    dge2 |= used;
                     terms.push(format!("{p}_depth_ge2"));
                 }
                 if let Some(t) = tag {
@@ -477,7 +480,7 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
             name: n.name.clone(),
             comment: node_comment(d, cl, id),
             expr: terms.join(" & "),
-            used: n.exact.is_some() || n.carry.is_some() || flagged.contains(&id),
+            used,
         });
     }
     let col_inputs = cl
@@ -584,7 +587,21 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
 
 /// Emit the whole design.
 pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
-    let mut files = Vec::new();
+    let mut files = vec![RtlFile {
+        name: "qrtl_sax.v".to_string(),
+        text: sax_module(&SaxParams {
+            max_depth: d.max_depth,
+            name_stack_bytes: config.name_stack_bytes,
+        }),
+    }];
+    for (c, module) in comparators(d) {
+        if let CondKind::AttrCmp(_, cmp) = &d.conds[c.index()] {
+            files.push(RtlFile {
+                name: format!("{module}.v"),
+                text: vcmp_module(&module, cmp, &cond_text(d, c)),
+            });
+        }
+    }
     // Cluster k sees the event stream after k pipeline stages.
     let mut local_index = vec![0usize; d.queries.len()];
     let mut counts = vec![0usize; d.clusters.len()];

@@ -1,0 +1,341 @@
+//! The XPath RTL against the software engine, document by document, in
+//! Verilator (and Icarus Verilog for a small design): every query's match
+//! bit, the status and the parser's reason code; cycles per document =
+//! bytes + the design's fixed latency when nothing stalls; no input stall
+//! unless the result stream is backpressured; identical results under
+//! random tvalid/tready stalls on both streams.
+//!
+//! Each design is built once (ccache-backed build cache, see `sim/`) and
+//! all its documents go through one simulation run.
+
+mod common;
+
+use common::{design_from_text, nitf_dir};
+use qrtl_compiler::driver::{build_xpath_hw, simulate_xpath, XpathHw, XpathHwOptions};
+use qrtl_compiler::ir::xpath::Mode;
+use qrtl_compiler::passes::registry::StackPassConfig;
+use qrtl_compiler::refmodel::xpath::{Engine, EngineConfig};
+use qrtl_compiler::sim::{Simulator, Stalls};
+use qrtl_compiler::workload::{DocGen, DocGenConfig, QueryGen, QueryGenConfig, Vocab};
+use qrtl_compiler::xml::XmlConfig;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+struct Case<'a> {
+    name: &'a str,
+    queries: &'a str,
+    mode: Mode,
+    xml: XmlConfig,
+    passes: StackPassConfig,
+}
+
+impl Case<'_> {
+    fn hw(&self) -> (XpathHw, Engine) {
+        let design = design_from_text(self.name, self.queries, self.mode);
+        let engine = Engine::new(
+            &design,
+            EngineConfig {
+                xml: self.xml,
+                ..EngineConfig::default()
+            },
+        );
+        let hw = build_xpath_hw(
+            self.name,
+            &design,
+            &XpathHwOptions {
+                xml: self.xml,
+                passes: self.passes.clone(),
+            },
+        )
+        .unwrap_or_else(|d| panic!("{}: {}", self.name, d[0].render()));
+        (hw, engine)
+    }
+}
+
+/// Simulate `docs` with `stalls` and compare every document with the engine.
+/// Returns the run for further checks.
+fn check(
+    case: &Case,
+    hw: &XpathHw,
+    engine: &mut Engine,
+    docs: &[Vec<u8>],
+    simulator: Simulator,
+    stalls: Stalls,
+) -> qrtl_compiler::driver::XpathSimRun {
+    let run = simulate_xpath(hw, docs, simulator, &stalls, None)
+        .unwrap_or_else(|e| panic!("{}: simulation failed: {e}", case.name));
+    let mut failures = Vec::new();
+    for (i, doc) in docs.iter().enumerate() {
+        let want = engine.filter(doc);
+        let got = &run.docs[i].result;
+        let want_reason = want.error.map(|e| e.error);
+        if got.status != want.status || got.reason != want_reason || got.matched != want.matched {
+            failures.push(format!(
+                "doc {i} ({} bytes): rtl {:?} {:?} {:?}\n  engine {:?} {:?} {:?}\n  doc: {}",
+                doc.len(),
+                got.status,
+                got.reason,
+                got.matched,
+                want.status,
+                want_reason,
+                want.matched,
+                String::from_utf8_lossy(&doc[..doc.len().min(300)])
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} ({:?}, {stalls:?}): {} of {} documents differ:\n{}",
+        case.name,
+        simulator,
+        failures.len(),
+        docs.len(),
+        failures.iter().take(5).cloned().collect::<Vec<_>>().join("\n")
+    );
+    run
+}
+
+/// Without stalls: cycles per document = bytes + latency, and the input
+/// never stalls, for every document of at least `latency + result words`
+/// bytes (a shorter one ends before the previous results have drained, so
+/// its last byte waits: the result stream is the bottleneck then).
+fn check_timing(case: &Case, hw: &XpathHw, docs: &[Vec<u8>], run: &qrtl_compiler::driver::XpathSimRun) {
+    let min_len = u64::from(hw.rtl.latency + hw.rtl.result_words);
+    let mut allowed_stall = 0;
+    let mut checked = 0;
+    for (i, d) in run.docs.iter().enumerate() {
+        let len = docs[i].len() as u64;
+        if len < min_len {
+            allowed_stall += min_len - len;
+            continue;
+        }
+        checked += 1;
+        assert_eq!(
+            d.cycles,
+            // The first byte is accepted in cycle 0, the last in len - 1.
+            len - 1 + u64::from(hw.rtl.latency),
+            "{}: doc {i} cycles (bytes {len}, latency {})",
+            case.name,
+            hw.rtl.latency
+        );
+    }
+    assert!(checked * 2 > docs.len(), "{}: most documents are long enough", case.name);
+    assert!(
+        run.run.input_stall_cycles <= allowed_stall,
+        "{}: input stalled {} cycles without backpressure (short documents allow {allowed_stall})",
+        case.name,
+        run.run.input_stall_cycles
+    );
+}
+
+fn stalls(seed: u64) -> Stalls {
+    Stalls {
+        seed,
+        in_gap_percent: 30,
+        out_stall_percent: 40,
+    }
+}
+
+fn nitf_docs() -> Vec<Vec<u8>> {
+    let dir = nitf_dir().join("docs");
+    (1..=100)
+        .map(|i| std::fs::read(dir.join(format!("outFile{i}.xml"))).expect("NITF document"))
+        .collect()
+}
+
+/// Queries of a file without `text()` or positional predicates.
+fn path_rtl_queries(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .filter(|l| {
+            !l.contains("text()")
+                && !l.contains("position()")
+                && !l.split('[').skip(1).any(|p| p.starts_with(|c: char| c.is_ascii_digit()))
+        })
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// Generated documents (small, so many fit a run), with truncated,
+/// byte-flipped and nested-too-deep ones mixed in.
+fn random_docs(seed: u64, count: usize) -> Vec<Vec<u8>> {
+    let mut gen = DocGen::new(
+        Vocab::nitf(),
+        DocGenConfig {
+            seed,
+            doc_bytes: (60, 2500),
+            max_depth: 10,
+            attr_prob: 0.6,
+            max_value: 6,
+            header: seed % 2 == 0,
+            ..DocGenConfig::default()
+        },
+    );
+    let mut rng = SmallRng::seed_from_u64(seed ^ 0xfeed);
+    let mut docs = Vec::new();
+    while docs.len() < count {
+        let mut d = gen.next_doc();
+        match docs.len() % 6 {
+            3 => d.truncate(rng.gen_range(1..d.len())),
+            4 => {
+                for _ in 0..rng.gen_range(1..4) {
+                    let at = rng.gen_range(0..d.len());
+                    d[at] = b"<>/=\"'a &;!?x"[rng.gen_range(0..13)];
+                }
+            }
+            5 => {
+                let depth = rng.gen_range(1..40);
+                d = format!("{}{}", "<a x='1'>".repeat(depth), "</a>".repeat(depth)).into_bytes();
+            }
+            _ => {}
+        }
+        docs.push(d);
+    }
+    docs
+}
+
+fn random_queries(seed: u64, count: usize, prob_twig: f64) -> String {
+    let mut g = QueryGen::new(
+        Vocab::nitf(),
+        QueryGenConfig {
+            seed,
+            count,
+            max_depth: 6,
+            prob_star: 0.2,
+            prob_desc: 0.25,
+            prob_attr_pred: 0.3,
+            quote_values: seed % 2 == 0,
+            max_value: 6,
+            prob_twig,
+            ..QueryGenConfig::default()
+        },
+    );
+    let mut q = g.queries();
+    // Names the documents use in the deep ones, and the root.
+    q.push("/a".into());
+    q.push("//a/a/a[@x=1]".into());
+    q.push("//a[@x]//a".into());
+    q.join("\n") + "\n"
+}
+
+#[test]
+fn nitf_simple_paths() {
+    let text = std::fs::read_to_string(nitf_dir().join("queries/simple_paths.txt")).unwrap();
+    let case = Case {
+        name: "simple_paths",
+        queries: &text,
+        mode: Mode::Holistic,
+        xml: XmlConfig::default(),
+        passes: StackPassConfig::default(),
+    };
+    let (hw, mut engine) = case.hw();
+    let docs = nitf_docs();
+    let run = check(&case, &hw, &mut engine, &docs, Simulator::Verilator, Stalls::NONE);
+    check_timing(&case, &hw, &docs, &run);
+    check(&case, &hw, &mut engine, &docs, Simulator::Verilator, stalls(1));
+}
+
+#[test]
+fn nitf_simple_predicates_attribute_subset() {
+    let text =
+        std::fs::read_to_string(nitf_dir().join("queries/simple_predicates.txt")).unwrap();
+    let subset = path_rtl_queries(&text);
+    let case = Case {
+        name: "simple_predicates",
+        queries: &subset,
+        mode: Mode::Holistic,
+        xml: XmlConfig::default(),
+        passes: StackPassConfig::default(),
+    };
+    let (hw, mut engine) = case.hw();
+    let docs = nitf_docs();
+    let run = check(&case, &hw, &mut engine, &docs, Simulator::Verilator, Stalls::NONE);
+    check_timing(&case, &hw, &docs, &run);
+    check(&case, &hw, &mut engine, &docs, Simulator::Verilator, stalls(2));
+}
+
+#[test]
+fn random_sets_with_malformed_and_deep_documents() {
+    for seed in 1..=2 {
+        let queries = random_queries(seed, 150, 0.0);
+        let case = Case {
+            name: &format!("random-{seed}"),
+            queries: &queries,
+            mode: Mode::Holistic,
+            xml: XmlConfig::with_max_depth(8),
+            passes: StackPassConfig {
+                cluster_size: 40,
+                ..StackPassConfig::default()
+            },
+        };
+        let (hw, mut engine) = case.hw();
+        let docs = random_docs(seed, 300);
+        let run = check(&case, &hw, &mut engine, &docs, Simulator::Verilator, Stalls::NONE);
+        check_timing(&case, &hw, &docs, &run);
+        check(&case, &hw, &mut engine, &docs, Simulator::Verilator, stalls(seed));
+    }
+}
+
+#[test]
+fn option_grid_gives_identical_results() {
+    let queries = random_queries(7, 80, 0.0);
+    let docs = random_docs(7, 150);
+    for (label, cluster_size, disabled) in [
+        ("no-compaction-no-merge", 0, vec!["compaction", "prefix-merge"]),
+        ("tiny-clusters", 3, vec![]),
+        ("all-off", 0, vec!["cluster", "prefix-merge", "last-column", "root-gs", "compaction"]),
+    ] {
+        let case = Case {
+            name: label,
+            queries: &queries,
+            mode: Mode::Holistic,
+            xml: XmlConfig::default(),
+            passes: StackPassConfig {
+                cluster_size,
+                disabled: disabled.iter().map(|s| s.to_string()).collect(),
+            },
+        };
+        let (hw, mut engine) = case.hw();
+        let run = check(&case, &hw, &mut engine, &docs, Simulator::Verilator, Stalls::NONE);
+        check_timing(&case, &hw, &docs, &run);
+        check(&case, &hw, &mut engine, &docs, Simulator::Verilator, stalls(3));
+    }
+}
+
+#[test]
+fn paths_mode_twigs_joined_on_chip() {
+    let queries = random_queries(9, 60, 0.4);
+    let case = Case {
+        name: "paths-join",
+        queries: &queries,
+        mode: Mode::Paths,
+        xml: XmlConfig::default(),
+        passes: StackPassConfig {
+            cluster_size: 16,
+            ..StackPassConfig::default()
+        },
+    };
+    let (hw, mut engine) = case.hw();
+    let docs = random_docs(9, 150);
+    check(&case, &hw, &mut engine, &docs, Simulator::Verilator, stalls(4));
+}
+
+#[test]
+fn icarus_agrees_on_a_small_design() {
+    let queries = random_queries(5, 12, 0.0);
+    let case = Case {
+        name: "icarus",
+        queries: &queries,
+        mode: Mode::Holistic,
+        xml: XmlConfig::with_max_depth(6),
+        passes: StackPassConfig {
+            cluster_size: 5,
+            ..StackPassConfig::default()
+        },
+    };
+    let (hw, mut engine) = case.hw();
+    let docs = random_docs(5, 24);
+    let run = check(&case, &hw, &mut engine, &docs, Simulator::Icarus, Stalls::NONE);
+    check_timing(&case, &hw, &docs, &run);
+    check(&case, &hw, &mut engine, &docs, Simulator::Icarus, stalls(5));
+}
