@@ -184,7 +184,11 @@ fn builds_are_cached() {
             "{sim:?}: first build {:.2?}, cached lookup {:.2?}",
             first.build_time, second.build_time
         );
-        assert!(second.build_time < first.build_time);
+        if sim == Simulator::Verilator {
+            // Seconds of C++ compilation against a directory lookup. (Icarus
+            // compiles in milliseconds: too close to the lookup to compare.)
+            assert!(second.build_time < first.build_time);
+        }
         // The cached build runs.
         let run = second.run(&[vec![1, 2, 3]], &Stalls::NONE, None).unwrap();
         assert_eq!(run.packets[0].words, expected_words(&[1, 2, 3]));
