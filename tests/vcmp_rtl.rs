@@ -2,7 +2,7 @@
 //! `emit::verilog::values`) in Verilator against `ir::value`.
 //!
 //! One test design holds a comparator instance for every comparison below;
-//! it is linted (`verilator --lint-only -Wall`), built once (cached under the
+//! it is linted (`verilator --lint-only -Wall`, `iverilog -g2005`), built once (cached under the
 //! temp dir, keyed by a hash of the sources), and fed thousands of seeded
 //! random values as unit streams (code point units for random characters,
 //! idle cycles between units). Every result bit is checked against
@@ -190,6 +190,15 @@ fn build(design: &[(String, String)]) -> PathBuf {
         !msgs.contains("%Warning") && !msgs.contains("%Error"),
         "lint:\n{msgs}"
     );
+
+    // Plain Verilog-2005: Icarus Verilog elaborates it without a warning.
+    let iv = run(Command::new("iverilog")
+        .args(["-g2005", "-Wall", "-o"])
+        .arg(dir.join("iverilog.out"))
+        .args(&v));
+    let msgs =
+        String::from_utf8_lossy(&iv.stderr).to_string() + &String::from_utf8_lossy(&iv.stdout);
+    assert!(msgs.trim().is_empty(), "iverilog -g2005:\n{msgs}");
 
     let exe = dir.join("obj/vcmp_sim");
     if !exe.exists() {
