@@ -544,9 +544,7 @@ impl VcmpModel {
                     let m = self.magnitude_cmp(i, b);
                     i += 1;
                     below = if !b.negative {
-                        neg_nz
-                            || m == Ordering::Less
-                            || (!b.inside && !neg_nz && m == Ordering::Equal)
+                        neg_nz || m == Ordering::Less || (!b.inside && m == Ordering::Equal)
                     } else {
                         neg_nz && (m == Ordering::Greater || (!b.inside && m == Ordering::Equal))
                     };
@@ -556,9 +554,7 @@ impl VcmpModel {
                     above = if !b.negative {
                         !neg_nz && (m == Ordering::Greater || (!b.inside && m == Ordering::Equal))
                     } else {
-                        !neg_nz
-                            || m == Ordering::Less
-                            || (!b.inside && neg_nz && m == Ordering::Equal)
+                        !neg_nz || m == Ordering::Less || (!b.inside && m == Ordering::Equal)
                     };
                 }
                 match p.op {
@@ -774,23 +770,11 @@ pub fn vcmp_module(module_name: &str, cmp: &crate::ir::xpath::Compare, comment: 
                 };
                 let test = match (is_lower, b.negative) {
                     // below: D < lower (or at it, when not inside)
-                    (true, false) => {
-                        if b.inside {
-                            format!("neg_nz || {m} == C_LT")
-                        } else {
-                            format!("neg_nz || {m} == C_LT || (!neg_nz && {m} == C_EQ)")
-                        }
-                    }
+                    (true, false) => format!("neg_nz || {m} == C_LT{eq}"),
                     (true, true) => format!("neg_nz && ({m} == C_GT{eq})"),
                     // above: D > upper (or at it, when not inside)
                     (false, false) => format!("!neg_nz && ({m} == C_GT{eq})"),
-                    (false, true) => {
-                        if b.inside {
-                            format!("!neg_nz || {m} == C_LT")
-                        } else {
-                            format!("!neg_nz || {m} == C_LT || (neg_nz && {m} == C_EQ)")
-                        }
-                    }
+                    (false, true) => format!("!neg_nz || {m} == C_LT{eq}"),
                 };
                 t.bounds.push(BoundView {
                     name,
@@ -901,14 +885,16 @@ pub mod stimulus {
             s.push(b'-');
         }
         if rng.gen_bool(0.2) {
-            s.extend(std::iter::repeat(b'0').take(len(rng, long)));
+            let n = len(rng, long);
+            s.resize(s.len() + n, b'0');
         }
         let n_int = len(rng, long);
         digits(rng, n_int, &mut s);
         if rng.gen_bool(0.5) {
             s.push(b'.');
             if rng.gen_bool(0.3) {
-                s.extend(std::iter::repeat(b'0').take(len(rng, long)));
+                let n = len(rng, long);
+                s.resize(s.len() + n, b'0');
             }
             let n_frac = len(rng, long);
             digits(rng, n_frac, &mut s);
@@ -953,7 +939,7 @@ pub mod stimulus {
                 }
                 3 => {
                     let n = len(rng, long);
-                    s.extend(std::iter::repeat(b'0').take(n));
+                    s.resize(s.len() + n, b'0');
                     if rng.gen_bool(0.5) {
                         s.push(b'0' + rng.gen_range(1..10u8));
                     }
@@ -993,7 +979,7 @@ pub mod stimulus {
                         s.push(b'.');
                     }
                     let n = len(rng, long);
-                    s.extend(std::iter::repeat(b'0').take(n));
+                    s.resize(s.len() + n, b'0');
                 }
                 _ => {}
             }
