@@ -62,7 +62,12 @@ fn compile(text: &str, passes: StackPassConfig) -> Compiled {
     let (queries, diags) = parse_query_file("bench", text);
     assert!(diags.is_empty(), "generated queries parse");
     let design = lower_queries("bench", &queries).expect("generated queries lower");
-    let design = run_pipeline(design, &PassConfig { mode: Mode::Holistic });
+    let design = run_pipeline(
+        design,
+        &PassConfig {
+            mode: Mode::Holistic,
+        },
+    );
     let hw = build_xpath_hw(
         "bench",
         &design,
@@ -125,8 +130,14 @@ fn main() {
             );
         }
     }
-    let _ = writeln!(report, "\n## Columns per pass setting (2K queries, length 4)\n");
-    let _ = writeln!(report, "| setting | nodes | columns | global-stack bits | columns per query |");
+    let _ = writeln!(
+        report,
+        "\n## Columns per pass setting (2K queries, length 4)\n"
+    );
+    let _ = writeln!(
+        report,
+        "| setting | nodes | columns | global-stack bits | columns per query |"
+    );
     let _ = writeln!(report, "|---|--:|--:|--:|--:|");
     let text = synthetic_queries(2000, 4, 200, 2);
     for (label, disabled) in [
@@ -137,7 +148,13 @@ fn main() {
         ("no last-column", vec!["last-column"]),
         (
             "all stack passes off (naive, one cluster)",
-            vec!["cluster", "prefix-merge", "last-column", "root-gs", "compaction"],
+            vec![
+                "cluster",
+                "prefix-merge",
+                "last-column",
+                "root-gs",
+                "compaction",
+            ],
         ),
     ] {
         let c = compile(

@@ -98,7 +98,10 @@ fn compare(path: &Path, got: &str, failures: &mut Vec<String>) {
             path.display(),
             first_difference(&want, got)
         )),
-        Err(_) => failures.push(format!("{} missing (run with QRTL_BLESS=1)", path.display())),
+        Err(_) => failures.push(format!(
+            "{} missing (run with QRTL_BLESS=1)",
+            path.display()
+        )),
     }
 }
 
@@ -129,7 +132,11 @@ fn pass_cases() {
         assert!(!files.is_empty(), "no cases for pass {}", pass.name());
         for f in files {
             let hw = compile(&f, Some(pass.name()));
-            compare(&f.with_extension("expected"), &hw.stack.to_string(), &mut failures);
+            compare(
+                &f.with_extension("expected"),
+                &hw.stack.to_string(),
+                &mut failures,
+            );
             count += 1;
         }
     }

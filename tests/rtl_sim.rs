@@ -90,7 +90,12 @@ fn check(
         simulator,
         failures.len(),
         docs.len(),
-        failures.iter().take(5).cloned().collect::<Vec<_>>().join("\n")
+        failures
+            .iter()
+            .take(5)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
     run
 }
@@ -99,7 +104,12 @@ fn check(
 /// never stalls, for every document of at least `latency + result words`
 /// bytes (a shorter one ends before the previous results have drained, so
 /// its last byte waits: the result stream is the bottleneck then).
-fn check_timing(case: &Case, hw: &XpathHw, docs: &[Vec<u8>], run: &qrtl_compiler::driver::XpathSimRun) {
+fn check_timing(
+    case: &Case,
+    hw: &XpathHw,
+    docs: &[Vec<u8>],
+    run: &qrtl_compiler::driver::XpathSimRun,
+) {
     let min_len = u64::from(hw.rtl.latency + hw.rtl.result_words);
     let mut allowed_stall = 0;
     let mut checked = 0;
@@ -119,7 +129,11 @@ fn check_timing(case: &Case, hw: &XpathHw, docs: &[Vec<u8>], run: &qrtl_compiler
             hw.rtl.latency
         );
     }
-    assert!(checked * 2 > docs.len(), "{}: most documents are long enough", case.name);
+    assert!(
+        checked * 2 > docs.len(),
+        "{}: most documents are long enough",
+        case.name
+    );
     assert!(
         run.run.input_stall_cycles <= allowed_stall,
         "{}: input stalled {} cycles without backpressure (short documents allow {allowed_stall})",
@@ -150,7 +164,10 @@ fn path_rtl_queries(text: &str) -> String {
         .filter(|l| {
             !l.contains("text()")
                 && !l.contains("position()")
-                && !l.split('[').skip(1).any(|p| p.starts_with(|c: char| c.is_ascii_digit()))
+                && !l
+                    .split('[')
+                    .skip(1)
+                    .any(|p| p.starts_with(|c: char| c.is_ascii_digit()))
         })
         .map(|l| format!("{l}\n"))
         .collect()
@@ -230,15 +247,28 @@ fn nitf_simple_paths() {
     };
     let (hw, mut engine) = case.hw();
     let docs = nitf_docs();
-    let run = check(&case, &hw, &mut engine, &docs, Simulator::Verilator, Stalls::NONE);
+    let run = check(
+        &case,
+        &hw,
+        &mut engine,
+        &docs,
+        Simulator::Verilator,
+        Stalls::NONE,
+    );
     check_timing(&case, &hw, &docs, &run);
-    check(&case, &hw, &mut engine, &docs, Simulator::Verilator, stalls(1));
+    check(
+        &case,
+        &hw,
+        &mut engine,
+        &docs,
+        Simulator::Verilator,
+        stalls(1),
+    );
 }
 
 #[test]
 fn nitf_simple_predicates_attribute_subset() {
-    let text =
-        std::fs::read_to_string(nitf_dir().join("queries/simple_predicates.txt")).unwrap();
+    let text = std::fs::read_to_string(nitf_dir().join("queries/simple_predicates.txt")).unwrap();
     let subset = path_rtl_queries(&text);
     let case = Case {
         name: "simple_predicates",
@@ -249,9 +279,23 @@ fn nitf_simple_predicates_attribute_subset() {
     };
     let (hw, mut engine) = case.hw();
     let docs = nitf_docs();
-    let run = check(&case, &hw, &mut engine, &docs, Simulator::Verilator, Stalls::NONE);
+    let run = check(
+        &case,
+        &hw,
+        &mut engine,
+        &docs,
+        Simulator::Verilator,
+        Stalls::NONE,
+    );
     check_timing(&case, &hw, &docs, &run);
-    check(&case, &hw, &mut engine, &docs, Simulator::Verilator, stalls(2));
+    check(
+        &case,
+        &hw,
+        &mut engine,
+        &docs,
+        Simulator::Verilator,
+        stalls(2),
+    );
 }
 
 #[test]
@@ -270,9 +314,23 @@ fn random_sets_with_malformed_and_deep_documents() {
         };
         let (hw, mut engine) = case.hw();
         let docs = random_docs(seed, 300);
-        let run = check(&case, &hw, &mut engine, &docs, Simulator::Verilator, Stalls::NONE);
+        let run = check(
+            &case,
+            &hw,
+            &mut engine,
+            &docs,
+            Simulator::Verilator,
+            Stalls::NONE,
+        );
         check_timing(&case, &hw, &docs, &run);
-        check(&case, &hw, &mut engine, &docs, Simulator::Verilator, stalls(seed));
+        check(
+            &case,
+            &hw,
+            &mut engine,
+            &docs,
+            Simulator::Verilator,
+            stalls(seed),
+        );
     }
 }
 
@@ -281,9 +339,23 @@ fn option_grid_gives_identical_results() {
     let queries = random_queries(7, 80, 0.0);
     let docs = random_docs(7, 150);
     for (label, cluster_size, disabled) in [
-        ("no-compaction-no-merge", 0, vec!["compaction", "prefix-merge"]),
+        (
+            "no-compaction-no-merge",
+            0,
+            vec!["compaction", "prefix-merge"],
+        ),
         ("tiny-clusters", 3, vec![]),
-        ("all-off", 0, vec!["cluster", "prefix-merge", "last-column", "root-gs", "compaction"]),
+        (
+            "all-off",
+            0,
+            vec![
+                "cluster",
+                "prefix-merge",
+                "last-column",
+                "root-gs",
+                "compaction",
+            ],
+        ),
     ] {
         let case = Case {
             name: label,
@@ -296,9 +368,23 @@ fn option_grid_gives_identical_results() {
             },
         };
         let (hw, mut engine) = case.hw();
-        let run = check(&case, &hw, &mut engine, &docs, Simulator::Verilator, Stalls::NONE);
+        let run = check(
+            &case,
+            &hw,
+            &mut engine,
+            &docs,
+            Simulator::Verilator,
+            Stalls::NONE,
+        );
         check_timing(&case, &hw, &docs, &run);
-        check(&case, &hw, &mut engine, &docs, Simulator::Verilator, stalls(3));
+        check(
+            &case,
+            &hw,
+            &mut engine,
+            &docs,
+            Simulator::Verilator,
+            stalls(3),
+        );
     }
 }
 
@@ -317,7 +403,14 @@ fn paths_mode_twigs_joined_on_chip() {
     };
     let (hw, mut engine) = case.hw();
     let docs = random_docs(9, 150);
-    check(&case, &hw, &mut engine, &docs, Simulator::Verilator, stalls(4));
+    check(
+        &case,
+        &hw,
+        &mut engine,
+        &docs,
+        Simulator::Verilator,
+        stalls(4),
+    );
 }
 
 #[test]
@@ -335,7 +428,14 @@ fn icarus_agrees_on_a_small_design() {
     };
     let (hw, mut engine) = case.hw();
     let docs = random_docs(5, 24);
-    let run = check(&case, &hw, &mut engine, &docs, Simulator::Icarus, Stalls::NONE);
+    let run = check(
+        &case,
+        &hw,
+        &mut engine,
+        &docs,
+        Simulator::Icarus,
+        Stalls::NONE,
+    );
     check_timing(&case, &hw, &docs, &run);
     check(&case, &hw, &mut engine, &docs, Simulator::Icarus, stalls(5));
 }

@@ -29,7 +29,13 @@ fn grid() -> Vec<StackPassConfig> {
             vec!["prefix-merge"],
             vec!["root-gs"],
             vec!["last-column"],
-            vec!["compaction", "prefix-merge", "root-gs", "last-column", "cluster"],
+            vec![
+                "compaction",
+                "prefix-merge",
+                "root-gs",
+                "last-column",
+                "cluster",
+            ],
         ] {
             out.push(StackPassConfig {
                 cluster_size,
@@ -52,12 +58,22 @@ fn check(name: &str, queries: &str, mode: Mode, docs: &[Vec<u8>], xml: XmlConfig
     );
     let want: Vec<_> = docs.iter().map(|d| engine.filter(d)).collect();
     for passes in grid() {
-        let hw = build_xpath_hw(name, &design, &XpathHwOptions { xml, passes: passes.clone() })
-            .unwrap_or_else(|d| panic!("{name}: {}", d[0].render()));
+        let hw = build_xpath_hw(
+            name,
+            &design,
+            &XpathHwOptions {
+                xml,
+                passes: passes.clone(),
+            },
+        )
+        .unwrap_or_else(|d| panic!("{name}: {}", d[0].render()));
         for (i, doc) in docs.iter().enumerate() {
             let got = run_document(&hw.stack, xml, doc);
             let got_ids: Vec<u32> = got.matched.iter().map(|q| q.0).collect();
-            assert_eq!(got.status, want[i].status, "{name} doc {i} status, {passes:?}");
+            assert_eq!(
+                got.status, want[i].status,
+                "{name} doc {i} status, {passes:?}"
+            );
             assert_eq!(
                 got_ids,
                 want[i].matched,
@@ -83,7 +99,10 @@ pub fn path_rtl_queries(text: &str) -> String {
         .filter(|l| {
             !l.contains("text()")
                 && !l.contains("position()")
-                && !l.split('[').skip(1).any(|p| p.starts_with(|c: char| c.is_ascii_digit()))
+                && !l
+                    .split('[')
+                    .skip(1)
+                    .any(|p| p.starts_with(|c: char| c.is_ascii_digit()))
         })
         .map(|l| format!("{l}\n"))
         .collect()
@@ -92,17 +111,32 @@ pub fn path_rtl_queries(text: &str) -> String {
 #[test]
 fn nitf_simple_paths_all_pass_combinations() {
     let text = std::fs::read_to_string(nitf_dir().join("queries/simple_paths.txt")).unwrap();
-    check("simple_paths", &text, Mode::Holistic, &nitf_docs(), XmlConfig::default());
+    check(
+        "simple_paths",
+        &text,
+        Mode::Holistic,
+        &nitf_docs(),
+        XmlConfig::default(),
+    );
 }
 
 #[test]
 fn nitf_simple_predicates_without_text_or_position() {
-    let text =
-        std::fs::read_to_string(nitf_dir().join("queries/simple_predicates.txt")).unwrap();
+    let text = std::fs::read_to_string(nitf_dir().join("queries/simple_predicates.txt")).unwrap();
     let subset = path_rtl_queries(&text);
     // 1000 queries minus 54 with `text()` and 10 positional ones.
-    assert_eq!(subset.lines().count(), 936, "the attribute-only subset of simple_predicates");
-    check("simple_predicates", &subset, Mode::Holistic, &nitf_docs(), XmlConfig::default());
+    assert_eq!(
+        subset.lines().count(),
+        936,
+        "the attribute-only subset of simple_predicates"
+    );
+    check(
+        "simple_predicates",
+        &subset,
+        Mode::Holistic,
+        &nitf_docs(),
+        XmlConfig::default(),
+    );
 }
 
 /// Generated documents, plus truncated and byte-flipped copies.
@@ -164,7 +198,13 @@ fn random_paths_with_attribute_predicates() {
     for seed in 1..=4 {
         let queries = random_queries(seed, 120, 0.0);
         let docs = random_docs(seed, 60);
-        check(&format!("random-{seed}"), &queries, Mode::Holistic, &docs, XmlConfig::default());
+        check(
+            &format!("random-{seed}"),
+            &queries,
+            Mode::Holistic,
+            &docs,
+            XmlConfig::default(),
+        );
     }
 }
 
@@ -173,8 +213,20 @@ fn random_twigs_split_into_paths_and_pairs() {
     for seed in 11..=13 {
         let queries = random_queries(seed, 80, 0.3);
         let docs = random_docs(seed, 40);
-        check(&format!("paths-{seed}"), &queries, Mode::Paths, &docs, XmlConfig::default());
-        check(&format!("pairs-{seed}"), &queries, Mode::Pairs, &docs, XmlConfig::default());
+        check(
+            &format!("paths-{seed}"),
+            &queries,
+            Mode::Paths,
+            &docs,
+            XmlConfig::default(),
+        );
+        check(
+            &format!("pairs-{seed}"),
+            &queries,
+            Mode::Pairs,
+            &docs,
+            XmlConfig::default(),
+        );
     }
 }
 
@@ -182,5 +234,11 @@ fn random_twigs_split_into_paths_and_pairs() {
 fn shallow_depth_limit() {
     let queries = random_queries(21, 100, 0.0);
     let docs = random_docs(21, 40);
-    check("depth-3", &queries, Mode::Holistic, &docs, XmlConfig::with_max_depth(3));
+    check(
+        "depth-3",
+        &queries,
+        Mode::Holistic,
+        &docs,
+        XmlConfig::with_max_depth(3),
+    );
 }

@@ -3,12 +3,12 @@
 
 use crate::diag::{plain_error, Diagnostic};
 use crate::driver::{build_xpath_hw, xpath_project_spec, XpathHw, XpathHwOptions};
-use crate::project::write_project;
-use crate::passes::registry::{stack_passes, unknown_stack_passes, StackPassConfig, StackStats};
 use crate::frontend::xpath::parse_query_file;
 use crate::ir::xpath::{Design, Mode, SiblingOrder};
 use crate::lower::xpath::lower_queries;
+use crate::passes::registry::{stack_passes, unknown_stack_passes, StackPassConfig, StackStats};
 use crate::passes::{run_pipeline, PassConfig};
+use crate::project::write_project;
 use crate::refmodel::xpath::{Engine, EngineConfig};
 use crate::xml::XmlConfig;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -371,7 +371,13 @@ fn print_pass_stats(hw: &XpathHw) {
     }
 }
 
-fn xpath_compile(queries: &PathBuf, out: &PathBuf, opts: &XpathOpts, hw: &HwOpts, stats: bool) -> i32 {
+fn xpath_compile(
+    queries: &PathBuf,
+    out: &PathBuf,
+    opts: &XpathOpts,
+    hw: &HwOpts,
+    stats: bool,
+) -> i32 {
     let compiled = match compile_hw(queries, opts, hw) {
         Ok(c) => c,
         Err(code) => return code,

@@ -123,8 +123,10 @@ pub fn xpath_project_spec(
     let passes: Vec<_> = hw
         .reports
         .iter()
-        .map(|r| json!({"pass": r.pass, "ran": r.ran, "nodes": r.after.nodes,
-                        "columns": r.after.columns, "gs_bits": r.after.gs_bits}))
+        .map(|r| {
+            json!({"pass": r.pass, "ran": r.ran, "nodes": r.after.nodes,
+                        "columns": r.after.columns, "gs_bits": r.after.gs_bits})
+        })
         .collect();
     let last = hw.reports.last().map(|r| r.after).unwrap_or(hw.before);
     let manifest_extra = json!({
@@ -171,7 +173,11 @@ pub fn xpath_project_spec(
     crate::project::ProjectSpec {
         name: "qrtl_xpath".to_string(),
         top: rtl.top.clone(),
-        rtl: rtl.files.iter().map(|f| (f.name.clone(), f.text.clone())).collect(),
+        rtl: rtl
+            .files
+            .iter()
+            .map(|f| (f.name.clone(), f.text.clone()))
+            .collect(),
         clock_mhz,
         clock_port: "clk".to_string(),
         reset_port: "rst".to_string(),
@@ -256,9 +262,7 @@ pub fn simulate_xpath(
         .map(|f| (f.name.clone(), f.text.clone()))
         .collect();
     let build = crate::sim::build(&spec, &rtl, simulator).map_err(|e| e.to_string())?;
-    let run = build
-        .run(docs, stalls, trace)
-        .map_err(|e| e.to_string())?;
+    let run = build.run(docs, stalls, trace).map_err(|e| e.to_string())?;
     let n = hw.rtl.queries.len();
     let mut out = Vec::with_capacity(docs.len());
     for (i, p) in run.packets.iter().enumerate() {

@@ -8,7 +8,7 @@
 
 use super::sax::{sax_module, SaxParams};
 use super::values::vcmp_module;
-use crate::ir::stacks::{ColKind, Cluster, HwNodeId, Read, StackDesign};
+use crate::ir::stacks::{Cluster, ColKind, HwNodeId, Read, StackDesign};
 use crate::ir::xpath::{AttrId, Axis, CondId, CondKind, Test};
 use crate::passes::naming::sanitize;
 use askama::Template;
@@ -264,7 +264,12 @@ fn cond_text(d: &StackDesign, c: CondId) -> String {
                 crate::ir::xpath::Value::Str(s) => format!("\"{}\"", comment_text(s)),
                 crate::ir::xpath::Value::Num(b) => format!("{}", f64::from_bits(*b)),
             };
-            format!("[@{} {} {}]", comment_text(d.attrs.name(*a)), cmp.op.as_str(), v)
+            format!(
+                "[@{} {} {}]",
+                comment_text(d.attrs.name(*a)),
+                cmp.op.as_str(),
+                v
+            )
         }
         _ => "[?]".to_string(),
     }
@@ -331,7 +336,8 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
     tags.sort();
     tags.dedup();
     let tag_trie = Trie::build(&tags.iter().map(|t| d.tags.name(*t)).collect::<Vec<_>>());
-    let tag_line = |t: crate::ir::xpath::TagId| format!("{p}_tag_{}_{}", t.0, sanitize(d.tags.name(t)));
+    let tag_line =
+        |t: crate::ir::xpath::TagId| format!("{p}_tag_{}_{}", t.0, sanitize(d.tags.name(t)));
     let tag_lines: Vec<Line> = tags
         .iter()
         .zip(&tag_trie.ends)
@@ -342,7 +348,11 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
         })
         .collect();
     // Attribute decoder and comparators over this cluster's conditions.
-    let mut conds: Vec<CondId> = cl.nodes.iter().flat_map(|n| n.conds.iter().copied()).collect();
+    let mut conds: Vec<CondId> = cl
+        .nodes
+        .iter()
+        .flat_map(|n| n.conds.iter().copied())
+        .collect();
     conds.sort();
     conds.dedup();
     let mut attrs: Vec<AttrId> = conds
@@ -406,7 +416,10 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
         .map(|(i, t)| RowBit {
             bit: i,
             name: format!("{p}_gs_{}_{}", t.0, sanitize(d.tags.name(*t))),
-            comment: format!("global stack: parent is <{}>", comment_text(d.tags.name(*t))),
+            comment: format!(
+                "global stack: parent is <{}>",
+                comment_text(d.tags.name(*t))
+            ),
             src: tag_line(*t),
         })
         .collect();
@@ -424,7 +437,11 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
             name: format!("{}_tos", c.name),
             comment: format!(
                 "{} column {}: {}",
-                if c.kind == ColKind::Exact { "exact" } else { "carry" },
+                if c.kind == ColKind::Exact {
+                    "exact"
+                } else {
+                    "carry"
+                },
                 c.name,
                 members[j]
                     .iter()
@@ -436,6 +453,17 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
         })
         .collect();
     let flagged: std::collections::HashSet<HwNodeId> = cl.flags.iter().map(|f| f.node).collect();
+    // Columns some node reads (a carry column also reads itself); the others
+    // are stored but unread (possible only with `last-column` off).
+    let mut read_cols = vec![false; cl.columns.len()];
+    for i in 0..cl.nodes.len() {
+        if let Read::Column { col, .. } = cl.read_of(HwNodeId(i as u32), &members) {
+            read_cols[col.index()] = true;
+        }
+    }
+    for (j, c) in cl.columns.iter().enumerate() {
+        read_cols[j] |= c.kind == ColKind::Carry;
+    }
     let (mut d1, mut d2, mut dge2) = (false, false, false);
     let mut nodes = Vec::new();
     for (i, n) in cl.nodes.iter().enumerate() {
@@ -527,26 +555,33 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
             comment: format!("q{} (line {}): {}", q.id.0, q.line, query_comment(&q.text)),
         })
         .collect();
-    let unused = [
-        "ev_byte",
-        "ev_name_byte",
-        "ev_name_first",
-        "ev_attr_name_byte",
-        "ev_attr_name_first",
-        "ev_val_start",
-        "ev_val_unit",
-        "ev_unit_is_cp",
-        "ev_unit_byte",
-        "ev_unit_cp",
-        "ev_val_end",
-        "ev_open",
-        "ev_open_empty",
-        "ev_close",
-        "ev_doc_end",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    let unused = read_cols
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !**r)
+        .map(|(j, _)| col_bits[j].name.clone())
+        .chain(
+            [
+                "ev_byte",
+                "ev_name_byte",
+                "ev_name_first",
+                "ev_attr_name_byte",
+                "ev_attr_name_first",
+                "ev_val_start",
+                "ev_val_unit",
+                "ev_unit_is_cp",
+                "ev_unit_byte",
+                "ev_unit_cp",
+                "ev_val_end",
+                "ev_open",
+                "ev_open_empty",
+                "ev_close",
+                "ev_doc_end",
+            ]
+            .iter()
+            .map(|s| s.to_string()),
+        )
+        .collect();
     let row_width = gs_bits.len() + col_bits.len();
     // Rows below the top: depths 0..max_depth-1, rounded up to a power of two
     // so the address is exactly the low bits of the stack pointer.
@@ -646,23 +681,74 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
         left_width: clog2(u64::from(result_words) + 1).max(1),
         stages,
         stage_sigs: vec![
-            StageSig { name: "byte", width: 8 },
-            StageSig { name: "name_byte", width: 1 },
-            StageSig { name: "name_first", width: 1 },
-            StageSig { name: "attr_name_byte", width: 1 },
-            StageSig { name: "attr_name_first", width: 1 },
-            StageSig { name: "val_start", width: 1 },
-            StageSig { name: "val_unit", width: 1 },
-            StageSig { name: "unit_is_cp", width: 1 },
-            StageSig { name: "unit_byte", width: 8 },
-            StageSig { name: "unit_cp", width: 21 },
-            StageSig { name: "val_end", width: 1 },
-            StageSig { name: "open", width: 1 },
-            StageSig { name: "open_empty", width: 1 },
-            StageSig { name: "close", width: 1 },
-            StageSig { name: "doc_end", width: 1 },
-            StageSig { name: "status", width: 2 },
-            StageSig { name: "reason", width: 5 },
+            StageSig {
+                name: "byte",
+                width: 8,
+            },
+            StageSig {
+                name: "name_byte",
+                width: 1,
+            },
+            StageSig {
+                name: "name_first",
+                width: 1,
+            },
+            StageSig {
+                name: "attr_name_byte",
+                width: 1,
+            },
+            StageSig {
+                name: "attr_name_first",
+                width: 1,
+            },
+            StageSig {
+                name: "val_start",
+                width: 1,
+            },
+            StageSig {
+                name: "val_unit",
+                width: 1,
+            },
+            StageSig {
+                name: "unit_is_cp",
+                width: 1,
+            },
+            StageSig {
+                name: "unit_byte",
+                width: 8,
+            },
+            StageSig {
+                name: "unit_cp",
+                width: 21,
+            },
+            StageSig {
+                name: "val_end",
+                width: 1,
+            },
+            StageSig {
+                name: "open",
+                width: 1,
+            },
+            StageSig {
+                name: "open_empty",
+                width: 1,
+            },
+            StageSig {
+                name: "close",
+                width: 1,
+            },
+            StageSig {
+                name: "doc_end",
+                width: 1,
+            },
+            StageSig {
+                name: "status",
+                width: 2,
+            },
+            StageSig {
+                name: "reason",
+                width: 5,
+            },
         ],
         clusters,
         result_bits,
