@@ -191,7 +191,9 @@ impl Cluster {
                 tag: tag_of(parent.test),
             },
             Axis::Child => {
-                let col = parent.exact.expect("verified: / children need an exact column");
+                let col = parent
+                    .exact
+                    .expect("verified: / children need an exact column");
                 let gs = if members[col.index()].len() > 1 {
                     tag_of(parent.test)
                 } else {
@@ -200,7 +202,9 @@ impl Cluster {
                 Read::Column { col, gs }
             }
             Axis::Descendant => Read::Column {
-                col: parent.carry.expect("verified: // children need a carry column"),
+                col: parent
+                    .carry
+                    .expect("verified: // children need a carry column"),
                 gs: None,
             },
         }
@@ -264,7 +268,13 @@ impl StackDesign {
                 for c in &n.conds {
                     match self.conds.get(c.index()) {
                         Some(CondKind::AttrExists(_) | CondKind::AttrCmp(..)) => {}
-                        _ => return Err(format!("{}: condition {} is not an attribute test", at(), c.0)),
+                        _ => {
+                            return Err(format!(
+                                "{}: condition {} is not an attribute test",
+                                at(),
+                                c.0
+                            ))
+                        }
                     }
                 }
                 let kids = &children[i];
@@ -277,7 +287,10 @@ impl StackDesign {
                     return Err(format!("{}: `//` children but no carry column", at()));
                 }
                 if n.via_gs && (n.parent.is_some() || !n.conds.is_empty() || n.exact.is_some()) {
-                    return Err(format!("{}: via_gs on a node that is not a bare root", at()));
+                    return Err(format!(
+                        "{}: via_gs on a node that is not a bare root",
+                        at()
+                    ));
                 }
                 if let Some(c) = n.exact {
                     if cl.columns[c.index()].kind != ColKind::Exact {
@@ -382,7 +395,10 @@ impl fmt::Display for StackDesign {
                     if n.conds.is_empty() {
                         String::new()
                     } else {
-                        format!(" conds{:?}", n.conds.iter().map(|c| c.0).collect::<Vec<_>>())
+                        format!(
+                            " conds{:?}",
+                            n.conds.iter().map(|c| c.0).collect::<Vec<_>>()
+                        )
                     },
                     read,
                     if cols.is_empty() {

@@ -9,7 +9,7 @@
 
 use crate::diag::{Diagnostic, Span};
 use crate::ir::stacks::{
-    ColId, ColKind, Cluster, Column, Flag, FlagId, HwNode, HwNodeId, HwQuery, StackDesign,
+    Cluster, ColId, ColKind, Column, Flag, FlagId, HwNode, HwNodeId, HwQuery, StackDesign,
     StepOrigin,
 };
 use crate::ir::xpath::{Axis, CondKind, Design, NodeId, PartId};

@@ -25,7 +25,12 @@ impl StackPass for ClusterQueries {
             return design;
         }
         let mut order: Vec<usize> = (0..design.queries.len()).collect();
-        order.sort_by(|&a, &b| design.queries[a].text.trim().cmp(design.queries[b].text.trim()));
+        order.sort_by(|&a, &b| {
+            design.queries[a]
+                .text
+                .trim()
+                .cmp(design.queries[b].text.trim())
+        });
         let old = std::mem::take(&mut design.clusters);
         for group in order.chunks(size) {
             let k = design.clusters.len();

@@ -68,7 +68,11 @@ impl StackPass for Naming {
             for (j, col) in cl.columns.iter_mut().enumerate() {
                 let base = match members[j].as_slice() {
                     [one] => {
-                        let suffix = if col.kind == ColKind::Exact { "m" } else { "anc" };
+                        let suffix = if col.kind == ColKind::Exact {
+                            "m"
+                        } else {
+                            "anc"
+                        };
                         format!("{}_{}", cl.nodes[one.index()].name, suffix)
                     }
                     _ => format!("c{k}_col{j}"),
