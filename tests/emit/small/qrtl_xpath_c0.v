@@ -221,7 +221,6 @@ module qrtl_xpath_c0 (
     // row is kept in c0_tos; the rows below it live in a memory
     // (distributed RAM: one write, one asynchronous read port).
     reg [5:0] c0_sp; // open elements
-    wire c0_depth1 = (c0_sp == 6'd0);     // opening the root element
     wire c0_depth2 = (c0_sp == 6'd1);     // opening at depth 2
     reg  [3:0] c0_tos;
     reg  [3:0] c0_mem [0:31];
