@@ -300,6 +300,21 @@ fn vcmp_rtl_matches_reference() {
             let at = rng.gen_range(0..=units.len());
             units.insert(at, Unit::Cp(random_char(&mut rng)));
         }
+        // Sometimes a synchronous reset: the state then describes the empty
+        // value (checked as a value of its own).
+        if rng.gen_bool(0.01) {
+            stim.cycle(16 | 8, rng.gen(), 0);
+            assert_eq!(stim.samples, values.len() + 1);
+            values.push(Vec::new());
+        }
+        // Sometimes an abandoned partial value first: start must clear it.
+        if rng.gen_bool(0.05) {
+            let junk = stimulus::value(&mut rng, &seeds, 30);
+            stim.cycle(1, 0, 0);
+            for u in stimulus::to_units(&mut rng, &junk, 0.25) {
+                stim.unit(false, u, false);
+            }
+        }
         // start alone, or together with the first unit.
         let merged = !units.is_empty() && rng.gen_bool(0.5);
         if !merged {
