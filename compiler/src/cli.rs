@@ -2,7 +2,7 @@
 //! (diagnostics on stderr), 2 usage errors. Never panics on input.
 
 use crate::diag::{plain_error, Diagnostic};
-use crate::driver::{build_xpath_hw, xpath_project_spec, XpathHw, XpathHwOptions};
+use crate::driver::{build_xpath_hw, simulate_xpath, xpath_project_spec, XpathHw, XpathHwOptions};
 use crate::frontend::xpath::parse_query_file;
 use crate::ir::xpath::{Design, Mode, SiblingOrder};
 use crate::lower::xpath::lower_queries;
@@ -10,6 +10,7 @@ use crate::passes::registry::{stack_passes, unknown_stack_passes, StackPassConfi
 use crate::passes::{run_pipeline, PassConfig};
 use crate::project::write_project;
 use crate::refmodel::xpath::{Engine, EngineConfig};
+use crate::sim::{Simulator, Stalls};
 use crate::xml::XmlConfig;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::Write;
@@ -72,6 +73,45 @@ enum XpathCommand {
         #[arg(long)]
         stats: bool,
     },
+    /// Compile, simulate the RTL on documents; `filter`'s JSON plus cycles and bytes.
+    Sim {
+        queries: PathBuf,
+        /// XML documents (one AXI4-Stream packet each).
+        #[arg(required = true)]
+        docs: Vec<PathBuf>,
+        #[command(flatten)]
+        opts: XpathOpts,
+        #[command(flatten)]
+        hw: HwOpts,
+        #[command(flatten)]
+        sim: SimOpts,
+    },
+}
+
+/// Options of a simulation run.
+#[derive(clap::Args, Debug, Clone)]
+struct SimOpts {
+    /// Simulator: verilator (default) or icarus (small designs).
+    #[arg(long, value_enum, default_value_t = SimulatorArg::Verilator)]
+    simulator: SimulatorArg,
+    /// Write a waveform (FST with Verilator; VCD, or FST for a .fst name, with Icarus).
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+    /// Seed of the random stalls.
+    #[arg(long, default_value_t = 1)]
+    stall_seed: u64,
+    /// Percent of cycles the driver leaves s_axis_tvalid low (0-99).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=99))]
+    in_gap: u8,
+    /// Percent of cycles the driver holds m_axis_tready low (0-99).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=99))]
+    out_stall: u8,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum SimulatorArg {
+    Verilator,
+    Icarus,
 }
 
 /// Options of the generated hardware.
@@ -156,6 +196,13 @@ pub fn main() -> i32 {
             hw,
             stats,
         }) => xpath_compile(&queries, &out, &opts, &hw, stats),
+        Command::Xpath(XpathCommand::Sim {
+            queries,
+            docs,
+            opts,
+            hw,
+            sim,
+        }) => xpath_sim(&queries, &docs, &opts, &hw, &sim),
     }
 }
 
@@ -395,4 +442,102 @@ fn xpath_compile(
         return 1;
     }
     0
+}
+
+fn xpath_sim(
+    queries: &PathBuf,
+    docs: &[PathBuf],
+    opts: &XpathOpts,
+    hw: &HwOpts,
+    sim: &SimOpts,
+) -> i32 {
+    let compiled = match compile_hw(queries, opts, hw) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    // Read every document first; unreadable or empty ones are errors
+    // (an AXI4-Stream packet carries at least one byte), reported in order.
+    let mut code = 0;
+    let mut inputs: Vec<Option<Vec<u8>>> = Vec::with_capacity(docs.len());
+    for doc in docs {
+        let name = doc.display().to_string();
+        match std::fs::read(doc) {
+            Ok(bytes) if bytes.is_empty() => {
+                eprintln!(
+                    "{}",
+                    plain_error(
+                        &name,
+                        "empty document: an AXI4-Stream packet carries at least one byte \
+                         (`qrtl xpath filter` reports it as malformed)"
+                    )
+                );
+                code = 1;
+                inputs.push(None);
+            }
+            Ok(bytes) => inputs.push(Some(bytes)),
+            Err(e) => {
+                eprintln!(
+                    "{}",
+                    plain_error(&name, format!("cannot read document: {e}"))
+                );
+                code = 1;
+                inputs.push(None);
+            }
+        }
+    }
+    let packets: Vec<Vec<u8>> = inputs.iter().flatten().cloned().collect();
+    if packets.is_empty() {
+        return 1;
+    }
+    let simulator = match sim.simulator {
+        SimulatorArg::Verilator => Simulator::Verilator,
+        SimulatorArg::Icarus => Simulator::Icarus,
+    };
+    let stalls = Stalls {
+        seed: sim.stall_seed,
+        in_gap_percent: sim.in_gap,
+        out_stall_percent: sim.out_stall,
+    };
+    let run = match simulate_xpath(
+        &compiled,
+        &packets,
+        simulator,
+        &stalls,
+        sim.trace.as_deref(),
+    ) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: simulation failed: {e}");
+            return 1;
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut results = run.docs.iter();
+    for (doc, input) in docs.iter().zip(&inputs) {
+        let Some(bytes) = input else { continue };
+        let r = results.next().expect("one result per packet");
+        let name = doc.display().to_string();
+        let line = format!(
+            "{{\"doc\":{},\"status\":\"{}\",\"matched\":{},\"cycles\":{},\"bytes\":{}}}",
+            serde_json::Value::String(name.clone()),
+            r.result.status.as_str(),
+            serde_json::Value::from(r.result.matched.clone()),
+            r.cycles,
+            bytes.len()
+        );
+        if writeln!(out, "{line}").is_err() {
+            return code;
+        }
+        if let Some(reason) = r.result.reason {
+            let _ = out.flush();
+            eprintln!(
+                "{name}: note: {}: {}",
+                r.result.status.as_str(),
+                reason.describe()
+            );
+        }
+    }
+    let _ = out.flush();
+    code
 }

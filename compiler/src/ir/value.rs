@@ -63,6 +63,9 @@ pub struct NumScan {
     saw_digit: bool,
     digits: Vec<u8>,
     exp10: i64,
+    /// A nonzero digit was dropped beyond `MAX_DIGITS`: the value lies
+    /// strictly above the kept digits (matters at exact half-way ties).
+    sticky: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -83,6 +86,7 @@ impl NumScan {
         self.saw_digit = false;
         self.digits.clear();
         self.exp10 = 0;
+        self.sticky = false;
     }
 
     fn digit(&mut self, d: u8, fraction: bool) {
@@ -94,8 +98,11 @@ impl NumScan {
             if fraction {
                 self.exp10 -= 1;
             }
-        } else if !fraction {
-            self.exp10 += 1;
+        } else {
+            self.sticky |= d != b'0';
+            if !fraction {
+                self.exp10 += 1;
+            }
         }
     }
 
@@ -138,10 +145,16 @@ impl NumScan {
             0.0
         } else {
             // Digits are ASCII; the string is a valid Rust float literal.
+            // A dropped nonzero digit becomes one more `1` digit, which
+            // rounds like the whole tail (it only breaks exact ties).
+            let (sticky, exp10) = if self.sticky {
+                ("1", self.exp10 - 1)
+            } else {
+                ("", self.exp10)
+            };
             let text = format!(
-                "{}e{}",
+                "{}{sticky}e{exp10}",
                 std::str::from_utf8(&self.digits).unwrap_or("0"),
-                self.exp10
             );
             text.parse::<f64>().unwrap_or(f64::NAN)
         };
@@ -243,6 +256,22 @@ pub fn compare_bytes(value: &[u8], cmp: &Compare) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_values_round_like_the_whole_string() {
+        // 800 significant digits: a half-way tie of 1 + 2^-53 in the first
+        // digits, broken only by a nonzero digit beyond the kept 768.
+        let tie = "1.00000000000000011102230246251565404236316680908203125";
+        let mut s = tie.to_string();
+        s.push_str(&"0".repeat(800 - s.len()));
+        s.push('1');
+        let want: f64 = s.parse().unwrap();
+        let mut scan = NumScan::default();
+        scan.feed(s.as_bytes());
+        assert_eq!(scan.finish(), want);
+        assert_eq!(xpath_number(s.as_bytes()), want);
+        assert!(want > 1.0);
+    }
 
     #[test]
     fn number_conversion_follows_xpath() {
