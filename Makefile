@@ -3,20 +3,38 @@ CARGO ?= cargo
 # Honour CARGO_TARGET_DIR when set (binaries are looked up there).
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 QRTL  := $(TARGET_DIR)/release/qrtl
+DEMO  := $(TARGET_DIR)/demo
+# Simulators and synthesis tools from Debian (SPEC §7).
+APT_TOOLS := verilator iverilog yosys ccache
 
 .PHONY: deps demo test bench clean
 
-# Prerequisites: a Rust toolchain (cargo). The software engine needs nothing else.
+# Prerequisites: a Rust toolchain, and Verilator, Icarus Verilog, Yosys and
+# ccache (installed with apt-get when missing and run as root).
 deps:
 	@command -v $(CARGO) >/dev/null 2>&1 || { echo "error: cargo not found; install Rust from https://rustup.rs" >&2; exit 1; }
+	@missing=""; for t in $(APT_TOOLS); do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_TOOLS) >/dev/null; \
+	  else \
+	    echo "error: missing$$missing; run: sudo apt-get install $(APT_TOOLS)" >&2; exit 1; \
+	  fi; \
+	fi
 
-# Filter the bundled sample documents with the bundled sample queries.
+# The software engine and the RTL on the bundled sample documents.
 demo: deps
 	$(CARGO) build --release --quiet --bin qrtl
 	$(QRTL) xpath check queries/xpath/news.txt
 	$(QRTL) xpath filter queries/xpath/news.txt queries/xpath/docs/*.xml
 	@echo "--- the same queries split into root-to-leaf paths (may add false positives):"
 	$(QRTL) xpath filter --mode paths queries/xpath/news.txt queries/xpath/docs/*.xml
+	@echo "--- path queries with attribute predicates compiled to RTL ($(DEMO)/news-rtl):"
+	$(QRTL) xpath compile queries/xpath/news-paths.txt -o $(DEMO)/news-rtl --stats
+	@echo "--- the software engine, then the RTL in Verilator (same JSON plus cycles and bytes):"
+	$(QRTL) xpath filter queries/xpath/news-paths.txt queries/xpath/docs/*.xml
+	$(QRTL) xpath sim queries/xpath/news-paths.txt queries/xpath/docs/*.xml
 
 test: deps
 	$(CARGO) test --release --workspace
