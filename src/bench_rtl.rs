@@ -16,7 +16,7 @@
 //!
 //! Figures are reported, never asserted.
 
-use qrtl_compiler::driver::{build_xpath_hw, XpathHwOptions};
+use qrtl_compiler::driver::{build_xpath_hw, simulate_xpath, XpathHwOptions};
 use qrtl_compiler::frontend::xpath::parse_query_file;
 use qrtl_compiler::ir::xpath::Mode;
 use qrtl_compiler::lower::xpath::lower_queries;
@@ -173,5 +173,93 @@ fn main() {
             c.columns as f64 / 2000.0
         );
     }
+    simulation_report(&mut report, quick);
     print!("{report}");
+}
+
+/// Queries of a YFilter suite the path RTL covers (no `text()`, no positions).
+fn rtl_subset(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .filter(|l| {
+            !l.contains("text()")
+                && !l.contains("position()")
+                && !l
+                    .split('[')
+                    .skip(1)
+                    .any(|p| p.starts_with(|c: char| c.is_ascii_digit()))
+        })
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// Verilator on the NITF documents: build time, cycles per byte, speed.
+fn simulation_report(report: &mut String, quick: bool) {
+    let dir = qrtl_compiler::workload::nitf_dir();
+    let docs: Vec<Vec<u8>> = (1..=100)
+        .filter_map(|i| std::fs::read(dir.join(format!("docs/outFile{i}.xml"))).ok())
+        .collect();
+    let _ = writeln!(
+        report,
+        "\n## Verilator simulation (YFilter NITF documents, {} documents, {} bytes)\n",
+        docs.len(),
+        docs.iter().map(Vec::len).sum::<usize>()
+    );
+    if docs.is_empty() {
+        let _ = writeln!(report, "NITF documents not found under {}.", dir.display());
+        return;
+    }
+    let _ = writeln!(
+        report,
+        "| query set | queries | clusters | build s (cached?) | cycles / byte | input stall cycles | simulated MHz |"
+    );
+    let _ = writeln!(report, "|---|--:|--:|--:|--:|--:|--:|");
+    let mut sets = vec![("simple_paths", false)];
+    if !quick {
+        sets.push(("simple_predicates", true));
+    }
+    for (suite, subset) in sets {
+        let Ok(text) = std::fs::read_to_string(dir.join(format!("queries/{suite}.txt"))) else {
+            continue;
+        };
+        let text = if subset { rtl_subset(&text) } else { text };
+        let (queries, _) = parse_query_file(suite, &text);
+        let design = lower_queries(suite, &queries).expect("suite lowers");
+        let design = run_pipeline(
+            design,
+            &PassConfig {
+                mode: Mode::Holistic,
+            },
+        );
+        let hw =
+            build_xpath_hw(suite, &design, &XpathHwOptions::default()).expect("suite compiles");
+        let t = Instant::now();
+        let run = match simulate_xpath(
+            &hw,
+            &docs,
+            qrtl_compiler::sim::Simulator::Verilator,
+            &qrtl_compiler::sim::Stalls::NONE,
+            None,
+        ) {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = writeln!(report, "| {suite} | simulation failed: {e} |||||");
+                continue;
+            }
+        };
+        let wall = t.elapsed().as_secs_f64() - run.build.build_time.as_secs_f64();
+        let bytes: usize = docs.iter().map(Vec::len).sum();
+        let _ = writeln!(
+            report,
+            "| {suite}{} | {} | {} | {:.1} ({}) | {:.4} | {} | {:.2} |",
+            if subset { " (attribute subset)" } else { "" },
+            queries.len(),
+            hw.stack.clusters.len(),
+            run.build.build_time.as_secs_f64(),
+            if run.build.cached { "cached" } else { "built" },
+            run.run.total_cycles as f64 / bytes as f64,
+            run.run.input_stall_cycles,
+            run.run.total_cycles as f64 / wall.max(1e-9) / 1e6
+        );
+    }
 }
