@@ -420,7 +420,7 @@ fn print_pass_stats(hw: &XpathHw) {
 
 fn xpath_compile(
     queries: &PathBuf,
-    out: &PathBuf,
+    out: &std::path::Path,
     opts: &XpathOpts,
     hw: &HwOpts,
     stats: bool,

@@ -11,19 +11,10 @@ use crate::passes::registry::{run_stack_pipeline, PassReport, StackPassConfig, S
 use crate::xml::XmlConfig;
 
 /// Options of `qrtl xpath compile|sim`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct XpathHwOptions {
     pub xml: XmlConfig,
     pub passes: StackPassConfig,
-}
-
-impl Default for XpathHwOptions {
-    fn default() -> Self {
-        XpathHwOptions {
-            xml: XmlConfig::default(),
-            passes: StackPassConfig::default(),
-        }
-    }
 }
 
 /// A compiled XPath design.

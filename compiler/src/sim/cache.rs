@@ -199,7 +199,7 @@ pub fn prune(root: &Path, max_bytes: u64) -> Result<usize, SimError> {
             Some((used, dir_size(&e.path()), e.path()))
         })
         .collect();
-    entries.sort_by(|a, b| b.0.cmp(&a.0));
+    entries.sort_by_key(|e| std::cmp::Reverse(e.0));
     let mut total = 0u64;
     let mut removed = 0;
     for (_, size, path) in entries {

@@ -345,7 +345,7 @@ impl<'v> DocGen<'v> {
                         } else {
                             1
                         };
-                        plan.extend(std::iter::repeat(c.elem).take(n as usize));
+                        plan.extend(std::iter::repeat_n(c.elem, n as usize));
                     }
                 }
                 if plan.is_empty() && round == 0 {

@@ -601,9 +601,9 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
                 byte: b,
             })
             .collect(),
-        tag_trie: trie_bits(&tag_trie, &format!("{p}")),
+        tag_trie: trie_bits(&tag_trie, &p),
         tag_lines,
-        attr_trie: trie_bits(&attr_trie, &format!("{p}")),
+        attr_trie: trie_bits(&attr_trie, &p),
         attr_lines,
         vcmps,
         conds: cond_regs,
