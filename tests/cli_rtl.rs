@@ -778,5 +778,15 @@ fn sim_trace_writes_a_waveform() {
     let bytes = std::fs::read(&fst).unwrap_or_else(|e| panic!("{}: {e}", fst.display()));
     assert!(bytes.len() > 1000, "{} bytes", bytes.len());
     assert_eq!(bytes[0], 0, "FST header block first");
+    // A waveform that cannot be written is an error with either simulator
+    // (the Verilator driver alone would run without it and exit 0).
+    let file = write(&d, "plain-file", "");
+    for (simulator, name) in [("verilator", "w.fst"), ("icarus", "w.vcd")] {
+        let bad = format!("{file}/{name}");
+        let o = sim(&[MONDAY], &["--simulator", simulator, "--trace", &bad]);
+        assert_eq!(code(&o), 1, "{simulator}: {}", stderr(&o));
+        assert!(stderr(&o).contains(&bad), "{simulator}: {}", stderr(&o));
+        assert_eq!(stdout(&o), "", "{simulator}");
+    }
     let _ = std::fs::remove_dir_all(&d);
 }

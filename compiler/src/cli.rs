@@ -489,6 +489,20 @@ fn xpath_sim(
     if packets.is_empty() {
         return 1;
     }
+    // The Verilator driver does not check that its FST file opened; an
+    // unwritable path must not pass silently.
+    if let Some(t) = &sim.trace {
+        if let Err(e) = std::fs::File::create(t) {
+            eprintln!(
+                "{}",
+                plain_error(
+                    &t.display().to_string(),
+                    format!("cannot write the waveform: {e}")
+                )
+            );
+            return 1;
+        }
+    }
     let simulator = match sim.simulator {
         SimulatorArg::Verilator => Simulator::Verilator,
         SimulatorArg::Icarus => Simulator::Icarus,
