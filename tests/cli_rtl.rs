@@ -3,10 +3,10 @@
 //! `sim` printing exactly `filter`'s JSON lines plus `"cycles"` and
 //! `"bytes"`.
 //!
-//! Every simulation uses one query file (`queries/xpath/news-paths.txt`,
-//! default options), so the whole file needs one Verilator build, one
-//! Verilator `--trace-fst` build and one Icarus build (content-cached in the
-//! sim cache). Simulations run one at a time. Verilator and Icarus Verilog
+//! Every simulation uses one query file (`queries/xpath/news-paths.txt`),
+//! so the whole file needs one Verilator build, one Verilator `--trace-fst`
+//! build and two Icarus builds (default options and `--max-depth 3`), all
+//! content-cached in the sim cache. Simulations run one at a time. Verilator and Icarus Verilog
 //! must be installed: the tests fail without them.
 
 use std::path::{Path, PathBuf};
@@ -788,5 +788,41 @@ fn sim_trace_writes_a_waveform() {
         assert!(stderr(&o).contains(&bad), "{simulator}: {}", stderr(&o));
         assert_eq!(stdout(&o), "", "{simulator}");
     }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn sim_max_depth_flags_too_deep_documents_as_filter_does() {
+    let _g = sim_lock();
+    let d = temp_dir("depth");
+    let deep = write(
+        &d,
+        "deep.xml",
+        "<news><story><body><p/></body></story></news>",
+    );
+    let ok = write(&d, "ok.xml", "<news date=\"d\"><story><p/></story></news>");
+    let docs = [deep.as_str(), ok.as_str()];
+    // Icarus: a second small design, built in a few seconds.
+    let o = sim(&docs, &["--max-depth", "3", "--simulator", "icarus"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let mut args = vec!["xpath", "filter", PATHS, "--max-depth", "3"];
+    args.extend_from_slice(&docs);
+    let f = qrtl(&args);
+    assert_filter_plus(&stdout(&o), &stdout(&f), &docs);
+    assert!(stdout(&o).lines().next().unwrap().contains("\"too_deep\""));
+    assert!(
+        stdout(&o)
+            .lines()
+            .nth(1)
+            .unwrap()
+            .contains("\"matched\":[5]"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stderr(&o).contains(&format!("{deep}: note: too_deep: ")),
+        "{}",
+        stderr(&o)
+    );
     let _ = std::fs::remove_dir_all(&d);
 }
