@@ -182,6 +182,8 @@ int main(int argc, char** argv) {
         tfp.reset(new VerilatedFstC);
         top->trace(tfp.get(), 99);
         tfp->open(trace_path);
+        if (!tfp->isOpen())
+            fail(kExitUsage, "%s: cannot write the waveform", trace_path);
     }
 #else
     if (trace_path)

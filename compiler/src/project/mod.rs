@@ -445,8 +445,24 @@ pub fn write_project(dir: &Path, spec: &ProjectSpec) -> Result<(), ProjectError>
     let top = &spec.top;
     let c = &ctx;
 
+    // A previous compile into the same directory may have left modules this
+    // design does not have (e.g. more clusters): `rtl/` holds exactly `rtl`.
+    let rtl_dir = dir.join("rtl");
+    if let Ok(entries) = std::fs::read_dir(&rtl_dir) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().to_string();
+            let ours = spec.rtl.iter().any(|(f, _)| *f == name);
+            if !ours && path.extension().is_some_and(|e| e == "v") && path.is_file() {
+                std::fs::remove_file(&path).map_err(|source| ProjectError::Io {
+                    path: path.clone(),
+                    source,
+                })?;
+            }
+        }
+    }
     for (file, text) in &spec.rtl {
-        write_file(&dir.join("rtl").join(file), text)?;
+        write_file(&rtl_dir.join(file), text)?;
     }
     let mut files_f = String::new();
     for f in &ctx.rtl_files {
