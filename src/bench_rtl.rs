@@ -177,22 +177,6 @@ fn main() {
     print!("{report}");
 }
 
-/// Queries of a YFilter suite the path RTL covers (no `text()`, no positions).
-fn rtl_subset(text: &str) -> String {
-    text.lines()
-        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-        .filter(|l| {
-            !l.contains("text()")
-                && !l.contains("position()")
-                && !l
-                    .split('[')
-                    .skip(1)
-                    .any(|p| p.starts_with(|c: char| c.is_ascii_digit()))
-        })
-        .map(|l| format!("{l}\n"))
-        .collect()
-}
-
 /// Verilator on the NITF documents: build time, cycles per byte, speed.
 fn simulation_report(report: &mut String, quick: bool) {
     let dir = qrtl_compiler::workload::nitf_dir();
@@ -222,7 +206,11 @@ fn simulation_report(report: &mut String, quick: bool) {
         let Ok(text) = std::fs::read_to_string(dir.join(format!("queries/{suite}.txt"))) else {
             continue;
         };
-        let text = if subset { rtl_subset(&text) } else { text };
+        let text = if subset {
+            qrtl_compiler::workload::path_rtl_subset(&text)
+        } else {
+            text
+        };
         let (queries, _) = parse_query_file(suite, &text);
         let design = lower_queries(suite, &queries).expect("suite lowers");
         let design = run_pipeline(

@@ -11,16 +11,13 @@
 
 mod common;
 
-use common::{design_from_text, nitf_dir};
+use common::{design_from_text, nitf_dir, nitf_docs, random_docs, random_queries};
 use qrtl_compiler::driver::{build_xpath_hw, simulate_xpath, XpathHw, XpathHwOptions};
 use qrtl_compiler::ir::xpath::Mode;
 use qrtl_compiler::passes::registry::StackPassConfig;
 use qrtl_compiler::refmodel::xpath::{Engine, EngineConfig};
 use qrtl_compiler::sim::{Simulator, Stalls};
-use qrtl_compiler::workload::{DocGen, DocGenConfig, QueryGen, QueryGenConfig, Vocab};
 use qrtl_compiler::xml::XmlConfig;
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
 
 struct Case<'a> {
     name: &'a str,
@@ -151,91 +148,6 @@ fn stalls(seed: u64) -> Stalls {
     }
 }
 
-fn nitf_docs() -> Vec<Vec<u8>> {
-    let dir = nitf_dir().join("docs");
-    (1..=100)
-        .map(|i| std::fs::read(dir.join(format!("outFile{i}.xml"))).expect("NITF document"))
-        .collect()
-}
-
-/// Queries of a file without `text()` or positional predicates.
-fn path_rtl_queries(text: &str) -> String {
-    text.lines()
-        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-        .filter(|l| {
-            !l.contains("text()")
-                && !l.contains("position()")
-                && !l
-                    .split('[')
-                    .skip(1)
-                    .any(|p| p.starts_with(|c: char| c.is_ascii_digit()))
-        })
-        .map(|l| format!("{l}\n"))
-        .collect()
-}
-
-/// Generated documents (small, so many fit a run), with truncated,
-/// byte-flipped and nested-too-deep ones mixed in.
-fn random_docs(seed: u64, count: usize) -> Vec<Vec<u8>> {
-    let mut gen = DocGen::new(
-        Vocab::nitf(),
-        DocGenConfig {
-            seed,
-            doc_bytes: (60, 2500),
-            max_depth: 10,
-            attr_prob: 0.6,
-            max_value: 6,
-            header: seed % 2 == 0,
-            ..DocGenConfig::default()
-        },
-    );
-    let mut rng = SmallRng::seed_from_u64(seed ^ 0xfeed);
-    let mut docs = Vec::new();
-    while docs.len() < count {
-        let mut d = gen.next_doc();
-        match docs.len() % 6 {
-            3 => d.truncate(rng.gen_range(1..d.len())),
-            4 => {
-                for _ in 0..rng.gen_range(1..4) {
-                    let at = rng.gen_range(0..d.len());
-                    d[at] = b"<>/=\"'a &;!?x"[rng.gen_range(0..13)];
-                }
-            }
-            5 => {
-                let depth = rng.gen_range(1..40);
-                d = format!("{}{}", "<a x='1'>".repeat(depth), "</a>".repeat(depth)).into_bytes();
-            }
-            _ => {}
-        }
-        docs.push(d);
-    }
-    docs
-}
-
-fn random_queries(seed: u64, count: usize, prob_twig: f64) -> String {
-    let mut g = QueryGen::new(
-        Vocab::nitf(),
-        QueryGenConfig {
-            seed,
-            count,
-            max_depth: 6,
-            prob_star: 0.2,
-            prob_desc: 0.25,
-            prob_attr_pred: 0.3,
-            quote_values: seed % 2 == 0,
-            max_value: 6,
-            prob_twig,
-            ..QueryGenConfig::default()
-        },
-    );
-    let mut q = g.queries();
-    // Names the documents use in the deep ones, and the root.
-    q.push("/a".into());
-    q.push("//a/a/a[@x=1]".into());
-    q.push("//a[@x]//a".into());
-    q.join("\n") + "\n"
-}
-
 /// libxml2's answers (`expected/SUITE.jsonl`), per document in file order,
 /// with query ids mapped through `keep` (original id → id in the run).
 fn libxml2_expected(suite: &str, keep: &dyn Fn(u64) -> Option<u32>) -> Vec<Vec<u32>> {
@@ -297,6 +209,11 @@ fn nitf_simple_paths() {
         Stalls::NONE,
     );
     check_timing(&case, &hw, &docs, &run);
+    check_libxml2(
+        case.name,
+        &run,
+        &libxml2_expected("simple_paths", &|q| Some(q as u32)),
+    );
     check(
         &case,
         &hw,
@@ -310,7 +227,7 @@ fn nitf_simple_paths() {
 #[test]
 fn nitf_simple_predicates_attribute_subset() {
     let text = std::fs::read_to_string(nitf_dir().join("queries/simple_predicates.txt")).unwrap();
-    let subset = path_rtl_queries(&text);
+    let subset = qrtl_compiler::workload::path_rtl_subset(&text);
     let case = Case {
         name: "simple_predicates",
         queries: &subset,
@@ -329,6 +246,26 @@ fn nitf_simple_predicates_attribute_subset() {
         Stalls::NONE,
     );
     check_timing(&case, &hw, &docs, &run);
+    // Map the suite's query ids to the subset's.
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .collect();
+    let kept: Vec<&str> = subset.lines().collect();
+    let mut map = std::collections::HashMap::new();
+    let mut next = 0;
+    for (i, l) in lines.iter().enumerate() {
+        if kept.get(next) == Some(l) {
+            map.insert(i as u64, next as u32);
+            next += 1;
+        }
+    }
+    assert_eq!(next, kept.len());
+    check_libxml2(
+        case.name,
+        &run,
+        &libxml2_expected("simple_predicates", &|q| map.get(&q).copied()),
+    );
     check(
         &case,
         &hw,

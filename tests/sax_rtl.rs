@@ -51,32 +51,8 @@ mod docgen;
 
 const DRIVER: &str = include_str!("../sim/sax_trace.cpp");
 
-/// `XmlError` in declaration order: reason code = 1 + index.
-const REASONS: [XmlError; 17] = [
-    XmlError::MismatchedClose,
-    XmlError::CloseWithoutOpen,
-    XmlError::UnterminatedMarkup,
-    XmlError::UnclosedElement,
-    XmlError::DoctypeInternalSubset,
-    XmlError::MisplacedDoctype,
-    XmlError::MultipleRoots,
-    XmlError::NoRootElement,
-    XmlError::ContentOutsideRoot,
-    XmlError::UnexpectedByte,
-    XmlError::MisplacedXmlDecl,
-    XmlError::BadAttribute,
-    XmlError::BadReference,
-    XmlError::DoubleHyphenInComment,
-    XmlError::CdataEndInText,
-    XmlError::TooDeep,
-    XmlError::NameStackOverflow,
-];
-
 fn reason_code(e: XmlError) -> u8 {
-    1 + REASONS
-        .iter()
-        .position(|&r| r == e)
-        .expect("every XmlError is listed") as u8
+    e.code()
 }
 
 // ---------------------------------------------------------------------------
@@ -355,7 +331,7 @@ impl RtlDoc {
     fn end(mut self, r: &Record) -> Trace {
         let error = match r.reason {
             0 => None,
-            k if (k as usize) <= REASONS.len() => Some(REASONS[k as usize - 1]),
+            k if (k as usize) <= XmlError::ALL.len() => Some(XmlError::ALL[k as usize - 1]),
             k => {
                 self.problems.push(format!("o_reason {k} out of range"));
                 None
@@ -1127,7 +1103,7 @@ fn differential(p: SaxParams, tag: &str) {
     }
     eprintln!("{tag}: statuses {statuses:?}");
     // The corpus exercises every reason under these limits.
-    for e in REASONS {
+    for e in XmlError::ALL {
         let s = format!("status {} {e:?}", e.status().as_str());
         assert!(
             statuses.contains_key(&s),

@@ -7,16 +7,13 @@
 
 mod common;
 
-use common::{design_from_text, nitf_dir};
+use common::{design_from_text, nitf_dir, nitf_docs, random_docs, random_queries};
 use qrtl_compiler::driver::{build_xpath_hw, XpathHwOptions};
 use qrtl_compiler::ir::xpath::Mode;
 use qrtl_compiler::passes::registry::StackPassConfig;
 use qrtl_compiler::refmodel::stacks::run_document;
 use qrtl_compiler::refmodel::xpath::{Engine, EngineConfig};
-use qrtl_compiler::workload::{DocGen, DocGenConfig, QueryGen, QueryGenConfig, Vocab};
 use qrtl_compiler::xml::XmlConfig;
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
 
 /// The option grid: every stack pass on and off (one at a time and all),
 /// one cluster and small clusters.
@@ -85,29 +82,6 @@ fn check(name: &str, queries: &str, mode: Mode, docs: &[Vec<u8>], xml: XmlConfig
     }
 }
 
-fn nitf_docs() -> Vec<Vec<u8>> {
-    let dir = nitf_dir().join("docs");
-    (1..=100)
-        .map(|i| std::fs::read(dir.join(format!("outFile{i}.xml"))).expect("NITF document"))
-        .collect()
-}
-
-/// Path queries the RTL of issue 3 covers: no `text()` or positional predicates.
-pub fn path_rtl_queries(text: &str) -> String {
-    text.lines()
-        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-        .filter(|l| {
-            !l.contains("text()")
-                && !l.contains("position()")
-                && !l
-                    .split('[')
-                    .skip(1)
-                    .any(|p| p.starts_with(|c: char| c.is_ascii_digit()))
-        })
-        .map(|l| format!("{l}\n"))
-        .collect()
-}
-
 #[test]
 fn nitf_simple_paths_all_pass_combinations() {
     let text = std::fs::read_to_string(nitf_dir().join("queries/simple_paths.txt")).unwrap();
@@ -123,7 +97,7 @@ fn nitf_simple_paths_all_pass_combinations() {
 #[test]
 fn nitf_simple_predicates_without_text_or_position() {
     let text = std::fs::read_to_string(nitf_dir().join("queries/simple_predicates.txt")).unwrap();
-    let subset = path_rtl_queries(&text);
+    let subset = qrtl_compiler::workload::path_rtl_subset(&text);
     // 1000 queries minus 54 with `text()` and 10 positional ones.
     assert_eq!(
         subset.lines().count(),
@@ -137,60 +111,6 @@ fn nitf_simple_predicates_without_text_or_position() {
         &nitf_docs(),
         XmlConfig::default(),
     );
-}
-
-/// Generated documents, plus truncated and byte-flipped copies.
-fn random_docs(seed: u64, count: usize) -> Vec<Vec<u8>> {
-    let mut gen = DocGen::new(
-        Vocab::nitf(),
-        DocGenConfig {
-            seed,
-            doc_bytes: (200, 4000),
-            max_depth: 10,
-            attr_prob: 0.6,
-            max_value: 6,
-            header: false,
-            ..DocGenConfig::default()
-        },
-    );
-    let mut rng = SmallRng::seed_from_u64(seed ^ 0x5eed);
-    let mut docs = Vec::new();
-    for i in 0..count {
-        let mut d = gen.next_doc();
-        match i % 5 {
-            3 => d.truncate(rng.gen_range(0..d.len())),
-            4 => {
-                for _ in 0..rng.gen_range(1..4) {
-                    let at = rng.gen_range(0..d.len());
-                    d[at] = b"<>/=\"'a &;!?"[rng.gen_range(0..12)];
-                }
-            }
-            _ => {}
-        }
-        if !d.is_empty() {
-            docs.push(d);
-        }
-    }
-    docs
-}
-
-fn random_queries(seed: u64, count: usize, prob_twig: f64) -> String {
-    let mut g = QueryGen::new(
-        Vocab::nitf(),
-        QueryGenConfig {
-            seed,
-            count,
-            max_depth: 6,
-            prob_star: 0.2,
-            prob_desc: 0.25,
-            prob_attr_pred: 0.3,
-            quote_values: seed % 2 == 0,
-            max_value: 6,
-            prob_twig,
-            ..QueryGenConfig::default()
-        },
-    );
-    g.queries().join("\n") + "\n"
 }
 
 #[test]

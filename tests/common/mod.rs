@@ -36,3 +36,80 @@ pub fn engine_for(text: &str, mode: Mode) -> Engine {
         EngineConfig::default(),
     )
 }
+
+/// Seeded path queries over the NITF vocabulary (`*`, `//`, attribute
+/// predicates; twig branches with `prob_twig`), plus three queries about the
+/// deep `<a x='1'>` documents of [`random_docs`].
+pub fn random_queries(seed: u64, count: usize, prob_twig: f64) -> String {
+    use qrtl_compiler::workload::{QueryGen, QueryGenConfig, Vocab};
+    let mut g = QueryGen::new(
+        Vocab::nitf(),
+        QueryGenConfig {
+            seed,
+            count,
+            max_depth: 6,
+            prob_star: 0.2,
+            prob_desc: 0.25,
+            prob_attr_pred: 0.3,
+            quote_values: seed % 2 == 0,
+            max_value: 6,
+            prob_twig,
+            ..QueryGenConfig::default()
+        },
+    );
+    let mut q = g.queries();
+    q.push("/a".into());
+    q.push("//a/a/a[@x=1]".into());
+    q.push("//a[@x]//a".into());
+    q.join("\n") + "\n"
+}
+
+/// Seeded small NITF-like documents; every 6th is truncated, byte-flipped,
+/// or a deep `<a x='1'>` nest (1–39 levels), so malformed and too-deep
+/// documents are mixed in. Never empty.
+pub fn random_docs(seed: u64, count: usize) -> Vec<Vec<u8>> {
+    use qrtl_compiler::workload::{DocGen, DocGenConfig, Vocab};
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+    let mut gen = DocGen::new(
+        Vocab::nitf(),
+        DocGenConfig {
+            seed,
+            doc_bytes: (60, 2500),
+            max_depth: 10,
+            attr_prob: 0.6,
+            max_value: 6,
+            header: seed % 2 == 0,
+            ..DocGenConfig::default()
+        },
+    );
+    let mut rng = SmallRng::seed_from_u64(seed ^ 0xfeed);
+    let mut docs = Vec::new();
+    while docs.len() < count {
+        let mut d = gen.next_doc();
+        match docs.len() % 6 {
+            3 => d.truncate(rng.gen_range(1..d.len())),
+            4 => {
+                for _ in 0..rng.gen_range(1..4) {
+                    let at = rng.gen_range(0..d.len());
+                    d[at] = b"<>/=\"'a &;!?x"[rng.gen_range(0..13)];
+                }
+            }
+            5 => {
+                let depth = rng.gen_range(1..40);
+                d = format!("{}{}", "<a x='1'>".repeat(depth), "</a>".repeat(depth)).into_bytes();
+            }
+            _ => {}
+        }
+        docs.push(d);
+    }
+    docs
+}
+
+/// YFilter's 100 NITF documents, in file-number order.
+pub fn nitf_docs() -> Vec<Vec<u8>> {
+    let dir = nitf_dir().join("docs");
+    (1..=100)
+        .map(|i| std::fs::read(dir.join(format!("outFile{i}.xml"))).expect("NITF document"))
+        .collect()
+}

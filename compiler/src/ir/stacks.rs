@@ -27,19 +27,6 @@
 use super::xpath::{AttrDict, Axis, CondId, CondKind, QueryId, TagDict, TagId, Test};
 use std::fmt;
 
-macro_rules! id_type {
-    ($(#[$m:meta])* $name:ident) => {
-        $(#[$m])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub struct $name(pub u32);
-        impl $name {
-            pub fn index(self) -> usize {
-                self.0 as usize
-            }
-        }
-    };
-}
-
 id_type!(
     /// Index into [`Cluster::nodes`].
     HwNodeId

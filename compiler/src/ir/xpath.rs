@@ -21,19 +21,6 @@
 use crate::diag::Span;
 use std::collections::HashMap;
 
-macro_rules! id_type {
-    ($(#[$m:meta])* $name:ident) => {
-        $(#[$m])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub struct $name(pub u32);
-        impl $name {
-            pub fn index(self) -> usize {
-                self.0 as usize
-            }
-        }
-    };
-}
-
 id_type!(
     /// Index into [`TagDict`]; 0 is the "other" code.
     TagId

@@ -631,3 +631,21 @@ pub fn query_file(queries: &[String]) -> String {
 
 #[cfg(test)]
 mod tests;
+
+/// The queries of a query file the path RTL covers today: every
+/// non-blank, non-`#` line without a `text()` or positional predicate, one
+/// per line (ids are renumbered by position in the result).
+pub fn path_rtl_subset(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .filter(|l| {
+            !l.contains("text()")
+                && !l.contains("position()")
+                && !l
+                    .split('[')
+                    .skip(1)
+                    .any(|p| p.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+        })
+        .map(|l| format!("{l}\n"))
+        .collect()
+}

@@ -118,9 +118,28 @@ impl XmlError {
         XmlError::NameStackOverflow,
     ];
 
-    /// The reason code of the hardware status word (1-based).
+    /// The reason code of the hardware status word (1-based; the RTL's
+    /// `qrtl_sax` uses the same numbers).
     pub fn code(self) -> u8 {
-        Self::ALL.iter().position(|e| *e == self).expect("listed") as u8 + 1
+        match self {
+            XmlError::MismatchedClose => 1,
+            XmlError::CloseWithoutOpen => 2,
+            XmlError::UnterminatedMarkup => 3,
+            XmlError::UnclosedElement => 4,
+            XmlError::DoctypeInternalSubset => 5,
+            XmlError::MisplacedDoctype => 6,
+            XmlError::MultipleRoots => 7,
+            XmlError::NoRootElement => 8,
+            XmlError::ContentOutsideRoot => 9,
+            XmlError::UnexpectedByte => 10,
+            XmlError::MisplacedXmlDecl => 11,
+            XmlError::BadAttribute => 12,
+            XmlError::BadReference => 13,
+            XmlError::DoubleHyphenInComment => 14,
+            XmlError::CdataEndInText => 15,
+            XmlError::TooDeep => 16,
+            XmlError::NameStackOverflow => 17,
+        }
     }
 
     /// The reason for a status-word code (`None` for 0 or unknown codes).

@@ -696,26 +696,7 @@ fn every_error_variant() {
         assert_eq!(status_cfg(config, doc.as_bytes()), want, "document {doc:?}");
         seen.insert(error);
     }
-    let all = [
-        XmlError::MismatchedClose,
-        XmlError::CloseWithoutOpen,
-        XmlError::UnterminatedMarkup,
-        XmlError::UnclosedElement,
-        XmlError::DoctypeInternalSubset,
-        XmlError::MisplacedDoctype,
-        XmlError::MultipleRoots,
-        XmlError::NoRootElement,
-        XmlError::ContentOutsideRoot,
-        XmlError::UnexpectedByte,
-        XmlError::MisplacedXmlDecl,
-        XmlError::BadAttribute,
-        XmlError::BadReference,
-        XmlError::DoubleHyphenInComment,
-        XmlError::CdataEndInText,
-        XmlError::TooDeep,
-        XmlError::NameStackOverflow,
-    ];
-    for e in all {
+    for e in XmlError::ALL {
         assert!(seen.contains(&e), "no test document for {e:?}");
     }
 }
@@ -875,4 +856,14 @@ fn arbitrary_bytes_never_panic() {
             &doc,
         );
     }
+}
+
+#[test]
+fn reason_codes_are_the_list_order() {
+    for (i, e) in XmlError::ALL.iter().enumerate() {
+        assert_eq!(usize::from(e.code()), i + 1, "{e:?}");
+        assert_eq!(XmlError::from_code(e.code()), Some(*e));
+    }
+    assert_eq!(XmlError::from_code(0), None);
+    assert_eq!(XmlError::from_code(18), None);
 }
