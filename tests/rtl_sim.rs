@@ -367,28 +367,30 @@ fn option_grid_gives_identical_results() {
 }
 
 #[test]
-fn paths_mode_twigs_joined_on_chip() {
+fn paths_and_pairs_modes_join_twigs_on_chip() {
     let queries = random_queries(9, 60, 0.4);
-    let case = Case {
-        name: "paths-join",
-        queries: &queries,
-        mode: Mode::Paths,
-        xml: XmlConfig::default(),
-        passes: StackPassConfig {
-            cluster_size: 16,
-            ..StackPassConfig::default()
-        },
-    };
-    let (hw, mut engine) = case.hw();
     let docs = random_docs(9, 150);
-    check(
-        &case,
-        &hw,
-        &mut engine,
-        &docs,
-        Simulator::Verilator,
-        stalls(4),
-    );
+    for (name, mode) in [("paths-join", Mode::Paths), ("pairs-join", Mode::Pairs)] {
+        let case = Case {
+            name,
+            queries: &queries,
+            mode,
+            xml: XmlConfig::default(),
+            passes: StackPassConfig {
+                cluster_size: 16,
+                ..StackPassConfig::default()
+            },
+        };
+        let (hw, mut engine) = case.hw();
+        check(
+            &case,
+            &hw,
+            &mut engine,
+            &docs,
+            Simulator::Verilator,
+            stalls(4),
+        );
+    }
 }
 
 #[test]
