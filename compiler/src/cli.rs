@@ -61,6 +61,7 @@ enum XpathCommand {
     },
     /// Compile queries to an RTL project (Verilog, constraints, scripts, manifest).
     Compile {
+        /// Query file: path queries with attribute predicates (twigs with --mode paths|pairs).
         queries: PathBuf,
         /// Output directory (created if missing).
         #[arg(short = 'o', long = "out")]
@@ -75,6 +76,7 @@ enum XpathCommand {
     },
     /// Compile, simulate the RTL on documents; `filter`'s JSON plus cycles and bytes.
     Sim {
+        /// Query file, as for `compile`.
         queries: PathBuf,
         /// XML documents (one AXI4-Stream packet each).
         #[arg(required = true)]
