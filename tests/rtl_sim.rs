@@ -419,3 +419,79 @@ fn icarus_agrees_on_a_small_design() {
     check_timing(&case, &hw, &docs, &run);
     check(&case, &hw, &mut engine, &docs, Simulator::Icarus, stalls(5));
 }
+
+/// Attribute values as the parser decodes them: predefined entities,
+/// decimal and hex character references (multi-byte UTF-8 too),
+/// tab/LF/CRLF normalisation, both quote kinds, `>` and `/` inside values,
+/// duplicate attributes, prefixed names — through the whole pipeline.
+#[test]
+fn attribute_values_with_references_and_normalisation() {
+    let queries = r#"//a[@x=5]
+//a[@x="5"]
+//a[@x=" 5 "]
+//a[@x="a<b"]
+//a[@x="x&y"]
+//a[@x="é"]
+//a[@x="€"]
+//a[@x="𝄞"]
+//a[@x="a b"]
+//a[@x!="5"]
+//a[@x>4.5]/b
+//a[@y<=-3]
+/r//p:a[@p:x="1"]
+//a[@x="/>"]
+//a[@x='"']
+//*[@x][@y]
+//a[@x="5"][@x="6"]
+//a[@z]
+"#;
+    let docs: Vec<Vec<u8>> = [
+        r#"<r><a x="&#53;"/></r>"#,
+        r#"<r><a x='&#x35;'><b/></a></r>"#,
+        r#"<r><a x=" 5 "/></r>"#,
+        "<r><a x=\"\t5\r\n\"/></r>",
+        r#"<r><a x="a&lt;b"/><a x="x&amp;y"/></r>"#,
+        r#"<r><a x="&#233;"/><a x="&#x20AC;"/><a x="&#x1D11E;"/></r>"#,
+        "<r><a x=\"\u{e9}\"/><a x=\"\u{20ac}\"/></r>",
+        "<r><a x=\"a\nb\"/><a x=\"a&#10;b\"/></r>",
+        r#"<r><a y="-3.0" x="4.6"><b/></a></r>"#,
+        r#"<r><a y="-3" x="-"/></r>"#,
+        r#"<r xmlns:p="u"><p:a p:x="1"/></r>"#,
+        r#"<r><a x="/>"/><a x='"'/><a x="&quot;"/></r>"#,
+        r#"<r><a x="5" x="6"/></r>"#,
+        r#"<r><a x="5" y=""/></r>"#,
+        r#"<r><a x="&#53;&#53;"/><a x="5&#"/></r>"#,
+        r#"<r><a x="5"><a z="&bogus;"/></a></r>"#,
+        r#"<r><a x='5'>"#,
+    ]
+    .iter()
+    .map(|d| d.as_bytes().to_vec())
+    .collect();
+    let case = Case {
+        name: "attribute-values",
+        queries,
+        mode: Mode::Holistic,
+        xml: XmlConfig::default(),
+        passes: StackPassConfig::default(),
+    };
+    let (hw, mut engine) = case.hw();
+    let run = check(
+        &case,
+        &hw,
+        &mut engine,
+        &docs,
+        Simulator::Verilator,
+        Stalls::NONE,
+    );
+    // The cases are not vacuous: several queries match, on several documents.
+    let matched: usize = run.docs.iter().map(|d| d.result.matched.len()).sum();
+    assert!(matched >= 15, "only {matched} matches");
+    check(
+        &case,
+        &hw,
+        &mut engine,
+        &docs,
+        Simulator::Verilator,
+        stalls(6),
+    );
+}
