@@ -7,7 +7,8 @@
 //! random tvalid/tready stalls on both streams.
 //!
 //! Each design is built once (ccache-backed build cache, see `sim/`) and
-//! all its documents go through one simulation run.
+//! all its documents go through one simulation run. `QRTL_SOAK=N` adds N
+//! random query sets (300 documents each) to the fixed seeds.
 
 mod common;
 
@@ -278,7 +279,12 @@ fn nitf_simple_predicates_attribute_subset() {
 
 #[test]
 fn random_sets_with_malformed_and_deep_documents() {
-    for seed in 1..=2 {
+    // `QRTL_SOAK=N`: N more seeds (one Verilator build each).
+    let soak: u64 = std::env::var("QRTL_SOAK")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    for seed in 1..=2 + soak {
         let queries = random_queries(seed, 150, 0.0);
         let case = Case {
             name: &format!("random-{seed}"),
