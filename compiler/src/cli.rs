@@ -1,7 +1,7 @@
 //! The `qrtl` command line (SPEC §2). Exit codes: 0 success, 1 bad input
 //! (diagnostics on stderr), 2 usage errors. Never panics on input.
 
-use crate::diag::{plain_error, Diagnostic};
+use crate::diag::{plain_error, Diagnostic, Span};
 use crate::driver::{build_xpath_hw, simulate_xpath, xpath_project_spec, XpathHw, XpathHwOptions};
 use crate::frontend::xpath::parse_query_file;
 use crate::ir::xpath::{Design, Mode, SiblingOrder};
@@ -9,6 +9,7 @@ use crate::lower::xpath::lower_queries;
 use crate::passes::registry::{stack_passes, unknown_stack_passes, StackPassConfig, StackStats};
 use crate::passes::{run_pipeline, PassConfig};
 use crate::project::write_project;
+use crate::refmodel::rice::{BitOrder, DecodeError, Encoder, RiceConfig, StreamDecoder, Unary};
 use crate::refmodel::xpath::{Engine, EngineConfig};
 use crate::sim::{Simulator, Stalls};
 use crate::xml::XmlConfig;
@@ -32,6 +33,81 @@ enum Command {
     /// XPath filtering: check queries, filter documents in software.
     #[command(subcommand)]
     Xpath(XpathCommand),
+    /// Golomb-Rice: encode integers, decode streams in software.
+    #[command(subcommand)]
+    Rice(RiceCommand),
+}
+
+#[derive(Subcommand, Debug)]
+enum RiceCommand {
+    /// Encode decimal integers (one per line) into a padded GR stream.
+    Encode {
+        /// Integers: one per line; blank lines and `#` comments skipped.
+        ints: PathBuf,
+        /// Output stream file.
+        #[arg(short = 'o', long = "out")]
+        out: PathBuf,
+        #[command(flatten)]
+        code: RiceOpts,
+    },
+    /// Decode a GR stream; one integer per line on stdout.
+    Decode {
+        stream: PathBuf,
+        #[command(flatten)]
+        code: RiceOpts,
+    },
+}
+
+/// The code's parameters (SPEC §5).
+#[derive(clap::Args, Debug, Clone)]
+struct RiceOpts {
+    /// Remainder bits.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=63))]
+    k: u32,
+    /// Unary quotient: zeros (q zeros then a one) or ones (q ones then a zero).
+    #[arg(long, value_enum, default_value_t = UnaryArg::Zeros)]
+    unary: UnaryArg,
+    /// Bits of each byte and of the remainder: msb or lsb first.
+    #[arg(long, value_enum, default_value_t = BitOrderArg::Msb)]
+    bit_order: BitOrderArg,
+    /// Bits of a value (1-64); larger values and quotients are errors.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=64))]
+    width: u32,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum UnaryArg {
+    Zeros,
+    Ones,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum BitOrderArg {
+    Msb,
+    Lsb,
+}
+
+impl RiceOpts {
+    /// The codec config, or a usage error (exit 2).
+    fn config(&self) -> Result<RiceConfig, i32> {
+        let cfg = RiceConfig {
+            k: self.k,
+            unary: match self.unary {
+                UnaryArg::Zeros => Unary::Zeros,
+                UnaryArg::Ones => Unary::Ones,
+            },
+            bit_order: match self.bit_order {
+                BitOrderArg::Msb => BitOrder::Msb,
+                BitOrderArg::Lsb => BitOrder::Lsb,
+            },
+            width: self.width,
+        };
+        cfg.validate().map_err(|e| {
+            eprintln!("error: {e}");
+            2
+        })?;
+        Ok(cfg)
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -205,6 +281,8 @@ pub fn main() -> i32 {
             hw,
             sim,
         }) => xpath_sim(&queries, &docs, &opts, &hw, &sim),
+        Command::Rice(RiceCommand::Encode { ints, out, code }) => rice_encode(&ints, &out, &code),
+        Command::Rice(RiceCommand::Decode { stream, code }) => rice_decode(&stream, &code),
     }
 }
 
@@ -556,4 +634,229 @@ fn xpath_sim(
     }
     let _ = out.flush();
     code
+}
+
+/// A diagnostic on one line of an integer file.
+fn int_diag(
+    file: &str,
+    line: usize,
+    text: &str,
+    span: Span,
+    code: &'static str,
+    message: String,
+) -> Diagnostic {
+    Diagnostic {
+        code,
+        message,
+        help: None,
+        file: file.to_string(),
+        line,
+        source_line: text.to_string(),
+        span,
+    }
+}
+
+/// Parse an integer file: decimal integers, one per line, surrounding
+/// spaces and tabs allowed; blank lines and lines starting with `#` are
+/// skipped. Every bad line is a diagnostic (E0501 not an integer, E0502
+/// above 2^64-1, E0503 above the output width, E0504 quotient above the
+/// encoder's limit).
+fn parse_ints(file: &str, text: &str, cfg: &RiceConfig) -> (Vec<u64>, Vec<Diagnostic>) {
+    let mut values = Vec::new();
+    let mut diags = Vec::new();
+    for (i, raw) in text.split('\n').enumerate() {
+        let line = raw.strip_suffix('\r').unwrap_or(raw);
+        let start = line.len() - line.trim_start_matches([' ', '\t']).len();
+        let body = line[start..].trim_end_matches([' ', '\t']);
+        if body.is_empty() || body.starts_with('#') {
+            continue;
+        }
+        let end = start + body.len();
+        if let Some(bad) = body.find(|c: char| !c.is_ascii_digit()) {
+            let at = start + bad;
+            let width = body[bad..].chars().next().map_or(1, char::len_utf8);
+            diags.push(int_diag(
+                file,
+                i + 1,
+                line,
+                Span::new(at, at + width),
+                "E0501",
+                format!(
+                    "expected a decimal integer, found {:?}",
+                    &body[bad..bad + width]
+                ),
+            ));
+            continue;
+        }
+        let span = Span::new(start, end);
+        let Ok(v) = body.parse::<u64>() else {
+            diags.push(int_diag(
+                file,
+                i + 1,
+                line,
+                span,
+                "E0502",
+                "integer above 2^64-1".into(),
+            ));
+            continue;
+        };
+        if v > cfg.max_value() {
+            diags.push(int_diag(
+                file,
+                i + 1,
+                line,
+                span,
+                "E0503",
+                format!(
+                    "{v} does not fit the {}-bit output width (--width)",
+                    cfg.width
+                ),
+            ));
+            continue;
+        }
+        let q = v >> cfg.k;
+        if q > crate::refmodel::rice::MAX_ENCODE_QUOTIENT {
+            diags.push(int_diag(
+                file,
+                i + 1,
+                line,
+                span,
+                "E0504",
+                format!(
+                    "quotient {q} is above the encoder's limit {} (use a larger --k)",
+                    crate::refmodel::rice::MAX_ENCODE_QUOTIENT
+                ),
+            ));
+            continue;
+        }
+        values.push(v);
+    }
+    (values, diags)
+}
+
+fn rice_encode(ints: &PathBuf, out: &PathBuf, opts: &RiceOpts) -> i32 {
+    let cfg = match opts.config() {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let name = ints.display().to_string();
+    let text = match std::fs::read(ints) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+                let line = upto.iter().filter(|&&b| b == b'\n').count() + 1;
+                let col =
+                    upto.len() - upto.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
+                eprintln!("{name}:{line}:{col}: error: integer file is not valid UTF-8");
+                return 1;
+            }
+        },
+        Err(e) => {
+            eprintln!(
+                "{}",
+                plain_error(&name, format!("cannot read integer file: {e}"))
+            );
+            return 1;
+        }
+    };
+    let (values, diags) = parse_ints(&name, &text, &cfg);
+    if !diags.is_empty() {
+        print_diagnostics(&diags);
+        eprintln!(
+            "{name}: {} error{}; no stream written",
+            diags.len(),
+            if diags.len() == 1 { "" } else { "s" }
+        );
+        return 1;
+    }
+    let mut enc = Encoder::new(cfg);
+    for &v in &values {
+        if let Err(e) = enc.push(v) {
+            // parse_ints checked width and quotient; keep the rule in one place anyway.
+            eprintln!("{}", plain_error(&name, e));
+            return 1;
+        }
+    }
+    if let Err(e) = std::fs::write(out, enc.finish()) {
+        eprintln!(
+            "{}",
+            plain_error(
+                &out.display().to_string(),
+                format!("cannot write the stream: {e}")
+            )
+        );
+        return 1;
+    }
+    0
+}
+
+fn rice_decode(stream: &PathBuf, opts: &RiceOpts) -> i32 {
+    use std::io::Read;
+    let cfg = match opts.config() {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let name = stream.display().to_string();
+    let mut file = match std::fs::File::open(stream) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("{}", plain_error(&name, format!("cannot read stream: {e}")));
+            return 1;
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut dec = StreamDecoder::new(cfg);
+    let mut chunk = vec![0u8; 1 << 20];
+    let mut values = Vec::new();
+    let mut line = String::new();
+    loop {
+        let n = match file.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                let _ = out.flush();
+                eprintln!("{}", plain_error(&name, format!("cannot read stream: {e}")));
+                return 1;
+            }
+        };
+        values.clear();
+        let fed = dec.feed(&chunk[..n], &mut values);
+        for v in &values {
+            use std::fmt::Write as _;
+            line.clear();
+            let _ = writeln!(line, "{v}");
+            if out.write_all(line.as_bytes()).is_err() {
+                return 0; // stdout closed (e.g. `| head`): stop quietly
+            }
+        }
+        if let Err(DecodeError::QuotientOverflow { .. }) = fed {
+            break;
+        }
+    }
+    let _ = out.flush();
+    match dec.finish() {
+        Ok(d) => {
+            if !d.tail.is_padding() {
+                eprintln!(
+                    "{name}: note: {} trailing bit{} at bit {} do not complete a code{}",
+                    d.tail.bits,
+                    if d.tail.bits == 1 { "" } else { "s" },
+                    d.tail.bit_offset,
+                    if d.tail.has_delimiter {
+                        " (the remainder is cut: truncated stream?)"
+                    } else {
+                        " (more than a byte of padding: truncated stream?)"
+                    }
+                );
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("{}", plain_error(&name, e));
+            1
+        }
+    }
 }

@@ -2,5 +2,6 @@
 //! is checked against, and are themselves checked against independent
 //! implementations (see `tests/`).
 
+pub mod rice;
 pub mod stacks;
 pub mod xpath;
