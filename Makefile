@@ -40,9 +40,10 @@ test: deps
 	$(CARGO) test --release --workspace
 
 bench: deps
-	$(CARGO) build --release --bin qrtl-bench --bin qrtl-bench-rtl
+	$(CARGO) build --release --bin qrtl-bench --bin qrtl-bench-rtl --bin qrtl-bench-rice
 	$(TARGET_DIR)/release/qrtl-bench | tee bench/REPORT-engine.md
 	$(TARGET_DIR)/release/qrtl-bench-rtl | tee bench/REPORT-rtl.md
+	$(TARGET_DIR)/release/qrtl-bench-rice | tee bench/REPORT-rice.md
 
 clean:
 	$(CARGO) clean

@@ -274,3 +274,25 @@ fn unreadable_inputs_exit_1() {
         stderr(&o)
     );
 }
+
+#[test]
+fn bench_quick_runs_and_both_decoders_agree() {
+    // The bench asserts that both decoders reproduce its input; this only
+    // checks that it runs and reports every row (no timing is asserted).
+    let o = Command::new(env!("CARGO_BIN_EXE_qrtl-bench-rice"))
+        .arg("--quick")
+        .output()
+        .expect("run qrtl-bench-rice");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rows: Vec<String> = stdout(&o)
+        .lines()
+        .filter(|l| l.starts_with("| 3 |") || l.starts_with("| 8 |"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(rows.len(), 4, "{}", stdout(&o));
+    let o = Command::new(env!("CARGO_BIN_EXE_qrtl-bench-rice"))
+        .arg("--fast")
+        .output()
+        .expect("run qrtl-bench-rice");
+    assert_eq!(o.status.code(), Some(2));
+}

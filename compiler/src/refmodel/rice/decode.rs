@@ -2,13 +2,14 @@
 //!
 //! Bits are normalised so that the delimiter is a one: a [`Unary::Ones`]
 //! stream is inverted as it is loaded (and its remainders inverted back).
-//! The fast loop loads 8 bytes at the current bit, aligns the current bit to
-//! the word's first position (bit 63 for MSB order, bit 0 for LSB) and
-//! decodes every code that fits in the word's valid bits with one
-//! leading/trailing-zero count each, then reloads. A code that does not fit
-//! a word (long quotient, large k) or runs into the end of the buffer goes
+//! The fast loop keeps a 64-bit buffer topped up by a branch-free refill
+//! (8 bytes loaded at the first byte not yet in the buffer, ORed in behind
+//! the valid bits, leaving 56 to 63 valid bits) and decodes one code per
+//! leading-zero (MSB order) or trailing-zero (LSB order) count. A code
+//! longer than the buffer (long quotient, large k) and the last 8 bytes go
 //! through the general path, which counts continuation bits across words
-//! without bound.
+//! without bound. x86-64 CPUs with LZCNT and BMI2 get a copy of the loops
+//! compiled for them (baseline x86-64 has only BSR/BSF).
 
 use super::{BitOrder, DecodeError, Decoded, RiceConfig, Tail, Unary};
 
@@ -24,6 +25,19 @@ trait Order {
     fn count(w: u64) -> u32;
     /// The first `k < 64` bits as a remainder value.
     fn take(w: u64, k: u32) -> u64;
+    /// `buf` with `w` placed after its first `n < 64` bits.
+    fn refill(buf: u64, w: u64, n: u32) -> u64;
+    /// The first `n < 64` bits of `w`, the others cleared.
+    fn keep(w: u64, n: u32) -> u64;
+}
+
+/// 8 bytes at `i` (the caller checked `i + 8 <= bytes.len()`).
+#[inline(always)]
+fn load8(bytes: &[u8], i: usize) -> [u8; 8] {
+    match bytes.get(i..i + 8) {
+        Some(s) => s.try_into().unwrap_or([0; 8]),
+        None => [0; 8],
+    }
 }
 
 struct Msb;
@@ -47,6 +61,14 @@ impl Order for Msb {
     fn take(w: u64, k: u32) -> u64 {
         (w >> (63 - k)) >> 1
     }
+    #[inline(always)]
+    fn refill(buf: u64, w: u64, n: u32) -> u64 {
+        buf | (w >> n)
+    }
+    #[inline(always)]
+    fn keep(w: u64, n: u32) -> u64 {
+        w & !(u64::MAX >> n)
+    }
 }
 
 impl Order for Lsb {
@@ -66,6 +88,14 @@ impl Order for Lsb {
     #[inline(always)]
     fn take(w: u64, k: u32) -> u64 {
         w & ((1u64 << k) - 1)
+    }
+    #[inline(always)]
+    fn refill(buf: u64, w: u64, n: u32) -> u64 {
+        buf | (w << n)
+    }
+    #[inline(always)]
+    fn keep(w: u64, n: u32) -> u64 {
+        w & ((1u64 << n) - 1)
     }
 }
 
@@ -184,7 +214,14 @@ fn general<O: Order>(bytes: &[u8], mut c: u64, run: u64, p: &Params) -> Step {
 
 /// Decodes every complete code of `bytes` from bit `start`; the first code
 /// continues `run` continuation bits of earlier buffers.
-fn run<O: Order>(bytes: &[u8], start: u64, run: u64, p: &Params, out: &mut Vec<u64>) -> Stop {
+#[inline(always)]
+fn run<O: Order, const CHECK_Q: bool>(
+    bytes: &[u8],
+    start: u64,
+    run: u64,
+    p: &Params,
+    out: &mut Vec<u64>,
+) -> Stop {
     let mut pos = start;
     let k = p.k;
     if run > 0 {
@@ -203,58 +240,64 @@ fn run<O: Order>(bytes: &[u8], start: u64, run: u64, p: &Params, out: &mut Vec<u
             Step::Overflow(q) => return Stop::Overflow { at: pos, run, q },
         }
     }
-    // Fast loop: 8 bytes in the buffer from the current byte.
-    let fast_end = bytes.len().saturating_sub(7);
-    let per_word = (57 / (k as usize + 1)).max(1);
-    while ((pos >> 3) as usize) < fast_end {
-        let i = (pos >> 3) as usize;
-        let sh = (pos & 7) as u32;
-        let b: [u8; 8] = match bytes[i..i + 8].try_into() {
-            Ok(b) => b,
-            Err(_) => break,
-        };
-        let mut w = O::skip(O::load(b) ^ p.invert, sh);
-        // At most 63 so that every shift below is below 64.
-        let valid = (64 - sh).min(63);
-        let mut used = 0u32;
-        out.reserve(per_word);
-        loop {
-            let z = O::count(w);
-            let len = z + 1 + k;
-            if used + len > valid {
-                break;
+    // Fast loop (a branch-free refill): `buf` holds `count` valid bits
+    // (56..=63 after each refill) in stream order from its first position,
+    // `ptr` is the first byte not yet counted in it. A refill ORs the 8
+    // bytes at `ptr` in behind the valid bits; bits past `count` are real
+    // stream bits (ORed again, identically, by the next refill).
+    let len_bytes = bytes.len();
+    let mut ptr = (pos >> 3) as usize;
+    let mut buf = 0u64;
+    let mut count = 0u32;
+    if ptr + 8 <= len_bytes {
+        let s = (pos & 7) as u32;
+        count = 56 - s;
+        buf = O::keep(O::skip(O::load(load8(bytes, ptr)) ^ p.invert, s), count);
+        ptr += 7;
+    }
+    while ptr + 8 <= len_bytes {
+        buf = O::refill(buf, O::load(load8(bytes, ptr)) ^ p.invert, count);
+        ptr += ((63 - count) >> 3) as usize;
+        count |= 56;
+        let z = O::count(buf);
+        let len = z + 1 + k;
+        if len > count {
+            // The code does not fit the buffer: the general path, then
+            // restart the buffer after it.
+            let at = ptr as u64 * 8 - u64::from(count);
+            match general::<O>(bytes, at, 0, p) {
+                Step::Value(v, next) => {
+                    out.push(v);
+                    pos = next;
+                }
+                Step::Incomplete(delim) => return Stop::Incomplete { at, run: 0, delim },
+                Step::Overflow(q) => return Stop::Overflow { at, run: 0, q },
             }
-            if u64::from(z) > p.max_q {
-                return Stop::Overflow {
-                    at: pos + u64::from(used),
-                    run: 0,
-                    q: u64::from(z),
-                };
+            ptr = (pos >> 3) as usize;
+            buf = 0;
+            count = 0;
+            if ptr + 8 <= len_bytes {
+                let s = (pos & 7) as u32;
+                count = 56 - s;
+                buf = O::keep(O::skip(O::load(load8(bytes, ptr)) ^ p.invert, s), count);
+                ptr += 7;
             }
-            let r = O::take(O::skip(w, z + 1), k) ^ p.rem_xor;
-            out.push((u64::from(z) << k) | r);
-            w = O::skip(w, len);
-            used += len;
-        }
-        if used > 0 {
-            pos += u64::from(used);
             continue;
         }
-        // The code does not fit one word.
-        match general::<O>(bytes, pos, 0, p) {
-            Step::Value(v, next) => {
-                out.push(v);
-                pos = next;
-            }
-            Step::Incomplete(delim) => {
-                return Stop::Incomplete {
-                    at: pos,
-                    run: 0,
-                    delim,
-                }
-            }
-            Step::Overflow(q) => return Stop::Overflow { at: pos, run: 0, q },
+        if CHECK_Q && u64::from(z) > p.max_q {
+            return Stop::Overflow {
+                at: ptr as u64 * 8 - u64::from(count),
+                run: 0,
+                q: u64::from(z),
+            };
         }
+        let r = O::take(O::skip(buf, z + 1), k) ^ p.rem_xor;
+        out.push((u64::from(z) << k) | r);
+        buf = O::skip(buf, len);
+        count -= len;
+    }
+    if count > 0 || ptr > (pos >> 3) as usize {
+        pos = ptr as u64 * 8 - u64::from(count);
     }
     // The last bytes, code by code.
     loop {
@@ -273,6 +316,55 @@ fn run<O: Order>(bytes: &[u8], start: u64, run: u64, p: &Params, out: &mut Vec<u
             Step::Overflow(q) => return Stop::Overflow { at: pos, run: 0, q },
         }
     }
+}
+
+/// `run` with the overflow check only where a quotient that fits a word
+/// can overflow.
+#[inline(always)]
+fn run_checked<O: Order>(
+    bytes: &[u8],
+    start: u64,
+    run_in: u64,
+    p: &Params,
+    out: &mut Vec<u64>,
+) -> Stop {
+    if p.max_q >= 63 {
+        run::<O, false>(bytes, start, run_in, p, out)
+    } else {
+        run::<O, true>(bytes, start, run_in, p, out)
+    }
+}
+
+/// The loops compiled with LZCNT/TZCNT and BMI2 shifts (x86-64 baseline
+/// has only BSR/BSF and flag-setting shifts).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "lzcnt,bmi1,bmi2")]
+fn run_bmi<O: Order>(
+    bytes: &[u8],
+    start: u64,
+    run_in: u64,
+    p: &Params,
+    out: &mut Vec<u64>,
+) -> Stop {
+    run_checked::<O>(bytes, start, run_in, p, out)
+}
+
+fn run_best<O: Order>(
+    bytes: &[u8],
+    start: u64,
+    run_in: u64,
+    p: &Params,
+    out: &mut Vec<u64>,
+) -> Stop {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("lzcnt")
+        && std::arch::is_x86_feature_detected!("bmi1")
+        && std::arch::is_x86_feature_detected!("bmi2")
+    {
+        // SAFETY: the CPU has every feature `run_bmi` is compiled for.
+        return unsafe { run_bmi::<O>(bytes, start, run_in, p, out) };
+    }
+    run_checked::<O>(bytes, start, run_in, p, out)
 }
 
 /// A decoder fed chunk by chunk (as the hardware sees its input); codes may
@@ -325,8 +417,8 @@ impl StreamDecoder {
         };
         let before = out.len();
         let stop = match self.cfg.bit_order {
-            BitOrder::Msb => run::<Msb>(bytes, self.carry_bit, self.run, &p, out),
-            BitOrder::Lsb => run::<Lsb>(bytes, self.carry_bit, self.run, &p, out),
+            BitOrder::Msb => run_best::<Msb>(bytes, self.carry_bit, self.run, &p, out),
+            BitOrder::Lsb => run_best::<Lsb>(bytes, self.carry_bit, self.run, &p, out),
         };
         self.values += (out.len() - before) as u64;
         let total = bytes.len() as u64 * 8;

@@ -291,8 +291,8 @@ mod tests {
                     let values: Vec<u64> = (0..300u64)
                         .map(|i| {
                             ((i * 7919 % 97) << k)
-                                | (i.wrapping_mul(0x9e37_79b9) >> (64 - k.max(1)))
-                                    * u64::from(k > 0)
+                                | ((i.wrapping_mul(0x9e37_79b9) >> (64 - k.max(1)))
+                                    * u64::from(k > 0))
                         })
                         .collect();
                     let bytes = encode(&cfg, &values).unwrap();
