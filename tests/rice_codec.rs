@@ -454,3 +454,25 @@ proptest! {
         check_decode(&cfg, &bytes, &mut rng);
     }
 }
+
+#[test]
+fn large_streams_in_chunks_of_any_size() {
+    let mut rng = SmallRng::seed_from_u64(11);
+    for k in [0, 3, 8, 16, 45] {
+        for cfg in all_configs(k, 64) {
+            let values = values_for(k, 20_000, &mut rng);
+            let bytes = encode(&cfg, &values).unwrap();
+            let (one_shot, d) = decode(&cfg, &bytes).unwrap();
+            assert_eq!(one_shot, values);
+            for chunk in [7, 8, 9, 61, 4096] {
+                let mut s = StreamDecoder::new(cfg);
+                let mut got = Vec::new();
+                for c in bytes.chunks(chunk) {
+                    s.feed(c, &mut got).unwrap();
+                }
+                assert_eq!(got, values, "{cfg:?} chunks of {chunk}");
+                assert_eq!(s.finish().unwrap(), d);
+            }
+        }
+    }
+}
