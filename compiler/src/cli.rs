@@ -36,6 +36,9 @@ enum Command {
     /// Golomb-Rice: encode integers, decode streams in software.
     #[command(subcommand)]
     Rice(RiceCommand),
+    /// FlexTrack motion patterns: check, filter trajectories, compile, simulate.
+    #[command(subcommand)]
+    Track(crate::track::cli::TrackCommand),
 }
 
 #[derive(Subcommand, Debug)]
@@ -283,6 +286,7 @@ pub fn main() -> i32 {
         }) => xpath_sim(&queries, &docs, &opts, &hw, &sim),
         Command::Rice(RiceCommand::Encode { ints, out, code }) => rice_encode(&ints, &out, &code),
         Command::Rice(RiceCommand::Decode { stream, code }) => rice_decode(&stream, &code),
+        Command::Track(cmd) => crate::track::cli::run(cmd),
     }
 }
 

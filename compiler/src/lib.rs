@@ -13,5 +13,6 @@ pub mod passes;
 pub mod project;
 pub mod refmodel;
 pub mod sim;
+pub mod track;
 pub mod workload;
 pub mod xml;

@@ -1,0 +1,13 @@
+A..B
+.A
+A.
+A.?.
+!@x
+!?
+![inside, A]
+! 
+@
+@-x.A
+A B
+A.#B
+A.b%c
