@@ -4,3 +4,4 @@
 //! only reads files, strings the stages together and prints.
 
 pub mod cli;
+pub mod input;
