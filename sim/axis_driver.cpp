@@ -4,9 +4,15 @@
 //                                [--timeout CYCLES] [--trace FILE]
 //
 // STIMULUS: "QRTLSTM1", u32 packet count, then per packet u32 length and the
-//           bytes (all integers little-endian; no zero-length packets).
+//           bytes (all integers little-endian; no zero-length packets). The
+//           bytes go in {{ in_bytes }} per beat ({{ in_prefix }}_tdata[{{ in_bits }}-1:0], byte i
+//           of a beat on bits 8i+7..8i); a packet's last beat may be partial:
+//           {% if in_keep %}{{ in_prefix }}_tkeep marks its bytes (low lanes), the rest are 0.{% else %}the design has no tkeep, so packets are whole beats.{% endif %}
 // RESULTS:  "QRTLRES1", u32 packet count, then records:
 //           'W' u32 word      a result word of the current output packet
+//                             ({{ out_prefix }}_tdata of at most 32 bits)
+//           'B' u32 n, n bytes  a result beat of a wider {{ out_prefix }}_tdata,
+//                             little-endian ({{ out_bits }} bits: n = {{ out_bytes }})
 //           'P' u64 cycles    end of the packet (tlast): cycles from the
 //                             input packet's first accepted byte to the cycle
 //                             its first result word was valid
@@ -26,6 +32,7 @@
 #include "verilated_fst_c.h"
 #endif
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdint>
@@ -43,6 +50,9 @@ const int kExitProtocol = 2;
 const int kExitTimeout = 3;
 const unsigned kResetCycles = {{ reset_cycles }};
 const unsigned kDrainCycles = 64;
+const size_t kInBytes = {{ in_bytes }};    // bytes per input beat
+const size_t kOutBits = {{ out_bits }};    // bits of {{ out_prefix }}_tdata
+const size_t kOutBytes = {{ out_bytes }};  // bytes of a result beat
 
 [[noreturn]] void fail(int code, const char* fmt, ...) {
     va_list ap;
@@ -70,6 +80,42 @@ struct Rng {
     }
 };
 
+// Ports as Verilator models them: CData/SData/IData/QData up to 64 bits,
+// VlWide<words> (32-bit words, least significant first) above.
+template <typename T>
+void put_bytes(T& port, const uint8_t* b, size_t n) {
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) v |= uint64_t(b[i]) << (8 * i);
+    port = T(v);
+}
+template <std::size_t W>
+void put_bytes(VlWide<W>& port, const uint8_t* b, size_t n) {
+    for (size_t w = 0; w < W; w++) {
+        uint32_t v = 0;
+        for (size_t j = 0; j < 4 && 4 * w + j < n; j++) v |= uint32_t(b[4 * w + j]) << (8 * j);
+        port[w] = v;
+    }
+}
+// Bits 0..bits-1 of a port as bytes; bits above are cleared.
+template <typename T>
+void get_bytes(const T& port, uint8_t* b, size_t bits) {
+    const uint64_t v = uint64_t(port);
+    for (size_t i = 0; 8 * i < bits; i++) b[i] = uint8_t(v >> (8 * i));
+    if (bits % 8) b[bits / 8] &= uint8_t((1u << (bits % 8)) - 1);
+}
+template <std::size_t W>
+void get_bytes(const VlWide<W>& port, uint8_t* b, size_t bits) {
+    for (size_t i = 0; 8 * i < bits; i++) b[i] = uint8_t(port[i / 4] >> (8 * (i % 4)));
+    if (bits % 8) b[bits / 8] &= uint8_t((1u << (bits % 8)) - 1);
+}
+// tkeep of a beat holding n bytes: the low n lanes.
+void keep_mask(uint8_t* b, size_t n) {
+    for (size_t i = 0; i < (kInBytes + 7) / 8; i++) {
+        const size_t lo = 8 * i;
+        b[i] = n >= lo + 8 ? 0xff : n > lo ? uint8_t((1u << (n - lo)) - 1) : 0;
+    }
+}
+
 uint32_t get_u32(const std::vector<uint8_t>& b, size_t& at, const char* path) {
     if (at + 4 > b.size()) fail(kExitUsage, "%s: truncated stimulus", path);
     uint32_t v = uint32_t(b[at]) | uint32_t(b[at + 1]) << 8 | uint32_t(b[at + 2]) << 16 |
@@ -96,6 +142,12 @@ std::vector<std::vector<uint8_t>> read_stimulus(const char* path) {
         uint32_t len = get_u32(b, at, path);
         if (len == 0) fail(kExitUsage, "%s: packet %u is empty", path, i);
         if (at + len > b.size()) fail(kExitUsage, "%s: truncated packet %u", path, i);
+{%- if !in_keep %}
+        if (len % kInBytes != 0)
+            fail(kExitUsage,
+                 "%s: packet %u has %u bytes, not whole %zu-byte beats (the design has no tkeep)",
+                 path, i, len, kInBytes);
+{%- endif %}
         packets.emplace_back(b.begin() + at, b.begin() + at + len);
         at += len;
     }
@@ -200,8 +252,14 @@ int main(int argc, char** argv) {
     };
 
     // Reset: both streams idle.
+    const uint8_t zeros[kInBytes] = {};
+    uint8_t keep[(kInBytes + 7) / 8];
     top->{{ in_prefix }}_tvalid = 0;
-    top->{{ in_prefix }}_tdata = 0;
+    put_bytes(top->{{ in_prefix }}_tdata, zeros, kInBytes);
+{%- if in_keep %}
+    keep_mask(keep, 0);
+    put_bytes(top->{{ in_prefix }}_tkeep, keep, sizeof keep);
+{%- endif %}
     top->{{ in_prefix }}_tlast = 0;
     top->{{ out_prefix }}_tready = 0;
 {%- if has_reset %}
@@ -218,13 +276,13 @@ int main(int argc, char** argv) {
     Rng rng(seed);
     const uint64_t kUnset = ~uint64_t(0);
     std::vector<uint64_t> start(n, kUnset);
-    size_t in_pkt = 0, in_pos = 0;  // next byte to present
+    size_t in_pkt = 0, in_pos = 0;  // next byte to present (first of its beat)
     bool cur_valid = false;
     size_t out_pkt = 0;  // packet whose result words are arriving
     bool first_seen = false;
     uint64_t first_cycle = 0;
     bool held = false;  // last cycle: m_tvalid && !m_tready
-    uint32_t held_data = 0;
+    uint8_t held_data[kOutBytes] = {}, m_data[kOutBytes];
     bool held_last = false;
     uint64_t cycle = 0, idle = 0, in_stalls = 0, out_stalls = 0;
 
@@ -232,17 +290,24 @@ int main(int argc, char** argv) {
         const bool gap = rng.next() % 100 < in_gap;
         const bool stall = rng.next() % 100 < out_stall;
         if (!cur_valid && in_pkt < n && !gap) cur_valid = true;
+        const size_t beat =
+            cur_valid ? std::min(kInBytes, packets[in_pkt].size() - in_pos) : 0;
         top->{{ in_prefix }}_tvalid = cur_valid;
-        top->{{ in_prefix }}_tdata = cur_valid ? packets[in_pkt][in_pos] : 0;
-        top->{{ in_prefix }}_tlast = cur_valid && in_pos + 1 == packets[in_pkt].size();
+        put_bytes(top->{{ in_prefix }}_tdata, cur_valid ? &packets[in_pkt][in_pos] : zeros, beat);
+{%- if in_keep %}
+        keep_mask(keep, beat);
+        put_bytes(top->{{ in_prefix }}_tkeep, keep, sizeof keep);
+{%- endif %}
+        top->{{ in_prefix }}_tlast = cur_valid && in_pos + beat == packets[in_pkt].size();
         top->{{ out_prefix }}_tready = !stall;
         half(0);
 
         const bool s_ready = top->{{ in_prefix }}_tready;
         const bool m_valid = top->{{ out_prefix }}_tvalid;
-        const uint32_t m_data = uint32_t(top->{{ out_prefix }}_tdata);
+        get_bytes(top->{{ out_prefix }}_tdata, m_data, kOutBits);
         const bool m_last = top->{{ out_prefix }}_tlast;
-        if (held && (!m_valid || m_data != held_data || m_last != held_last))
+        if (held && (!m_valid || std::memcmp(m_data, held_data, kOutBytes) != 0 ||
+                     m_last != held_last))
             fail(kExitProtocol,
                  "cycle %llu: {{ out_prefix }}_tvalid/tdata/tlast changed while "
                  "{{ out_prefix }}_tready was low (packet %zu)",
@@ -252,7 +317,8 @@ int main(int argc, char** argv) {
         bool progress = false;
         if (cur_valid && s_ready) {
             if (in_pos == 0) start[in_pkt] = cycle;
-            if (++in_pos == packets[in_pkt].size()) {
+            in_pos += beat;
+            if (in_pos == packets[in_pkt].size()) {
                 in_pkt++;
                 in_pos = 0;
             }
@@ -268,8 +334,16 @@ int main(int argc, char** argv) {
             first_cycle = cycle;
         }
         if (m_valid && !stall) {
-            out.u8('W');
-            out.u32(m_data);
+            if (kOutBits <= 32) {
+                uint32_t w = 0;
+                for (size_t i = 0; i < kOutBytes; i++) w |= uint32_t(m_data[i]) << (8 * i);
+                out.u8('W');
+                out.u32(w);
+            } else {
+                out.u8('B');
+                out.u32(uint32_t(kOutBytes));
+                out.bytes(m_data, kOutBytes);
+            }
             if (m_last) {
                 out.u8('P');
                 out.u64(first_cycle - start[out_pkt]);
@@ -279,7 +353,7 @@ int main(int argc, char** argv) {
             progress = true;
         }
         held = m_valid && stall;
-        held_data = m_data;
+        std::memcpy(held_data, m_data, kOutBytes);
         held_last = m_last;
         half(1);
         cycle++;

@@ -5,17 +5,25 @@
 //   vvp -n sim.vvp +stim=STIMULUS +results=RESULTS [+seed=HEX] [+in_gap=PCT]
 //       [+out_stall=PCT] [+timeout=CYCLES] [+trace=FILE]
 //
+// Input beats carry IN_BYTES bytes (byte i on bits 8i+7..8i); a packet's
+// last beat may be partial ({% if in_keep %}tkeep marks its low lanes{% else %}not here: the design has no tkeep{% endif %}). Result beats of up to
+// 32 bits are 'W' records, wider ones 'B' records (sim/README.md).
+//
 // Ends with a line "QRTL_TB_DONE", "QRTL_TB_ERROR: ..." or
 // "QRTL_TB_TIMEOUT: ..." on stdout.
 module qrtl_axis_tb;
     localparam OUT_W = {{ out_bits }};
+    localparam OUT_BYTES = {{ out_bytes }};
+    localparam IN_BYTES = {{ in_bytes }};
+    localparam KEEP_W = {% if in_keep %}IN_BYTES{% else %}1{% endif %};
     localparam RESET_CYCLES = {{ reset_cycles }};
     localparam DRAIN_CYCLES = 64;
     localparam QUEUE = 4096;  // packets whose input began but whose result has not
 
     reg clk = 1'b0;
     reg rst = 1'b1;
-    reg [7:0] s_tdata = 8'd0;
+    reg [8*IN_BYTES-1:0] s_tdata = {8*IN_BYTES{1'b0}};
+    reg [KEEP_W-1:0] s_tkeep = {KEEP_W{1'b0}};
     reg s_tvalid = 1'b0;
     reg s_tlast = 1'b0;
     wire s_tready;
@@ -30,6 +38,9 @@ module qrtl_axis_tb;
         .{{ reset }}(rst),
 {%- endif %}
         .{{ in_prefix }}_tdata(s_tdata),
+{%- if in_keep %}
+        .{{ in_prefix }}_tkeep(s_tkeep),
+{%- endif %}
         .{{ in_prefix }}_tvalid(s_tvalid),
         .{{ in_prefix }}_tready(s_tready),
         .{{ in_prefix }}_tlast(s_tlast),
@@ -45,8 +56,10 @@ module qrtl_axis_tb;
     reg [63:0] start_q [0:QUEUE-1];
     integer q_head, q_tail;
     integer in_gap, out_stall;
-    reg [31:0] npkts, in_pkt, out_pkt, cur_len, in_pos, v32;
+    reg [31:0] npkts, in_pkt, out_pkt, cur_len, in_pos, v32, beat;
     reg [7:0] cur_byte;
+    reg [8*IN_BYTES-1:0] cur_data;
+    reg [8*OUT_BYTES-1:0] m_bytes;
     reg cur_valid, gap, stall, first_seen, progress, held, held_last, s_ready, m_valid, m_last;
     reg [OUT_W-1:0] held_data, m_data;
     reg [8*8-1:0] magic;
@@ -143,7 +156,7 @@ module qrtl_axis_tb;
 
         rng = seed ^ 64'h9E3779B97F4A7C15;
         if (rng == 64'd0) rng = 64'd1;
-        in_pkt = 0; in_pos = 0; cur_len = 0; cur_valid = 1'b0;
+        in_pkt = 0; in_pos = 0; cur_len = 0; beat = 0; cur_valid = 1'b0;
         out_pkt = 0; first_seen = 1'b0; first_cycle = 0; held = 1'b0;
         held_data = {OUT_W{1'b0}}; held_last = 1'b0;
         cycle = 0; idle = 0; in_stalls = 0; out_stalls = 0;
@@ -158,13 +171,23 @@ module qrtl_axis_tb;
                 if (in_pos == 0) begin
                     get_u32(cur_len);
                     if (cur_len == 0) fail("empty packet in stimulus");
+{%- if !in_keep %}
+                    if (cur_len % IN_BYTES != 0)
+                        fail("a packet is not whole beats (the design has no tkeep)");
+{%- endif %}
                 end
-                get_byte(cur_byte);
+                beat = (cur_len - in_pos < IN_BYTES) ? cur_len - in_pos : IN_BYTES;
+                cur_data = {8*IN_BYTES{1'b0}};
+                for (i = 0; i < beat; i = i + 1) begin
+                    get_byte(cur_byte);
+                    cur_data[8*i +: 8] = cur_byte;
+                end
                 cur_valid = 1'b1;
             end
             s_tvalid = cur_valid;
-            s_tdata = cur_valid ? cur_byte : 8'd0;
-            s_tlast = cur_valid && (in_pos + 1 == cur_len);
+            s_tdata = cur_valid ? cur_data : {8*IN_BYTES{1'b0}};
+            for (i = 0; i < KEEP_W; i = i + 1) s_tkeep[i] = cur_valid && i < beat;
+            s_tlast = cur_valid && (in_pos + beat == cur_len);
             m_tready = !stall;
             #5;
             s_ready = s_tready;
@@ -184,7 +207,7 @@ module qrtl_axis_tb;
                     start_q[q_tail % QUEUE] = cycle;
                     q_tail = q_tail + 1;
                 end
-                in_pos = in_pos + 1;
+                in_pos = in_pos + beat;
                 if (in_pos == cur_len) begin
                     in_pkt = in_pkt + 1;
                     in_pos = 0;
@@ -198,9 +221,17 @@ module qrtl_axis_tb;
                 first_cycle = cycle;
             end
             if (m_valid && !stall) begin
-                put_u8("W");
-                v32 = m_data;
-                put_u32(v32);
+                m_bytes = {8*OUT_BYTES{1'b0}};
+                m_bytes[OUT_W-1:0] = m_data;
+                if (OUT_W <= 32) begin
+                    put_u8("W");
+                    v32 = m_bytes;
+                    put_u32(v32);
+                end else begin
+                    put_u8("B");
+                    put_u32(OUT_BYTES);
+                    for (i = 0; i < OUT_BYTES; i = i + 1) put_u8(m_bytes[8*i +: 8]);
+                end
                 if (m_last) begin
                     put_u8("P");
                     put_u64(first_cycle - start_q[q_head % QUEUE]);
@@ -231,6 +262,7 @@ module qrtl_axis_tb;
 
         // Nothing more may come out once every packet has its result.
         s_tvalid = 1'b0;
+        s_tkeep = {KEEP_W{1'b0}};
         s_tlast = 1'b0;
         m_tready = 1'b1;
         for (i = 0; i < DRAIN_CYCLES; i = i + 1) begin

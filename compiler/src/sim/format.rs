@@ -7,7 +7,9 @@
 //! send them).
 //!
 //! Results: `QRTLRES1`, `u32` packet count, then records:
-//! `'W' u32` a result word of the current packet; `'P' u64` end of the
+//! `'W' u32` a result word of the current packet (`tdata` of at most 32
+//! bits); `'B' u32 n` and `n` bytes, a result beat of a wider `tdata`
+//! (little-endian, `n = ceil(bits / 8)`); `'P' u64` end of the
 //! packet (tlast) with its latency in cycles; `'T' u64 u64 u64` run totals
 //! (cycles, input-stall cycles, output-stall cycles), the last record.
 
@@ -52,8 +54,13 @@ impl Reader<'_> {
     }
 }
 
-/// Decode a results file; `expected_packets` is the stimulus' packet count.
-pub fn decode_results(bytes: &[u8], expected_packets: usize) -> Result<SimRun, String> {
+/// Decode a results file; `expected_packets` is the stimulus' packet count,
+/// `beat_bytes` the bytes of a result beat (`ceil(tdata bits / 8)`).
+pub fn decode_results(
+    bytes: &[u8],
+    expected_packets: usize,
+    beat_bytes: usize,
+) -> Result<SimRun, String> {
     let mut r = Reader { b: bytes, at: 0 };
     if r.take(8)? != RESULTS_MAGIC {
         return Err("not a qrtl results file (magic QRTLRES1)".into());
@@ -64,14 +71,39 @@ pub fn decode_results(bytes: &[u8], expected_packets: usize) -> Result<SimRun, S
     }
     let mut packets = Vec::with_capacity(n);
     let mut words = Vec::new();
+    let mut beats = Vec::new();
     loop {
         let at = r.at;
         match r.take(1)?[0] {
-            b'W' => words.push(r.u32()?),
+            b'W' => {
+                let w = r.u32()?;
+                if beat_bytes > 4 {
+                    return Err(format!(
+                        "a 32-bit word at byte {at} in {beat_bytes}-byte beats"
+                    ));
+                }
+                words.push(w);
+                beats.push(w.to_le_bytes()[..beat_bytes].to_vec());
+            }
+            b'B' => {
+                let n = r.u32()? as usize;
+                if n != beat_bytes {
+                    return Err(format!(
+                        "a {n}-byte beat at byte {at}, expected {beat_bytes} bytes"
+                    ));
+                }
+                let beat = r.take(n)?.to_vec();
+                let mut low = [0u8; 4];
+                let m = n.min(4);
+                low[..m].copy_from_slice(&beat[..m]);
+                words.push(u32::from_le_bytes(low));
+                beats.push(beat);
+            }
             b'P' => {
                 let cycles = r.u64()?;
                 packets.push(PacketResult {
                     words: std::mem::take(&mut words),
+                    beats: std::mem::take(&mut beats),
                     cycles,
                 });
             }
@@ -115,6 +147,22 @@ mod tests {
     }
 
     #[test]
+    fn wide_beats() {
+        let mut b = b"QRTLRES1\x01\0\0\0B\x05\0\0\0".to_vec();
+        b.extend_from_slice(&[1, 2, 3, 4, 5]);
+        b.push(b'P');
+        b.extend_from_slice(&3u64.to_le_bytes());
+        b.push(b'T');
+        for v in [9u64, 0, 0] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        let run = decode_results(&b, 1, 5).unwrap();
+        assert_eq!(run.packets[0].beats, vec![vec![1, 2, 3, 4, 5]]);
+        assert_eq!(run.packets[0].words, vec![0x0403_0201]);
+        assert!(decode_results(&b, 1, 6).unwrap_err().contains("expected 6"));
+    }
+
+    #[test]
     fn results_roundtrip_and_errors() {
         let mut b = b"QRTLRES1\x02\0\0\0".to_vec();
         b.push(b'W');
@@ -129,7 +177,7 @@ mod tests {
         for v in [100u64, 3, 4] {
             b.extend_from_slice(&v.to_le_bytes());
         }
-        let run = decode_results(&b, 2).unwrap();
+        let run = decode_results(&b, 2, 4).unwrap();
         assert_eq!(run.packets[0].words, vec![7, 9]);
         assert_eq!(run.packets[0].cycles, 5);
         assert_eq!(run.packets[1].words, Vec::<u32>::new());
@@ -141,16 +189,18 @@ mod tests {
             ),
             (100, 3, 4)
         );
-        assert!(decode_results(&b, 3)
+        assert!(decode_results(&b, 3, 4)
             .unwrap_err()
             .contains("stimulus has 3"));
-        assert!(decode_results(&b[..b.len() - 1], 2)
+        assert!(decode_results(&b[..b.len() - 1], 2, 4)
             .unwrap_err()
             .contains("truncated"));
         let mut extra = b.clone();
         extra.push(0);
-        assert!(decode_results(&extra, 2).unwrap_err().contains("trailing"));
-        assert!(decode_results(b"QRTLRES1\x00\0\0\0X", 0)
+        assert!(decode_results(&extra, 2, 4)
+            .unwrap_err()
+            .contains("trailing"));
+        assert!(decode_results(b"QRTLRES1\x00\0\0\0X", 0, 4)
             .unwrap_err()
             .contains("unknown record"));
     }

@@ -2,11 +2,12 @@
 //! benches for AXI4-Stream designs, a build cache, result readers.
 //!
 //! Any design shaped like `qrtl_xpath_top` (rtl-templates/README.md) can be
-//! simulated: a byte stream in (`<in>_tdata[7:0]`, `_tvalid`, `_tready`,
-//! `_tlast`, one packet per input), result words out (`<out>_tdata`, up to
-//! 32 bits, `_tvalid`, `_tready`, `_tlast` ending each packet's result),
-//! one clock, a synchronous active-high reset. Each input packet must yield
-//! exactly one result packet, in order.
+//! simulated: a byte stream in (`<in>_tdata[8B-1:0]`, B bytes per beat, with
+//! an optional `<in>_tkeep[B-1:0]` for a partial last beat, `_tvalid`,
+//! `_tready`, `_tlast`, one packet per input), result beats out
+//! (`<out>_tdata` of 1 to 16384 bits, `_tvalid`, `_tready`, `_tlast` ending
+//! each packet's result), one clock, a synchronous active-high reset. Each
+//! input packet must yield exactly one result packet, in order.
 //!
 //! ```text
 //! DriverSpec + RTL ──render──▶ axis_driver.cpp / axis_tb.v
@@ -62,9 +63,16 @@ pub struct DriverSpec {
     pub in_prefix: String,
     /// Prefix of the output stream's ports (`m_axis`).
     pub out_prefix: String,
-    /// Width of `<in>_tdata`; only 8 (one byte per beat) is supported.
+    /// Width of `<in>_tdata`: a multiple of 8 in 8..=[`MAX_IN_BITS`]; a
+    /// packet's bytes go in `in_data_bits / 8` per beat, byte `i` of a beat
+    /// on bits `8i+7..8i`.
     pub in_data_bits: u32,
-    /// Width of `<out>_tdata`, 1..=32.
+    /// The design has `<in>_tkeep[in_data_bits/8-1:0]`: a packet's last beat
+    /// may be partial (its bytes in the low lanes, tkeep set for them, the
+    /// other bytes 0). Without it every packet must be whole beats.
+    pub in_keep: bool,
+    /// Width of `<out>_tdata`, 1..=[`MAX_OUT_BITS`]. Beats of up to 32 bits
+    /// are also given as [`PacketResult::words`].
     pub out_word_bits: u32,
     /// Cycles of reset before the first beat.
     pub reset_cycles: u32,
@@ -74,9 +82,14 @@ pub struct DriverSpec {
     pub timeout_cycles: u64,
 }
 
+/// Widest `<in>_tdata` the harness drives.
+pub const MAX_IN_BITS: u32 = 1024;
+/// Widest `<out>_tdata` the harness reads.
+pub const MAX_OUT_BITS: u32 = 16384;
+
 impl DriverSpec {
-    /// The `qrtl_xpath_top` shape: `clk`, `rst`, `s_axis_*` bytes in,
-    /// `m_axis_*` 32-bit words out.
+    /// The `qrtl_xpath_top` shape: `clk`, `rst`, `s_axis_*` bytes in (no
+    /// tkeep), `m_axis_*` 32-bit words out.
     pub fn axis(top: &str) -> Self {
         DriverSpec {
             top: top.to_string(),
@@ -85,6 +98,7 @@ impl DriverSpec {
             in_prefix: "s_axis".into(),
             out_prefix: "m_axis".into(),
             in_data_bits: 8,
+            in_keep: false,
             out_word_bits: 32,
             reset_cycles: 8,
             timeout_cycles: 1_000_000,
@@ -94,8 +108,9 @@ impl DriverSpec {
 
 /// The driver spec and RTL sources of a project written by
 /// [`crate::project::write_project`]: top, clock and reset from its
-/// `manifest.json`, `s_axis`/`m_axis` streams (the output word width from the
-/// `m_axis_tdata` port), sources from the manifest's `files`.
+/// `manifest.json`, `s_axis`/`m_axis` streams (the data widths from the
+/// `s_axis_tdata` and `m_axis_tdata` ports, `in_keep` from the presence of
+/// `s_axis_tkeep`), sources from the manifest's `files`.
 pub fn project_sources(dir: &Path) -> Result<(DriverSpec, Vec<(String, String)>), SimError> {
     let path = dir.join("manifest.json");
     let text = std::fs::read_to_string(&path).map_err(io_err(&path))?;
@@ -112,19 +127,25 @@ pub fn project_sources(dir: &Path) -> Result<(DriverSpec, Vec<(String, String)>)
     let mut spec = DriverSpec::axis(field("top")?);
     spec.clock_port = field("clock_port")?.to_string();
     spec.reset_port = field("reset_port")?.to_string();
+    let port_width = |name: &str| {
+        m.get("ports")
+            .and_then(|p| p.as_array())
+            .and_then(|ports| {
+                ports
+                    .iter()
+                    .find(|p| p.get("name").and_then(|n| n.as_str()) == Some(name))
+            })
+            .and_then(|p| p.get("width"))
+            .and_then(|w| w.as_u64())
+            .and_then(|w| u32::try_from(w).ok())
+    };
     let tdata = format!("{}_tdata", spec.out_prefix);
-    spec.out_word_bits = m
-        .get("ports")
-        .and_then(|p| p.as_array())
-        .and_then(|ports| {
-            ports
-                .iter()
-                .find(|p| p.get("name").and_then(|n| n.as_str()) == Some(tdata.as_str()))
-        })
-        .and_then(|p| p.get("width"))
-        .and_then(|w| w.as_u64())
-        .and_then(|w| u32::try_from(w).ok())
-        .ok_or_else(|| bad(format!("no port `{tdata}` with a width")))?;
+    spec.out_word_bits =
+        port_width(&tdata).ok_or_else(|| bad(format!("no port `{tdata}` with a width")))?;
+    let tdata = format!("{}_tdata", spec.in_prefix);
+    spec.in_data_bits =
+        port_width(&tdata).ok_or_else(|| bad(format!("no port `{tdata}` with a width")))?;
+    spec.in_keep = port_width(&format!("{}_tkeep", spec.in_prefix)).is_some();
     let files = m
         .get("files")
         .and_then(|f| f.as_array())
@@ -167,8 +188,12 @@ impl Stalls {
 /// One input packet's result.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PacketResult {
-    /// The result words, `tlast` on the last.
+    /// The result beats' `tdata` (`tlast` on the last) when it is at most 32
+    /// bits wide; the low 32 bits of each beat otherwise.
     pub words: Vec<u32>,
+    /// The result beats' `tdata` as little-endian bytes,
+    /// `ceil(out_word_bits / 8)` per beat (bits above the width are 0).
+    pub beats: Vec<Vec<u8>>,
     /// Cycles from the packet's first accepted byte to the cycle its first
     /// result word was valid.
     pub cycles: u64,
@@ -310,6 +335,11 @@ struct DriverT<'a> {
     in_prefix: &'a str,
     out_prefix: &'a str,
     reset_cycles: u32,
+    in_bits: u32,
+    in_bytes: u32,
+    in_keep: bool,
+    out_bits: u32,
+    out_bytes: u32,
 }
 
 #[derive(Template)]
@@ -322,6 +352,9 @@ struct TestbenchT<'a> {
     in_prefix: &'a str,
     out_prefix: &'a str,
     out_bits: u32,
+    out_bytes: u32,
+    in_bytes: u32,
+    in_keep: bool,
     reset_cycles: u32,
 }
 
@@ -349,15 +382,15 @@ fn validate(spec: &DriverSpec, rtl: &[(String, String)]) -> Result<(), SimError>
             spec.reset_port
         ));
     }
-    if spec.in_data_bits != 8 {
+    if spec.in_data_bits % 8 != 0 || !(8..=MAX_IN_BITS).contains(&spec.in_data_bits) {
         return bad(format!(
-            "input data width {} is not supported (8: one byte per beat)",
+            "input data width {} is not a multiple of 8 in 8..={MAX_IN_BITS}",
             spec.in_data_bits
         ));
     }
-    if !(1..=32).contains(&spec.out_word_bits) {
+    if !(1..=MAX_OUT_BITS).contains(&spec.out_word_bits) {
         return bad(format!(
-            "output word width {} is not in 1..=32",
+            "output word width {} is not in 1..={MAX_OUT_BITS}",
             spec.out_word_bits
         ));
     }
@@ -400,6 +433,11 @@ pub fn render_driver(spec: &DriverSpec) -> String {
         in_prefix: &spec.in_prefix,
         out_prefix: &spec.out_prefix,
         reset_cycles: spec.reset_cycles,
+        in_bits: spec.in_data_bits,
+        in_bytes: spec.in_data_bits / 8,
+        in_keep: spec.in_keep,
+        out_bits: spec.out_word_bits,
+        out_bytes: spec.out_word_bits.div_ceil(8),
     }
     .render()
     .expect("the driver template renders from plain strings")
@@ -415,6 +453,9 @@ pub fn render_testbench(spec: &DriverSpec) -> String {
         in_prefix: &spec.in_prefix,
         out_prefix: &spec.out_prefix,
         out_bits: spec.out_word_bits,
+        out_bytes: spec.out_word_bits.div_ceil(8),
+        in_bytes: spec.in_data_bits / 8,
+        in_keep: spec.in_keep,
         reset_cycles: spec.reset_cycles,
     }
     .render()
@@ -500,7 +541,7 @@ fn build_variant(
     };
     let jobs = if options.jobs == 0 { 2 } else { options.jobs };
     let mut key_parts: Vec<(&str, &[u8])> = vec![
-        ("harness", b"qrtl-sim-1"),
+        ("harness", b"qrtl-sim-2"),
         ("simulator", sim.name().as_bytes()),
         ("version", version.as_bytes()),
         ("top", spec.top.as_bytes()),
@@ -652,6 +693,19 @@ impl Built {
         if let Some(index) = packets.iter().position(Vec::is_empty) {
             return Err(SimError::EmptyPacket { index });
         }
+        let in_bytes = (self.spec.in_data_bits / 8) as usize;
+        if !self.spec.in_keep {
+            if let Some(index) = packets.iter().position(|p| p.len() % in_bytes != 0) {
+                return Err(SimError::InvalidSpec {
+                    message: format!(
+                        "packet {index} has {} bytes, not whole {in_bytes}-byte beats, and \
+                         the design has no `{}_tkeep` for a partial last beat",
+                        packets[index].len(),
+                        self.spec.in_prefix
+                    ),
+                });
+            }
+        }
         if packets.len() > u32::MAX as usize || packets.iter().any(|p| p.len() > u32::MAX as usize)
         {
             return Err(SimError::InvalidSpec {
@@ -799,7 +853,8 @@ impl Built {
             }
         }
         let bytes = std::fs::read(&res).map_err(io_err(&res))?;
-        format::decode_results(&bytes, packets.len()).map_err(|message| SimError::Run {
+        let out_bytes = self.spec.out_word_bits.div_ceil(8) as usize;
+        format::decode_results(&bytes, packets.len(), out_bytes).map_err(|message| SimError::Run {
             simulator: sim,
             command,
             message: format!("{}: {message}", res.display()),
