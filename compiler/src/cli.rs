@@ -33,7 +33,8 @@ enum Command {
     /// XPath filtering: check queries, filter documents in software.
     #[command(subcommand)]
     Xpath(XpathCommand),
-    /// Golomb-Rice: encode integers, decode streams in software.
+    /// Golomb-Rice: encode integers, decode streams in software, generate
+    /// and simulate the hardware decoder.
     #[command(subcommand)]
     Rice(RiceCommand),
     /// FlexTrack motion patterns: check, filter trajectories, compile, simulate.
@@ -58,6 +59,29 @@ enum RiceCommand {
         stream: PathBuf,
         #[command(flatten)]
         code: RiceOpts,
+    },
+    /// Generate the hardware decoder (RTL project: Verilog, constraints,
+    /// scripts, manifest).
+    Compile {
+        #[command(flatten)]
+        hw: crate::driver_rice::RiceHwArgs,
+        /// Output directory.
+        #[arg(short = 'o', long = "out")]
+        out: PathBuf,
+        /// Target clock for the generated constraints, in MHz.
+        #[arg(long, default_value_t = 200.0)]
+        clock_mhz: f64,
+    },
+    /// Decode GR streams in the simulated hardware decoder; prints what
+    /// `decode` prints.
+    Sim {
+        /// GR stream files, one AXI4-Stream packet each.
+        #[arg(required = true)]
+        streams: Vec<PathBuf>,
+        #[command(flatten)]
+        hw: crate::driver_rice::RiceHwArgs,
+        #[command(flatten)]
+        sim: crate::driver_rice::RiceSimArgs,
     },
 }
 
@@ -286,6 +310,12 @@ pub fn main() -> i32 {
         }) => xpath_sim(&queries, &docs, &opts, &hw, &sim),
         Command::Rice(RiceCommand::Encode { ints, out, code }) => rice_encode(&ints, &out, &code),
         Command::Rice(RiceCommand::Decode { stream, code }) => rice_decode(&stream, &code),
+        Command::Rice(RiceCommand::Compile { hw, out, clock_mhz }) => {
+            crate::driver_rice::rice_compile(&hw, &out, clock_mhz)
+        }
+        Command::Rice(RiceCommand::Sim { streams, hw, sim }) => {
+            crate::driver_rice::rice_sim(&streams, &hw, &sim)
+        }
         Command::Track(cmd) => crate::track::cli::run(cmd),
     }
 }

@@ -5,6 +5,7 @@
 pub mod cli;
 pub mod diag;
 pub mod driver;
+pub mod driver_rice;
 pub mod emit;
 pub mod frontend;
 pub mod ir;

@@ -1,5 +1,6 @@
 //! Verilog emission from askama templates in `rtl-templates/`.
 
+pub mod rice;
 pub mod sax;
 pub mod values;
 pub mod xpath;

@@ -1,0 +1,80 @@
+// Golomb-Rice selector and spanning-bits marker (dissertation 5.4.2.2,
+// Figure 5.4). Part of the qrtl Golomb-Rice decoder
+// (rtl-templates/rice_select.v).
+//
+// The FSM is in one of K+2 states: aligned (no bits of an earlier code in
+// the chunk), unary spanning (the chunk starts inside a quotient), or p
+// remainder bits spanning (1 <= p <= K). It picks the matching speculative
+// pipeline (pipeline 0 for aligned and unary spanning), and the next state
+// is that pipeline's precomputed next_rem / free_flags: the loop from the
+// state through the multiplexer back to the state is all that depends on the
+// previous chunk. A packet's first chunk is aligned.
+//
+// Spanning flags mark the chunk bits that belong to a code begun in an
+// earlier chunk: none when aligned, the first p bits when p remainder bits
+// span, and when a quotient spans every bit up to the first delimiter and
+// its K remainder bits.
+module rice_select #(
+    parameter N = 32,  // chunk bits
+    parameter K = 3,   // remainder bits
+    parameter SW = 8   // width of remainder-bit counts
+) (
+    input  wire              clk,
+    input  wire              rst,
+    input  wire              advance,     // the pipeline moves this cycle
+    input  wire              in_valid,    // a chunk is at this stage
+    input  wire              in_first,    // it is the first chunk of a packet
+    input  wire [(K+1)*N-1:0]  in_delim,  // pipeline p's delimiters at [p*N +: N]
+    input  wire [(K+1)*N-1:0]  in_free,   // pipeline p's trailing continuation bits
+    input  wire [(K+1)*SW-1:0] in_next_rem,
+    output wire [N-1:0]      delim,       // the selected pipeline's flags
+    output wire [N-1:0]      free,
+    output wire [N-1:0]      span,        // spanning bits
+    output wire [SW-1:0]     rem_span     // state: remainder bits spanning in (0: none)
+);
+    // State after the previous chunk of the packet.
+    reg [SW-1:0] st_rem;
+    reg st_unary;
+
+    assign rem_span = in_first ? {SW{1'b0}} : st_rem;
+    wire unary_span = !in_first && st_unary;
+
+    // The multiplexer over the K+1 pipelines.
+    reg [N-1:0] sel_delim;
+    reg [N-1:0] sel_free;
+    reg [SW-1:0] sel_next_rem;
+    integer p;
+    always @(*) begin
+        sel_delim = in_delim[N-1:0];
+        sel_free = in_free[N-1:0];
+        sel_next_rem = in_next_rem[SW-1:0];
+        for (p = 1; p <= K; p = p + 1) begin
+            if (rem_span == p[SW-1:0]) begin
+                sel_delim = in_delim[p*N +: N];
+                sel_free = in_free[p*N +: N];
+                sel_next_rem = in_next_rem[p*SW +: SW];
+            end
+        end
+    end
+    assign delim = sel_delim;
+    assign free = sel_free;
+
+    // Spanning bits. A quotient spans in: every bit through the first
+    // delimiter's remainder (all bits when there is none).
+    // (The shift drops out of the chunk, leaving all ones, when that code
+    // is cut at the end.)
+    wire [N-1:0] first = sel_delim & (~sel_delim + {{(N-1){1'b0}}, 1'b1});
+    wire [N-1:0] unary_bits = (first << (K + 1)) - {{(N-1){1'b0}}, 1'b1};
+    wire [N-1:0] rem_bits = ~({N{1'b1}} << rem_span);
+    assign span = unary_span ? unary_bits : rem_bits;
+
+    always @(posedge clk) begin
+        if (rst) begin
+            st_rem <= {SW{1'b0}};
+            st_unary <= 1'b0;
+        end else if (advance && in_valid) begin
+            st_rem <= sel_next_rem;
+            st_unary <= sel_free[N-1];
+        end
+    end
+endmodule
