@@ -20,3 +20,4 @@ pub mod print;
 pub mod stacks;
 pub mod value;
 pub mod xpath;
+pub mod track;

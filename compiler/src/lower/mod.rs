@@ -2,3 +2,4 @@
 
 pub mod stacks;
 pub mod xpath;
+pub mod track;

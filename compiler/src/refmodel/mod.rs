@@ -5,3 +5,4 @@
 pub mod rice;
 pub mod stacks;
 pub mod xpath;
+pub mod track;

@@ -3,7 +3,13 @@
 
 use crate::diag::{plain_error, Diagnostic};
 use crate::frontend::flextrack::{parse_pattern_file, SourcePattern};
-use clap::Subcommand;
+use crate::ir::track::{Strategy, TrackDesign};
+use crate::lower::track::{build_engines, EngineConfig};
+use crate::refmodel::track::exact::ExactEngine;
+use crate::refmodel::track::hw::HwModel;
+use crate::track::flow::{code_trajectories, design_for, read_trajectories, CodedTrajectory};
+use crate::track::input::RegionMap;
+use clap::{Subcommand, ValueEnum};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -13,13 +19,64 @@ pub enum TrackCommand {
     Check {
         /// Pattern file: one pattern per line, `#` comments and blank lines skipped.
         patterns: PathBuf,
+        /// Region map: pattern regions must be defined in it.
+        #[arg(long, value_name = "MAP.yaml")]
+        regions: Option<PathBuf>,
     },
+    /// Match trajectories in software; one JSON line per trajectory.
+    Filter {
+        /// Pattern file.
+        patterns: PathBuf,
+        /// Trajectory CSV files (`traj_id,timestamp,region` or `traj_id,timestamp,x,y`).
+        #[arg(required = true)]
+        trajectories: Vec<PathBuf>,
+        /// Region map (YAML grid); needed for x,y samples.
+        #[arg(long, value_name = "MAP.yaml")]
+        regions: Option<PathBuf>,
+        /// exact (default): the SPEC answer; or|buffer|expand: what that
+        /// hardware strategy reports (or and buffer may add false positives).
+        #[arg(long, value_enum, default_value_t = VariablesArg::Exact)]
+        variables: VariablesArg,
+    },
+}
+
+/// `--variables` of filter (exact or a hardware strategy).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum VariablesArg {
+    Exact,
+    Or,
+    Buffer,
+    Expand,
+}
+
+/// `--variables` of compile and sim (a hardware strategy).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StrategyArg {
+    Or,
+    Buffer,
+    Expand,
+}
+
+impl From<StrategyArg> for Strategy {
+    fn from(s: StrategyArg) -> Strategy {
+        match s {
+            StrategyArg::Or => Strategy::Or,
+            StrategyArg::Buffer => Strategy::Buffer,
+            StrategyArg::Expand => Strategy::Expand,
+        }
+    }
 }
 
 /// Run one `qrtl track` subcommand; returns the exit code.
 pub fn run(cmd: TrackCommand) -> i32 {
     match cmd {
-        TrackCommand::Check { patterns } => check(&patterns),
+        TrackCommand::Check { patterns, regions } => check(&patterns, regions.as_deref()),
+        TrackCommand::Filter {
+            patterns,
+            trajectories,
+            regions,
+            variables,
+        } => filter(&patterns, &trajectories, regions.as_deref(), variables),
     }
 }
 
@@ -77,14 +134,127 @@ pub(crate) fn load_patterns(path: &Path) -> Result<Vec<SourcePattern>, i32> {
     Ok(patterns)
 }
 
-fn check(patterns: &Path) -> i32 {
-    match load_patterns(patterns) {
+/// Read and parse a region map; diagnostics and exit 1 on failure.
+pub(crate) fn load_map(path: Option<&Path>) -> Result<Option<RegionMap>, i32> {
+    let Some(path) = path else { return Ok(None) };
+    let text = read_text(path, "region map")?;
+    RegionMap::parse(&path.display().to_string(), &text)
+        .map(Some)
+        .map_err(|d| {
+            print_diagnostics(&d);
+            1
+        })
+}
+
+/// Patterns lowered against the map (if any).
+pub(crate) fn load_design(patterns: &Path, map: Option<&RegionMap>) -> Result<TrackDesign, i32> {
+    let parsed = load_patterns(patterns)?;
+    design_for(&patterns.display().to_string(), &parsed, map).map_err(|d| {
+        print_diagnostics(&d);
+        1
+    })
+}
+
+/// Read trajectory files and code them into the design's dictionary.
+pub(crate) fn load_trajectories(
+    files: &[PathBuf],
+    map: Option<&RegionMap>,
+    design: &mut TrackDesign,
+) -> Result<Vec<CodedTrajectory>, i32> {
+    let mut texts = Vec::new();
+    for f in files {
+        texts.push((f.display().to_string(), read_text(f, "trajectory file")?));
+    }
+    let (trajs, names) = read_trajectories(&texts, map).map_err(|d| {
+        print_diagnostics(&d);
+        let n = d.len();
+        eprintln!(
+            "{n} error{} in the trajectory files; nothing matched",
+            if n == 1 { "" } else { "s" }
+        );
+        1
+    })?;
+    Ok(code_trajectories(design, &trajs, &names))
+}
+
+/// One result line (SPEC §2).
+pub(crate) fn result_line(id: &str, matched: &[usize], extra: &str) -> String {
+    format!(
+        "{{\"trajectory\":{},\"matched\":{}{extra}}}",
+        serde_json::Value::String(id.to_string()),
+        serde_json::Value::from(matched.to_vec())
+    )
+}
+
+fn filter(
+    patterns: &Path,
+    files: &[PathBuf],
+    regions: Option<&Path>,
+    variables: VariablesArg,
+) -> i32 {
+    let map = match load_map(regions) {
+        Ok(m) => m,
+        Err(c) => return c,
+    };
+    let mut design = match load_design(patterns, map.as_ref()) {
+        Ok(d) => d,
+        Err(c) => return c,
+    };
+    let trajs = match load_trajectories(files, map.as_ref(), &mut design) {
+        Ok(t) => t,
+        Err(c) => return c,
+    };
+    let strategy = match variables {
+        VariablesArg::Exact => None,
+        VariablesArg::Or => Some(Strategy::Or),
+        VariablesArg::Buffer => Some(Strategy::Buffer),
+        VariablesArg::Expand => Some(Strategy::Expand),
+    };
+    let engines = match strategy {
+        None => None,
+        Some(strategy) => {
+            let cfg = EngineConfig {
+                strategy,
+                cluster_size: 0,
+            };
+            match build_engines(&patterns.display().to_string(), &design, &cfg) {
+                Ok(e) => Some(e),
+                Err(d) => {
+                    print_diagnostics(&d);
+                    return 1;
+                }
+            }
+        }
+    };
+    let exact = ExactEngine::new(&design);
+    let mut hw = engines.as_ref().map(|e| HwModel::new(&design, e));
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for t in &trajs {
+        let matched = match hw.as_mut() {
+            Some(m) => m.run(&t.events),
+            None => exact.matches(&t.events),
+        };
+        if writeln!(out, "{}", result_line(&t.id, &matched, "")).is_err() {
+            return 0; // stdout closed
+        }
+    }
+    let _ = out.flush();
+    0
+}
+
+fn check(patterns: &Path, regions: Option<&Path>) -> i32 {
+    let map = match load_map(regions) {
+        Ok(m) => m,
+        Err(c) => return c,
+    };
+    match load_design(patterns, map.as_ref()) {
         Ok(p) => {
             let _ = writeln!(
                 std::io::stdout().lock(),
                 "{}: {} patterns ok",
                 patterns.display(),
-                p.len()
+                p.patterns.len()
             );
             0
         }

@@ -4,4 +4,5 @@
 //! only reads files, strings the stages together and prints.
 
 pub mod cli;
+pub mod flow;
 pub mod input;
