@@ -5,9 +5,14 @@ use crate::diag::{plain_error, Diagnostic};
 use crate::frontend::flextrack::{parse_pattern_file, SourcePattern};
 use crate::ir::track::{Strategy, TrackDesign};
 use crate::lower::track::{build_engines, EngineConfig};
+use crate::project::write_project;
 use crate::refmodel::track::exact::ExactEngine;
 use crate::refmodel::track::hw::HwModel;
+use crate::sim::{Simulator, Stalls};
 use crate::track::flow::{code_trajectories, design_for, read_trajectories, CodedTrajectory};
+use crate::track::hw::{
+    build_track_hw, simulate_track, track_project_spec, TrackHw, TrackHwOptions,
+};
 use crate::track::input::RegionMap;
 use clap::{Subcommand, ValueEnum};
 use std::io::Write;
@@ -38,6 +43,77 @@ pub enum TrackCommand {
         #[arg(long, value_enum, default_value_t = VariablesArg::Exact)]
         variables: VariablesArg,
     },
+    /// Compile patterns to an RTL project (Verilog, constraints, scripts, manifest).
+    Compile {
+        /// Pattern file.
+        patterns: PathBuf,
+        /// Output directory (created if missing).
+        #[arg(short = 'o', long = "out")]
+        out: PathBuf,
+        #[command(flatten)]
+        hw: TrackHwArgs,
+    },
+    /// Compile, simulate the RTL on trajectories; `filter`'s JSON plus events and cycles.
+    Sim {
+        /// Pattern file.
+        patterns: PathBuf,
+        /// Trajectory CSV files (each trajectory one AXI4-Stream packet).
+        #[arg(required = true)]
+        trajectories: Vec<PathBuf>,
+        #[command(flatten)]
+        hw: TrackHwArgs,
+        #[command(flatten)]
+        sim: TrackSimArgs,
+    },
+}
+
+/// Options of the generated hardware.
+#[derive(clap::Args, Debug, Clone)]
+pub struct TrackHwArgs {
+    /// Region map (YAML grid): its regions join the region dictionary (the
+    /// codes in manifest.json), so unconstrained variables can bind them.
+    #[arg(long, value_name = "MAP.yaml")]
+    regions: Option<PathBuf>,
+    /// How variables become hardware: buffer (propagating region-set
+    /// buffers), or (relaxed), expand (every combination; exact).
+    #[arg(long, value_enum, default_value_t = StrategyArg::Buffer)]
+    variables: StrategyArg,
+    /// Nodes per cluster (each with its own region decoder); 0: one cluster.
+    #[arg(long, default_value_t = 1024)]
+    cluster_size: usize,
+    /// Every cluster sees the event stream in the same cycle (default: the
+    /// stream is pipelined from cluster to cluster).
+    #[arg(long)]
+    broadcast: bool,
+    /// Target clock for the generated constraints, in MHz.
+    #[arg(long, default_value_t = 200.0)]
+    clock_mhz: f64,
+}
+
+/// Options of a simulation run.
+#[derive(clap::Args, Debug, Clone)]
+pub struct TrackSimArgs {
+    /// Simulator: verilator (default) or icarus (small designs).
+    #[arg(long, value_enum, default_value_t = SimulatorArg::Verilator)]
+    simulator: SimulatorArg,
+    /// Write a waveform (FST with Verilator; VCD with Icarus).
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+    /// Seed of the random stalls.
+    #[arg(long, default_value_t = 1)]
+    stall_seed: u64,
+    /// Percent of cycles the driver leaves s_axis_tvalid low (0-99).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=99))]
+    in_gap: u8,
+    /// Percent of cycles the driver holds m_axis_tready low (0-99).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=99))]
+    out_stall: u8,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SimulatorArg {
+    Verilator,
+    Icarus,
 }
 
 /// `--variables` of filter (exact or a hardware strategy).
@@ -77,6 +153,13 @@ pub fn run(cmd: TrackCommand) -> i32 {
             regions,
             variables,
         } => filter(&patterns, &trajectories, regions.as_deref(), variables),
+        TrackCommand::Compile { patterns, out, hw } => compile(&patterns, &out, &hw),
+        TrackCommand::Sim {
+            patterns,
+            trajectories,
+            hw,
+            sim,
+        } => sim_cmd(&patterns, &trajectories, &hw, &sim),
     }
 }
 
@@ -260,4 +343,137 @@ fn check(patterns: &Path, regions: Option<&Path>) -> i32 {
         }
         Err(code) => code,
     }
+}
+
+impl TrackHwArgs {
+    /// Driver options, or a usage error (exit 2).
+    fn options(&self) -> Result<TrackHwOptions, i32> {
+        if !(self.clock_mhz.is_finite() && self.clock_mhz > 0.0 && self.clock_mhz <= 2000.0) {
+            eprintln!("error: --clock-mhz must be in (0, 2000]");
+            return Err(2);
+        }
+        Ok(TrackHwOptions {
+            engines: EngineConfig {
+                strategy: self.variables.into(),
+                cluster_size: self.cluster_size,
+            },
+            broadcast: self.broadcast,
+        })
+    }
+}
+
+fn compile_design(
+    patterns: &Path,
+    design: &TrackDesign,
+    opts: &TrackHwOptions,
+) -> Result<TrackHw, i32> {
+    build_track_hw(&patterns.display().to_string(), design, opts).map_err(|d| {
+        print_diagnostics(&d);
+        1
+    })
+}
+
+fn compile(patterns: &Path, out: &Path, hw: &TrackHwArgs) -> i32 {
+    let opts = match hw.options() {
+        Ok(o) => o,
+        Err(c) => return c,
+    };
+    let map = match load_map(hw.regions.as_deref()) {
+        Ok(m) => m,
+        Err(c) => return c,
+    };
+    let design = match load_design(patterns, map.as_ref()) {
+        Ok(d) => d,
+        Err(c) => return c,
+    };
+    let compiled = match compile_design(patterns, &design, &opts) {
+        Ok(c) => c,
+        Err(c) => return c,
+    };
+    let spec = track_project_spec(&compiled, &design, &opts, hw.clock_mhz);
+    if let Err(e) = write_project(out, &spec) {
+        eprintln!("error: {e}");
+        return 1;
+    }
+    0
+}
+
+fn sim_cmd(patterns: &Path, files: &[PathBuf], hw: &TrackHwArgs, sim: &TrackSimArgs) -> i32 {
+    let opts = match hw.options() {
+        Ok(o) => o,
+        Err(c) => return c,
+    };
+    let map = match load_map(hw.regions.as_deref()) {
+        Ok(m) => m,
+        Err(c) => return c,
+    };
+    let mut design = match load_design(patterns, map.as_ref()) {
+        Ok(d) => d,
+        Err(c) => return c,
+    };
+    // The trajectories' regions join the dictionary before compiling, so
+    // unconstrained variables range over them (as in `filter`).
+    let trajs = match load_trajectories(files, map.as_ref(), &mut design) {
+        Ok(t) => t,
+        Err(c) => return c,
+    };
+    if trajs.is_empty() {
+        eprintln!("error: no trajectories in the input files");
+        return 1;
+    }
+    let compiled = match compile_design(patterns, &design, &opts) {
+        Ok(c) => c,
+        Err(c) => return c,
+    };
+    if let Some(t) = &sim.trace {
+        if let Err(e) = std::fs::File::create(t) {
+            eprintln!(
+                "{}",
+                plain_error(
+                    &t.display().to_string(),
+                    format!("cannot write the waveform: {e}")
+                )
+            );
+            return 1;
+        }
+    }
+    let simulator = match sim.simulator {
+        SimulatorArg::Verilator => Simulator::Verilator,
+        SimulatorArg::Icarus => Simulator::Icarus,
+    };
+    let stalls = Stalls {
+        seed: sim.stall_seed,
+        in_gap_percent: sim.in_gap,
+        out_stall_percent: sim.out_stall,
+    };
+    let samples: Vec<&[crate::track::input::Sample]> =
+        trajs.iter().map(|t| t.samples.as_slice()).collect();
+    let results = match simulate_track(
+        &compiled,
+        &samples,
+        simulator,
+        &stalls,
+        sim.trace.as_deref(),
+    ) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: simulation failed: {e}");
+            return 1;
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for (t, r) in trajs.iter().zip(&results) {
+        let extra = format!(
+            ",\"events\":{},\"samples\":{},\"cycles\":{}",
+            r.events,
+            t.samples.len(),
+            r.cycles
+        );
+        if writeln!(out, "{}", result_line(&t.id, &r.matched, &extra)).is_err() {
+            return 0;
+        }
+    }
+    let _ = out.flush();
+    0
 }

@@ -5,4 +5,5 @@
 
 pub mod cli;
 pub mod flow;
+pub mod hw;
 pub mod input;

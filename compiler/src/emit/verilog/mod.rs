@@ -4,3 +4,4 @@ pub mod rice;
 pub mod sax;
 pub mod values;
 pub mod xpath;
+pub mod track;
