@@ -24,6 +24,9 @@ use qrtl_compiler::track::flow::{
 use qrtl_compiler::track::input::Event;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+
+#[path = "track/gen.rs"]
+mod gen;
 use std::collections::HashMap;
 
 // ---------------------------------------------------------------- brute force
@@ -216,106 +219,15 @@ fn subset(a: &[usize], b: &[usize]) -> bool {
 
 // ---------------------------------------------------------------- random
 
-const REGIONS: &[&str] = &["A", "B", "C", "D"];
-
-fn random_region(rng: &mut SmallRng) -> &'static str {
-    REGIONS[rng.gen_range(0..REGIONS.len())]
-}
-
-fn random_time(rng: &mut SmallRng) -> String {
-    let a = rng.gen_range(0..30u32);
-    if rng.gen_bool(0.3) {
-        format!("{a}")
-    } else {
-        format!("({a}:{})", a + rng.gen_range(0..15u32))
-    }
-}
-
-fn random_pattern(rng: &mut SmallRng) -> String {
-    let n = rng.gen_range(1..=6);
-    let vars = ["x", "y"];
-    let mut items = Vec::new();
-    let mut used = Vec::new();
-    for _ in 0..n {
-        let r = rng.gen_range(0..100);
-        let item = if r < 25 {
-            random_region(rng).to_string()
-        } else if r < 45 {
-            let v = vars[rng.gen_range(0..2)];
-            if !used.contains(&v) {
-                used.push(v);
-            }
-            format!("@{v}")
-        } else if r < 55 {
-            "?".to_string()
-        } else if r < 65 {
-            "?+".to_string()
-        } else if r < 75 {
-            "?*".to_string()
-        } else if r < 83 {
-            format!("!{}", random_region(rng))
-        } else {
-            let op = if rng.gen_bool(0.5) {
-                "inside"
-            } else {
-                "overlap"
-            };
-            let target = if rng.gen_bool(0.4) {
-                let v = vars[rng.gen_range(0..2)];
-                if !used.contains(&v) {
-                    used.push(v);
-                }
-                format!("@{v}")
-            } else {
-                random_region(rng).to_string()
-            };
-            if rng.gen_bool(0.8) {
-                format!("[{op}, {target}, {}]", random_time(rng))
-            } else {
-                format!("[{op}, {target}]")
-            }
-        };
-        items.push(item);
-    }
-    let mut p = items.join(".");
-    for v in used {
-        if rng.gen_bool(0.6) {
-            let k = rng.gen_range(1..=3);
-            let set: Vec<&str> = (0..k).map(|_| random_region(rng)).collect();
-            p.push_str(&format!(" {{@{v}: {}}}", set.join(", ")));
-        }
-    }
-    p
-}
-
-fn random_csv(rng: &mut SmallRng, trajs: usize) -> String {
-    let mut out = String::new();
-    for t in 0..trajs {
-        let n = rng.gen_range(1..=10);
-        let mut ts = rng.gen_range(0..4u32);
-        for _ in 0..n {
-            // Sometimes stay (longer visits), sometimes no region (E: unknown to patterns).
-            let r = match rng.gen_range(0..10) {
-                0 => "",
-                1 => "E",
-                _ => random_region(rng),
-            };
-            out.push_str(&format!("t{t},{ts},{r}\n"));
-            ts += rng.gen_range(1..4u32);
-        }
-    }
-    out
-}
-
 fn differential(seed: u64, rounds: usize) {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut fp = [0usize; 2];
     let mut total = 0;
     for round in 0..rounds {
         let np = rng.gen_range(1..=8);
-        let patterns: Vec<String> = (0..np).map(|_| random_pattern(&mut rng)).collect();
+        let patterns: Vec<String> = (0..np).map(|_| gen::pattern(&mut rng, 6)).collect();
         let text = patterns.join("\n");
-        let csv = random_csv(&mut rng, 6);
+        let csv = gen::csv(&mut rng, 6, 10);
         let l = load(&text, &csv);
         for (t, [b, ex, or, buf, exp]) in answers(&l).into_iter().enumerate() {
             let ctx = || {
