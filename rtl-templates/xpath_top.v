@@ -43,7 +43,7 @@ module {{ module }} (
     wire [{{ s.width - 1 }}:0] s0_{{ s.name }};
 {%- endif %}
 {%- endfor %}
-    wire s0_name_end, s0_attr_name_end, s0_text_unit, s0_text_end;
+    wire s0_name_end, s0_attr_name_end;
     qrtl_sax #(
         .MAX_DEPTH({{ max_depth }}),
         .NAME_STACK_BYTES({{ name_stack_bytes }})
@@ -57,12 +57,10 @@ module {{ module }} (
         .o_{{ s.name }}(s0_{{ s.name }}),
 {%- endfor %}
         .o_name_end(s0_name_end),
-        .o_attr_name_end(s0_attr_name_end),
-        .o_text_unit(s0_text_unit),
-        .o_text_end(s0_text_end)
+        .o_attr_name_end(s0_attr_name_end)
     );
-    // Parser outputs the path-filtering clusters do not use.
-    wire unused_sax = &{1'b0, s0_name_end, s0_attr_name_end, s0_text_unit, s0_text_end};
+    // Parser outputs the clusters do not use.
+    wire unused_sax = &{1'b0, s0_name_end, s0_attr_name_end};
 {%- for k in 1..stages %}
 
     // ---- event pipeline stage {{ k }}: cluster c{{ k }} sees the stream one clock after c{{ k - 1 }} ----
@@ -106,6 +104,8 @@ module {{ module }} (
         .ev_open(s{{ c.stage }}_open),
         .ev_open_empty(s{{ c.stage }}_open_empty),
         .ev_close(s{{ c.stage }}_close),
+        .ev_text_unit(s{{ c.stage }}_text_unit),
+        .ev_text_end(s{{ c.stage }}_text_end),
         .ev_doc_end(s{{ c.stage }}_doc_end),
         .q_match({{ c.inst }}_match)
     );

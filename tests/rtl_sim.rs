@@ -12,9 +12,11 @@
 
 mod common;
 
-use common::{design_from_text, nitf_dir, nitf_docs, random_docs, random_queries};
+use common::{
+    design_from_text, nitf_dir, nitf_docs, random_docs, random_queries, random_twig_queries,
+};
 use qrtl_compiler::driver::{build_xpath_hw, simulate_xpath, XpathHw, XpathHwOptions};
-use qrtl_compiler::ir::xpath::Mode;
+use qrtl_compiler::ir::xpath::{Mode, SiblingOrder};
 use qrtl_compiler::passes::registry::StackPassConfig;
 use qrtl_compiler::refmodel::xpath::{Engine, EngineConfig};
 use qrtl_compiler::sim::{Simulator, Stalls};
@@ -24,13 +26,15 @@ struct Case<'a> {
     name: &'a str,
     queries: &'a str,
     mode: Mode,
+    order: SiblingOrder,
     xml: XmlConfig,
     passes: StackPassConfig,
 }
 
 impl Case<'_> {
     fn hw(&self) -> (XpathHw, Engine) {
-        let design = design_from_text(self.name, self.queries, self.mode);
+        let mut design = design_from_text(self.name, self.queries, self.mode);
+        design.order = self.order;
         let engine = Engine::new(
             &design,
             EngineConfig {
@@ -196,6 +200,7 @@ fn nitf_simple_paths() {
         name: "simple_paths",
         queries: &text,
         mode: Mode::Holistic,
+        order: SiblingOrder::Unordered,
         xml: XmlConfig::default(),
         passes: StackPassConfig::default(),
     };
@@ -233,6 +238,7 @@ fn nitf_simple_predicates_attribute_subset() {
         name: "simple_predicates",
         queries: &subset,
         mode: Mode::Holistic,
+        order: SiblingOrder::Unordered,
         xml: XmlConfig::default(),
         passes: StackPassConfig::default(),
     };
@@ -290,6 +296,7 @@ fn random_sets_with_malformed_and_deep_documents() {
             name: &format!("random-{seed}"),
             queries: &queries,
             mode: Mode::Holistic,
+            order: SiblingOrder::Unordered,
             xml: XmlConfig::with_max_depth(8),
             passes: StackPassConfig {
                 cluster_size: 40,
@@ -345,6 +352,7 @@ fn option_grid_gives_identical_results() {
             name: label,
             queries: &queries,
             mode: Mode::Holistic,
+            order: SiblingOrder::Unordered,
             xml: XmlConfig::default(),
             passes: StackPassConfig {
                 cluster_size,
@@ -381,6 +389,7 @@ fn paths_and_pairs_modes_join_twigs_on_chip() {
             name,
             queries: &queries,
             mode,
+            order: SiblingOrder::Unordered,
             xml: XmlConfig::default(),
             passes: StackPassConfig {
                 cluster_size: 16,
@@ -406,6 +415,7 @@ fn icarus_agrees_on_a_small_design() {
         name: "icarus",
         queries: &queries,
         mode: Mode::Holistic,
+        order: SiblingOrder::Unordered,
         xml: XmlConfig::with_max_depth(6),
         passes: StackPassConfig {
             cluster_size: 5,
@@ -477,6 +487,7 @@ fn attribute_values_with_references_and_normalisation() {
         name: "attribute-values",
         queries,
         mode: Mode::Holistic,
+        order: SiblingOrder::Unordered,
         xml: XmlConfig::default(),
         passes: StackPassConfig::default(),
     };
@@ -500,4 +511,154 @@ fn attribute_values_with_references_and_normalisation() {
         Simulator::Verilator,
         stalls(6),
     );
+}
+
+/// A whole NITF suite (twigs, `text()`, positions) in holistic mode: every
+/// document against the engine and libxml2, one byte per clock, and again
+/// under random stalls.
+fn nitf_suite(suite: &str, cluster_size: usize) {
+    let text = std::fs::read_to_string(nitf_dir().join(format!("queries/{suite}.txt"))).unwrap();
+    let case = Case {
+        name: suite,
+        queries: &text,
+        mode: Mode::Holistic,
+        order: SiblingOrder::Unordered,
+        xml: XmlConfig::default(),
+        passes: StackPassConfig {
+            cluster_size,
+            ..StackPassConfig::default()
+        },
+    };
+    let (hw, mut engine) = case.hw();
+    let docs = nitf_docs();
+    let run = check(
+        &case,
+        &hw,
+        &mut engine,
+        &docs,
+        Simulator::Verilator,
+        Stalls::NONE,
+    );
+    check_timing(&case, &hw, &docs, &run);
+    check_libxml2(
+        case.name,
+        &run,
+        &libxml2_expected(suite, &|q| Some(q as u32)),
+    );
+    check(
+        &case,
+        &hw,
+        &mut engine,
+        &docs,
+        Simulator::Verilator,
+        stalls(5),
+    );
+}
+
+#[test]
+fn nitf_simple_predicates_whole_suite() {
+    nitf_suite("simple_predicates", 256);
+}
+
+#[test]
+fn nitf_mixed_twigs() {
+    nitf_suite("mixed", 256);
+}
+
+#[test]
+fn nitf_nested_paths_twigs() {
+    nitf_suite("nested_paths", 256);
+}
+
+/// Seeded random twig sets (branches, nested predicates, positions,
+/// `text()`) with malformed and too-deep documents, in holistic, ordered,
+/// paths and pairs modes and with the passes on and off.
+#[test]
+fn random_twig_sets_every_mode_and_option() {
+    let soak: u64 = std::env::var("QRTL_SOAK")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let all_off: Vec<String> = [
+        "cluster",
+        "prefix-merge",
+        "last-column",
+        "root-gs",
+        "compaction",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for seed in 1..=1 + soak {
+        let queries = random_twig_queries(100 + seed, 90);
+        let docs = random_docs(100 + seed, 200);
+        for (label, mode, order, passes) in [
+            (
+                "holistic",
+                Mode::Holistic,
+                SiblingOrder::Unordered,
+                StackPassConfig {
+                    cluster_size: 30,
+                    ..StackPassConfig::default()
+                },
+            ),
+            (
+                "ordered",
+                Mode::Holistic,
+                SiblingOrder::Ordered,
+                StackPassConfig::default(),
+            ),
+            (
+                "holistic-all-off",
+                Mode::Holistic,
+                SiblingOrder::Unordered,
+                StackPassConfig {
+                    cluster_size: 0,
+                    disabled: all_off.clone(),
+                },
+            ),
+            (
+                "paths",
+                Mode::Paths,
+                SiblingOrder::Unordered,
+                StackPassConfig {
+                    cluster_size: 45,
+                    ..StackPassConfig::default()
+                },
+            ),
+            (
+                "pairs",
+                Mode::Pairs,
+                SiblingOrder::Unordered,
+                StackPassConfig::default(),
+            ),
+        ] {
+            let case = Case {
+                name: &format!("twigs-{seed}-{label}"),
+                queries: &queries,
+                mode,
+                order,
+                xml: XmlConfig::with_max_depth(8),
+                passes,
+            };
+            let (hw, mut engine) = case.hw();
+            let run = check(
+                &case,
+                &hw,
+                &mut engine,
+                &docs,
+                Simulator::Verilator,
+                Stalls::NONE,
+            );
+            check_timing(&case, &hw, &docs, &run);
+            check(
+                &case,
+                &hw,
+                &mut engine,
+                &docs,
+                Simulator::Verilator,
+                stalls(seed + 7),
+            );
+        }
+    }
 }

@@ -7,7 +7,9 @@
 
 mod common;
 
-use common::{design_from_text, nitf_dir, nitf_docs, random_docs, random_queries};
+use common::{
+    design_from_text, nitf_dir, nitf_docs, random_docs, random_queries, random_twig_queries,
+};
 use qrtl_compiler::driver::{build_xpath_hw, XpathHwOptions};
 use qrtl_compiler::ir::xpath::Mode;
 use qrtl_compiler::passes::registry::StackPassConfig;
@@ -45,7 +47,29 @@ fn grid() -> Vec<StackPassConfig> {
 
 /// Compare the stack model with the engine for every grid point.
 fn check(name: &str, queries: &str, mode: Mode, docs: &[Vec<u8>], xml: XmlConfig) {
-    let design = design_from_text(name, queries, mode);
+    check_design(
+        name,
+        design_from_text(name, queries, mode),
+        docs,
+        xml,
+        &grid(),
+    );
+}
+
+/// A smaller grid for the large suites: everything on, everything off,
+/// small clusters.
+fn grid_small() -> Vec<StackPassConfig> {
+    let all = grid();
+    vec![all[0].clone(), all[5].clone(), all[6].clone()]
+}
+
+fn check_design(
+    name: &str,
+    design: qrtl_compiler::ir::xpath::Design,
+    docs: &[Vec<u8>],
+    xml: XmlConfig,
+    points: &[StackPassConfig],
+) {
     let mut engine = Engine::new(
         &design,
         EngineConfig {
@@ -54,7 +78,7 @@ fn check(name: &str, queries: &str, mode: Mode, docs: &[Vec<u8>], xml: XmlConfig
         },
     );
     let want: Vec<_> = docs.iter().map(|d| engine.filter(d)).collect();
-    for passes in grid() {
+    for passes in points.iter().cloned() {
         let hw = build_xpath_hw(
             name,
             &design,
@@ -161,4 +185,73 @@ fn shallow_depth_limit() {
         &docs,
         XmlConfig::with_max_depth(3),
     );
+}
+
+/// Every NITF suite, whole (twigs, `text()`, positions), in every mode.
+#[test]
+fn nitf_all_suites_holistic_paths_pairs() {
+    for suite in ["simple_predicates", "mixed", "nested_paths"] {
+        let text =
+            std::fs::read_to_string(nitf_dir().join(format!("queries/{suite}.txt"))).unwrap();
+        for mode in [Mode::Holistic, Mode::Paths, Mode::Pairs] {
+            let design = design_from_text(suite, &text, mode);
+            check_design(
+                suite,
+                design,
+                &nitf_docs(),
+                XmlConfig::default(),
+                &grid_small(),
+            );
+        }
+    }
+}
+
+/// `--ordered`: branches must match in distinct child subtrees, in order.
+#[test]
+fn nitf_twigs_ordered() {
+    for suite in ["mixed", "nested_paths"] {
+        let text =
+            std::fs::read_to_string(nitf_dir().join(format!("queries/{suite}.txt"))).unwrap();
+        let mut design = design_from_text(suite, &text, Mode::Holistic);
+        design.order = qrtl_compiler::ir::xpath::SiblingOrder::Ordered;
+        check_design(
+            suite,
+            design,
+            &nitf_docs(),
+            XmlConfig::default(),
+            &grid_small(),
+        );
+    }
+}
+
+#[test]
+fn random_twigs_holistic() {
+    for seed in 31..=33 {
+        let queries = random_twig_queries(seed, 80);
+        let docs = random_docs(seed, 40);
+        check(
+            &format!("twigs-{seed}"),
+            &queries,
+            Mode::Holistic,
+            &docs,
+            XmlConfig::default(),
+        );
+    }
+}
+
+#[test]
+fn random_twigs_ordered() {
+    for seed in 41..=42 {
+        let queries = random_twig_queries(seed, 60);
+        let docs = random_docs(seed, 40);
+        let mut design = design_from_text("ordered", &queries, Mode::Holistic);
+        design.order = qrtl_compiler::ir::xpath::SiblingOrder::Ordered;
+        check_design(
+            &format!("ordered-{seed}"),
+            design,
+            &docs,
+            XmlConfig::default(),
+            &grid(),
+        );
+    }
 }

@@ -64,6 +64,37 @@ pub fn random_queries(seed: u64, count: usize, prob_twig: f64) -> String {
     q.join("\n") + "\n"
 }
 
+/// Seeded random twig queries over the NITF vocabulary with every
+/// predicate kind: attributes, positions, `text()`, branches and nested
+/// predicates.
+#[allow(dead_code)]
+pub fn random_twig_queries(seed: u64, count: usize) -> String {
+    use qrtl_compiler::workload::{QueryGen, QueryGenConfig, Vocab};
+    let mut g = QueryGen::new(
+        Vocab::nitf(),
+        QueryGenConfig {
+            seed,
+            count,
+            max_depth: 6,
+            prob_star: 0.2,
+            prob_desc: 0.25,
+            prob_attr_pred: 0.2,
+            quote_values: seed % 2 == 0,
+            max_value: 6,
+            prob_twig: 0.35,
+            prob_pos_pred: 0.15,
+            prob_text_pred: 0.2,
+            prob_nested: 0.3,
+            ..QueryGenConfig::default()
+        },
+    );
+    let mut q = g.queries();
+    q.push("//a[a][a/a]".into());
+    q.push("//*[2][text()]".into());
+    q.push("/nitf[head/title][body//p[text()='1']]".into());
+    q.join("\n") + "\n"
+}
+
 /// Seeded small NITF-like documents; every 6th is truncated, byte-flipped,
 /// or a deep `<a x='1'>` nest (1–39 levels), so malformed and too-deep
 /// documents are mixed in. Never empty.

@@ -20,11 +20,30 @@
 //! * `//` axis: `p`'s **carry** column ("p fired at the parent or above";
 //!   the column ORs its own top of stack back in, Fig. 2.7(b)).
 //!
-//! A **flag** is a sticky per-document bit set when its node fires; a query
-//! matches iff all of its flags are set (one flag per query for paths; one
-//! per part for `--mode paths|pairs`, joined on chip).
+//! Open-time conditions are attribute tests and positions: a position reads
+//! a **sibling counter** kept in the parent's row (ch. 3.4.1's per-level
+//! counters), counting the children that pass the counter's test and guard.
+//!
+//! **Pop nodes** (ch. 3.2.2) check twigs and `text()` predicates when an
+//! element closes. A pop node is *fully matched* at a closing element when
+//! its push node fired there ("here": the push node's exact column), each
+//! child pop node reported into this element's row and the element's
+//! `text()` conditions hold; it then reports into the parent's row
+//! (recurrence (a)–(c)), and a `//` pop node's reports also travel up one
+//! level per close (recurrence (d)). With `--ordered` a report is accepted
+//! only if the previous sibling's report was accepted from an earlier child
+//! subtree (ch. 3.4.2). Rows therefore also hold *mutable* bits: counters,
+//! `text()` results, reports (and accepted reports).
+//!
+//! A **flag** is a sticky per-document bit set when its node fires (a path
+//! part) or its pop node is fully matched (a part's pop root); a query
+//! matches iff all of its flags are set (one flag per query in holistic
+//! mode; one per part for `--mode paths|pairs`, joined on chip).
 
-use super::xpath::{AttrDict, Axis, CondId, CondKind, QueryId, TagDict, TagId, Test};
+use super::xpath::{
+    AttrDict, Axis, CondId, CondKind, Counter, CounterId, QueryId, SiblingOrder, TagDict, TagId,
+    Test,
+};
 use std::fmt;
 
 id_type!(
@@ -38,6 +57,10 @@ id_type!(
 id_type!(
     /// Index into [`Cluster::flags`].
     FlagId
+);
+id_type!(
+    /// Index into [`Cluster::pops`].
+    PopId
 );
 
 /// Where a node came from: a step of a query (for names and RTL comments).
@@ -55,7 +78,7 @@ pub struct HwNode {
     pub parent: Option<HwNodeId>,
     pub axis: Axis,
     pub test: Test,
-    /// Open-time conditions (attribute tests), sorted.
+    /// Open-time conditions (attribute tests, positions), sorted.
     pub conds: Vec<CondId>,
     /// Column holding "fired at this element" (read by `/` children).
     pub exact: Option<ColId>,
@@ -82,10 +105,38 @@ pub struct Column {
     pub name: String,
 }
 
-/// A sticky per-document match bit, set when `node` fires.
+/// A twig node checked when an element closes (see the module docs).
+#[derive(Clone, Debug)]
+pub struct PopNode {
+    /// The push node that must have fired at the closing element.
+    pub push: HwNodeId,
+    /// Relation to the element it reports to: `/` reports go to the parent
+    /// row only; `//` reports also travel further up.
+    pub axis: Axis,
+    /// `text()` conditions of the closing element, sorted.
+    pub close_conds: Vec<CondId>,
+    /// Must all have reported into the closing element's row (earlier in
+    /// the arena).
+    pub children: Vec<PopId>,
+    /// `--ordered`: the sibling whose accepted report must come first.
+    pub prev: Option<PopId>,
+    /// Chosen by the naming pass.
+    pub name: String,
+}
+
+/// What sets a flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FlagSrc {
+    /// The node fires (a path part's last node).
+    Fire(HwNodeId),
+    /// The pop node is fully matched (a twig part's pop root).
+    Pop(PopId),
+}
+
+/// A sticky per-document match bit.
 #[derive(Clone, Debug)]
 pub struct Flag {
-    pub node: HwNodeId,
+    pub src: FlagSrc,
     pub name: String,
 }
 
@@ -93,6 +144,8 @@ pub struct Flag {
 pub struct Cluster {
     pub nodes: Vec<HwNode>,
     pub columns: Vec<Column>,
+    /// Children before parents, `prev` before its successor.
+    pub pops: Vec<PopNode>,
     pub flags: Vec<Flag>,
     pub name: String,
 }
@@ -125,9 +178,12 @@ pub enum Read {
 pub struct StackDesign {
     pub tags: TagDict,
     pub attrs: AttrDict,
-    /// Indexed by the XPath IR's `CondId`; only open-time attribute
-    /// conditions are referenced by nodes.
+    /// Indexed by the XPath IR's `CondId`: nodes reference open-time
+    /// conditions, pop nodes `text()` conditions.
     pub conds: Vec<CondKind>,
+    /// Indexed by the XPath IR's `CounterId` (positions and their guards).
+    pub counters: Vec<Counter>,
+    pub order: SiblingOrder,
     pub max_depth: u32,
     pub clusters: Vec<Cluster>,
     /// In query-id order.
@@ -197,7 +253,53 @@ impl Cluster {
         }
     }
 
-    /// The tags whose global-stack bits some node reads, sorted.
+    pub fn pop(&self, p: PopId) -> &PopNode {
+        &self.pops[p.index()]
+    }
+
+    /// Per node: whether some pop node checks it at close time (it then
+    /// needs its exact column).
+    pub fn pop_checked(&self) -> Vec<bool> {
+        let mut out = vec![false; self.nodes.len()];
+        for p in &self.pops {
+            out[p.push.index()] = true;
+        }
+        out
+    }
+
+    /// How a pop node reads "its push node fired at the closing element":
+    /// the exact column of the closing element's row, checked with the
+    /// element's global-stack tag bit when the column is shared.
+    pub fn here_of(&self, p: PopId, members: &[Vec<HwNodeId>]) -> (ColId, Option<TagId>) {
+        let node = self.node(self.pop(p).push);
+        let col = node
+            .exact
+            .expect("verified: pop-checked nodes have an exact column");
+        let gs = match node.test {
+            Test::Tag(t) if members[col.index()].len() > 1 => Some(t),
+            _ => None,
+        };
+        (col, gs)
+    }
+
+    /// The counters some node's conditions read, directly or through the
+    /// guards of the counters they read, sorted.
+    pub fn counters_used(&self, conds: &[CondKind], counters: &[Counter]) -> Vec<CounterId> {
+        let mut todo: Vec<CondId> = self.nodes.iter().flat_map(|n| n.conds.clone()).collect();
+        let mut out = Vec::new();
+        while let Some(c) = todo.pop() {
+            if let CondKind::Position { counter, .. } = &conds[c.index()] {
+                if !out.contains(counter) {
+                    out.push(*counter);
+                    todo.extend(counters[counter.index()].guard.iter().copied());
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// The tags whose global-stack bits some node or pop node reads, sorted.
     pub fn gs_tags(&self) -> Vec<TagId> {
         let members = self.column_members();
         let mut tags: Vec<TagId> = (0..self.nodes.len())
@@ -206,6 +308,7 @@ impl Cluster {
                 Read::Column { gs, .. } => gs,
                 Read::Doc(_) => None,
             })
+            .chain((0..self.pops.len()).filter_map(|p| self.here_of(PopId(p as u32), &members).1))
             .collect();
         tags.sort();
         tags.dedup();
@@ -239,12 +342,16 @@ impl StackDesign {
     pub fn gs_bit_count(&self) -> usize {
         self.clusters.iter().map(|c| c.gs_tags().len()).sum()
     }
+    pub fn pop_count(&self) -> usize {
+        self.clusters.iter().map(|c| c.pops.len()).sum()
+    }
 
     /// The invariants every pass preserves and the emitter relies on.
     pub fn verify(&self) -> Result<(), String> {
         for (k, cl) in self.clusters.iter().enumerate() {
             let children = cl.children();
             let members = cl.column_members();
+            let checked = cl.pop_checked();
             for (i, n) in cl.nodes.iter().enumerate() {
                 let at = || format!("cluster {k} node {i}");
                 if let Some(p) = n.parent {
@@ -255,9 +362,11 @@ impl StackDesign {
                 for c in &n.conds {
                     match self.conds.get(c.index()) {
                         Some(CondKind::AttrExists(_) | CondKind::AttrCmp(..)) => {}
+                        Some(CondKind::Position { counter, .. })
+                            if counter.index() < self.counters.len() => {}
                         _ => {
                             return Err(format!(
-                                "{}: condition {} is not an attribute test",
+                                "{}: condition {} is not an open-time condition",
                                 at(),
                                 c.0
                             ))
@@ -267,6 +376,12 @@ impl StackDesign {
                 let kids = &children[i];
                 let has_child = kids.iter().any(|c| cl.node(*c).axis == Axis::Child);
                 let has_desc = kids.iter().any(|c| cl.node(*c).axis == Axis::Descendant);
+                if checked[i] && (n.exact.is_none() || n.via_gs) {
+                    return Err(format!(
+                        "{}: checked by a pop node but no exact column",
+                        at()
+                    ));
+                }
                 if has_child && n.exact.is_none() && !n.via_gs {
                     return Err(format!("{}: `/` children but no exact column", at()));
                 }
@@ -313,8 +428,29 @@ impl StackDesign {
                     }
                 }
             }
+            for (i, p) in cl.pops.iter().enumerate() {
+                let at = || format!("cluster {k} pop node {i}");
+                if p.push.index() >= cl.nodes.len() {
+                    return Err(format!("{}: no such push node", at()));
+                }
+                if p.children.iter().chain(&p.prev).any(|c| c.index() >= i) {
+                    return Err(format!("{}: a child or `prev` is not earlier", at()));
+                }
+                if p.close_conds.iter().any(|c| {
+                    !matches!(
+                        self.conds.get(c.index()),
+                        Some(CondKind::TextExists | CondKind::TextCmp(_))
+                    )
+                }) {
+                    return Err(format!("{}: a close condition is not a text() test", at()));
+                }
+            }
             for (f, flag) in cl.flags.iter().enumerate() {
-                if flag.node.index() >= cl.nodes.len() {
+                let ok = match flag.src {
+                    FlagSrc::Fire(n) => n.index() < cl.nodes.len(),
+                    FlagSrc::Pop(p) => p.index() < cl.pops.len(),
+                };
+                if !ok {
                     return Err(format!("cluster {k} flag {f}: no such node"));
                 }
             }
@@ -395,6 +531,42 @@ impl fmt::Display for StackDesign {
                     },
                     if n.via_gs { " (via global stack)" } else { "" }
                 )?;
+            }
+            for p in &cl.pops {
+                let name = |x: &PopId| cl.pop(*x).name.clone();
+                writeln!(
+                    f,
+                    "  pop {} {}{}{}{}{}",
+                    p.name,
+                    if p.axis == Axis::Child { "/" } else { "//" },
+                    cl.node(p.push).name,
+                    if p.close_conds.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            " text{:?}",
+                            p.close_conds.iter().map(|c| c.0).collect::<Vec<_>>()
+                        )
+                    },
+                    if p.children.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            " needs {}",
+                            p.children.iter().map(name).collect::<Vec<_>>().join(",")
+                        )
+                    },
+                    p.prev
+                        .as_ref()
+                        .map_or(String::new(), |x| format!(" after {}", name(x)))
+                )?;
+            }
+            for fl in &cl.flags {
+                let src = match fl.src {
+                    FlagSrc::Fire(n) => format!("fire {}", cl.node(n).name),
+                    FlagSrc::Pop(p) => format!("pop {}", cl.pop(p).name),
+                };
+                writeln!(f, "  flag {} <- {}", fl.name, src)?;
             }
         }
         Ok(())

@@ -256,7 +256,8 @@ pub enum CondKind {
     /// `[@a OP v]`
     AttrCmp(AttrId, Compare),
     /// `[N]`, `[position() OP N]`: the element's rank among its parent's
-    /// children counted by `counter` (1-based), compared with `value`.
+    /// children counted by `counter` (1-based), compared with `value` (the
+    /// bits of the f64 literal `N`).
     Position {
         counter: CounterId,
         op: CmpOp,
@@ -332,6 +333,25 @@ impl Part {
                 [c] => n = *c,
                 _ => return false,
             }
+        }
+    }
+}
+
+impl Part {
+    /// The node whose full match decides a part that is not a plain path:
+    /// the first node of the spine from the root that branches or has a
+    /// close-time condition. The steps above it form a chain that its push
+    /// column already covers, so the part matched iff this node was fully
+    /// matched at some element (which may be before a later parse error).
+    /// `None` for a plain path.
+    pub fn pop_root(&self, design: &Design) -> Option<NodeId> {
+        let mut n = self.root;
+        loop {
+            let node = design.node(n);
+            if node.children.len() > 1 || !node.close_conds.is_empty() {
+                return Some(n);
+            }
+            n = *node.children.first()?;
         }
     }
 }
@@ -437,8 +457,13 @@ impl Design {
 
     /// Nodes of a part in depth-first pre-order.
     pub fn part_nodes(&self, p: PartId) -> Vec<NodeId> {
+        self.subtree_nodes(self.parts[p.index()].root)
+    }
+
+    /// `n` and its descendants in depth-first pre-order.
+    pub fn subtree_nodes(&self, n: NodeId) -> Vec<NodeId> {
         let mut out = Vec::new();
-        let mut stack = vec![self.parts[p.index()].root];
+        let mut stack = vec![n];
         while let Some(n) = stack.pop() {
             out.push(n);
             stack.extend(self.node(n).children.iter().rev());

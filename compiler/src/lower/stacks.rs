@@ -1,40 +1,22 @@
-//! XPath IR → stack IR: the naive mapping of ch. 2.5.2.1, before any
-//! optimisation pass. One cluster; every node gets its own column (exact
-//! for a node whose child step is `/` or that is a leaf, carry for a node
-//! whose child step is `//`); every part's leaf gets a flag.
+//! XPath IR → stack IR: the naive mapping of ch. 2.5.2.1 and 3.2.2, before
+//! any optimisation pass. One cluster; every query step is a push node with
+//! its own columns (exact for `/` successors, for a leaf and for a node a pop
+//! node checks; carry for `//` successors).
 //!
-//! The RTL of this issue covers path parts with attribute predicates: a
-//! twig part (holistic mode), a `text()` predicate or a positional predicate
-//! is rejected with a diagnostic on the query's line.
+//! A plain path part sets its flag when its last node fires. Any other part
+//! (a twig, or a `text()` predicate) gets pop nodes for the subtree under
+//! its *pop root*: the first node on the path from the part's root that
+//! branches or has a `text()` condition. The steps above it form a chain,
+//! and the pop root's push column already says that chain matched, so the
+//! part matched iff its pop root is fully matched somewhere.
 
-use crate::diag::{Diagnostic, Span};
+use crate::diag::Diagnostic;
 use crate::ir::stacks::{
-    Cluster, ColId, ColKind, Column, Flag, FlagId, HwNode, HwNodeId, HwQuery, StackDesign,
-    StepOrigin,
+    Cluster, ColId, ColKind, Column, Flag, FlagId, FlagSrc, HwNode, HwNodeId, HwQuery, PopId,
+    PopNode, StackDesign, StepOrigin,
 };
-use crate::ir::xpath::{Axis, CondKind, Design, NodeId, PartId};
+use crate::ir::xpath::{Axis, Design, NodeId, PartId};
 use std::collections::HashMap;
-
-/// Why a design has no stack-IR form (yet).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StackLowerErrorKind {
-    /// A part that branches (holistic twig).
-    Twig,
-    /// `[text() ...]`.
-    TextPredicate,
-    /// `[N]`, `[position() OP N]`.
-    PositionalPredicate,
-}
-
-impl StackLowerErrorKind {
-    pub fn code(self) -> &'static str {
-        match self {
-            StackLowerErrorKind::Twig => "E0301",
-            StackLowerErrorKind::TextPredicate => "E0302",
-            StackLowerErrorKind::PositionalPredicate => "E0303",
-        }
-    }
-}
 
 /// Options of the lowering.
 #[derive(Clone, Copy, Debug)]
@@ -42,99 +24,47 @@ pub struct StackLowerConfig {
     pub max_depth: u32,
 }
 
-/// Lower a (split) XPath design. Errors carry the query's line and the span
-/// of the offending step.
+/// Lower a (split) XPath design. Every construct of the XPath IR has a
+/// stack-IR form, so this cannot fail today; the `Result` keeps the
+/// contract of a lowering (errors carry the query's line and span).
 pub fn lower_stacks(
-    file: &str,
+    _file: &str,
     design: &Design,
     config: &StackLowerConfig,
 ) -> Result<StackDesign, Vec<Diagnostic>> {
-    let mut errors = Vec::new();
     let mut cluster = Cluster::default();
-    // Each XPath part becomes one chain of nodes and one flag.
     let mut part_flag: HashMap<PartId, FlagId> = HashMap::new();
     for (pi, part) in design.parts.iter().enumerate() {
-        let owner = &design.queries[part.queries[0].index()];
-        let mut chain: Vec<NodeId> = Vec::new();
-        let mut n = part.root;
-        let mut bad = None;
-        loop {
-            let node = design.node(n);
-            chain.push(n);
-            for c in node.open_conds.iter().chain(&node.close_conds) {
-                let kind = match design.cond(*c) {
-                    CondKind::TextExists | CondKind::TextCmp(_) => {
-                        Some(StackLowerErrorKind::TextPredicate)
-                    }
-                    CondKind::Position { .. } => Some(StackLowerErrorKind::PositionalPredicate),
-                    _ => None,
-                };
-                if let Some(k) = kind {
-                    bad.get_or_insert((k, n));
-                }
-            }
-            match node.children.as_slice() {
-                [] => break,
-                [c] => n = *c,
-                _ => {
-                    bad.get_or_insert((StackLowerErrorKind::Twig, n));
-                    break;
-                }
-            }
-        }
-        if let Some((kind, at)) = bad {
-            let origin = &design.node(at).origin;
-            let (message, help) = match kind {
-                StackLowerErrorKind::Twig => (
-                    "twig queries (branching predicates) have no RTL yet",
-                    "compile with `--mode paths` or `--mode pairs` (joined on chip, may report false positives)",
-                ),
-                StackLowerErrorKind::TextPredicate => (
-                    "`text()` predicates have no RTL yet",
-                    "the software engine (`qrtl xpath filter`) supports them",
-                ),
-                StackLowerErrorKind::PositionalPredicate => (
-                    "positional predicates have no RTL yet",
-                    "the software engine (`qrtl xpath filter`) supports them",
-                ),
-            };
-            errors.push(Diagnostic {
-                code: kind.code(),
-                message: message.to_string(),
-                help: Some(help.to_string()),
-                file: file.to_string(),
-                line: owner.line,
-                source_line: owner.text.clone(),
-                span: if origin.line == owner.line {
-                    origin.span
-                } else {
-                    Span::point(0)
-                },
-            });
-            continue;
-        }
-        let mut parent: Option<HwNodeId> = None;
-        for (step, &x) in chain.iter().enumerate() {
+        let nodes = design.part_nodes(PartId(pi as u32));
+        let pop_root = part.pop_root(design);
+        let in_subtree: Vec<NodeId> = pop_root.map_or(Vec::new(), |r| design.subtree_nodes(r));
+        let in_pop: Vec<bool> = nodes.iter().map(|x| in_subtree.contains(x)).collect();
+        // Push nodes, parents first (pre-order).
+        let mut hw_of: HashMap<NodeId, HwNodeId> = HashMap::new();
+        for (i, &x) in nodes.iter().enumerate() {
             let node = design.node(x);
-            let col = ColId(cluster.columns.len() as u32);
-            let next_axis = chain.get(step + 1).map(|c| design.node(*c).axis);
-            let kind = if next_axis == Some(Axis::Descendant) {
-                ColKind::Carry
-            } else {
-                ColKind::Exact
+            let axes: Vec<Axis> = node.children.iter().map(|c| design.node(*c).axis).collect();
+            let leaf = node.children.is_empty();
+            let mut col = |kind| {
+                cluster.columns.push(Column {
+                    kind,
+                    name: String::new(),
+                });
+                ColId(cluster.columns.len() as u32 - 1)
             };
-            cluster.columns.push(Column {
-                kind,
-                name: String::new(),
-            });
+            let exact =
+                (leaf || in_pop[i] || axes.contains(&Axis::Child)).then(|| col(ColKind::Exact));
+            let carry = axes
+                .contains(&Axis::Descendant)
+                .then(|| col(ColKind::Carry));
             let id = HwNodeId(cluster.nodes.len() as u32);
             cluster.nodes.push(HwNode {
-                parent,
+                parent: node.parent.map(|p| hw_of[&p]),
                 axis: node.axis,
                 test: node.test,
                 conds: node.open_conds.clone(),
-                exact: (kind == ColKind::Exact).then_some(col),
-                carry: (kind == ColKind::Carry).then_some(col),
+                exact,
+                carry,
                 via_gs: false,
                 origins: part
                     .queries
@@ -142,22 +72,26 @@ pub fn lower_stacks(
                     .map(|q| StepOrigin {
                         query: *q,
                         line: design.queries[q.index()].line,
-                        step: step + 1,
+                        step: step_number(design, x),
                     })
                     .collect(),
                 name: String::new(),
             });
-            parent = Some(id);
+            hw_of.insert(x, id);
         }
+        let src = match pop_root {
+            None => {
+                let leaf = *nodes.last().expect("a part has a node");
+                FlagSrc::Fire(hw_of[&leaf])
+            }
+            Some(r) => FlagSrc::Pop(lower_pops(design, r, &hw_of, &mut cluster)),
+        };
         let flag = FlagId(cluster.flags.len() as u32);
         cluster.flags.push(Flag {
-            node: parent.expect("a part has a root"),
+            src,
             name: String::new(),
         });
         part_flag.insert(PartId(pi as u32), flag);
-    }
-    if !errors.is_empty() {
-        return Err(errors);
     }
     let queries = design
         .queries
@@ -174,10 +108,50 @@ pub fn lower_stacks(
         tags: design.tags.clone(),
         attrs: design.attrs.clone(),
         conds: design.conds.clone(),
+        counters: design.counters.clone(),
+        order: design.order,
         max_depth: config.max_depth,
         clusters: vec![cluster],
         queries,
     };
     debug_assert_eq!(out.verify(), Ok(()));
     Ok(out)
+}
+
+/// 1-based step number of a node: its depth in the part's tree.
+fn step_number(design: &Design, n: NodeId) -> usize {
+    let mut depth = 1;
+    let mut a = design.node(n).parent;
+    while let Some(p) = a {
+        depth += 1;
+        a = design.node(p).parent;
+    }
+    depth
+}
+
+/// Pop nodes for the subtree of `n`, children first; returns `n`'s.
+fn lower_pops(
+    design: &Design,
+    n: NodeId,
+    hw_of: &HashMap<NodeId, HwNodeId>,
+    cluster: &mut Cluster,
+) -> PopId {
+    let node = design.node(n);
+    let mut children = Vec::new();
+    let mut prev = None;
+    for &c in &node.children {
+        let id = lower_pops(design, c, hw_of, cluster);
+        cluster.pops[id.index()].prev = prev;
+        prev = Some(id);
+        children.push(id);
+    }
+    cluster.pops.push(PopNode {
+        push: hw_of[&n],
+        axis: node.axis,
+        close_conds: node.close_conds.clone(),
+        children,
+        prev: None,
+        name: String::new(),
+    });
+    PopId(cluster.pops.len() as u32 - 1)
 }

@@ -7,7 +7,7 @@
 //! Must run before `prefix-merge` and every column pass.
 
 use super::registry::{StackPass, StackPassConfig};
-use crate::ir::stacks::{Cluster, FlagId, HwNodeId, StackDesign};
+use crate::ir::stacks::{Cluster, ColId, FlagId, FlagSrc, HwNodeId, PopId, StackDesign};
 use std::collections::HashMap;
 
 pub struct ClusterQueries;
@@ -34,52 +34,101 @@ impl StackPass for ClusterQueries {
         let old = std::mem::take(&mut design.clusters);
         for group in order.chunks(size) {
             let k = design.clusters.len();
-            let mut cl = Cluster::default();
-            // Source (cluster, node) → new node; (cluster, flag) → new flag.
-            let mut node_map: HashMap<(usize, HwNodeId), HwNodeId> = HashMap::new();
-            let mut flag_map: HashMap<(usize, FlagId), FlagId> = HashMap::new();
+            let mut copier = Copier::default();
             for &qi in group {
                 let q = &design.queries[qi];
-                let src = &old[q.cluster];
-                let mut new_flags = Vec::new();
-                for &f in &q.flags {
-                    if let Some(&nf) = flag_map.get(&(q.cluster, f)) {
-                        new_flags.push(nf);
-                        continue;
-                    }
-                    // Copy the chain root-first so parents precede children.
-                    let mut chain = Vec::new();
-                    let mut n = Some(src.flags[f.index()].node);
-                    while let Some(x) = n {
-                        if node_map.contains_key(&(q.cluster, x)) {
-                            break;
-                        }
-                        chain.push(x);
-                        n = src.node(x).parent;
-                    }
-                    for &x in chain.iter().rev() {
-                        let mut node = src.node(x).clone();
-                        node.parent = node.parent.map(|p| node_map[&(q.cluster, p)]);
-                        for c in [&mut node.exact, &mut node.carry].into_iter().flatten() {
-                            cl.columns.push(src.columns[c.index()].clone());
-                            *c = crate::ir::stacks::ColId(cl.columns.len() as u32 - 1);
-                        }
-                        cl.nodes.push(node);
-                        node_map.insert((q.cluster, x), HwNodeId(cl.nodes.len() as u32 - 1));
-                    }
-                    let mut flag = src.flags[f.index()].clone();
-                    flag.node = node_map[&(q.cluster, flag.node)];
-                    cl.flags.push(flag);
-                    let nf = FlagId(cl.flags.len() as u32 - 1);
-                    flag_map.insert((q.cluster, f), nf);
-                    new_flags.push(nf);
-                }
+                let new_flags = q
+                    .flags
+                    .iter()
+                    .map(|&f| copier.flag(&old, q.cluster, f))
+                    .collect();
                 let q = &mut design.queries[qi];
                 q.flags = new_flags;
                 q.cluster = k;
             }
-            design.clusters.push(cl);
+            design.clusters.push(copier.cl);
         }
         design
+    }
+}
+
+/// Copies flags with the nodes and pop nodes they need from the source
+/// clusters into one new cluster, keeping the arena orders (parents before
+/// children, pop children before their parents).
+#[derive(Default)]
+struct Copier {
+    cl: Cluster,
+    nodes: HashMap<(usize, HwNodeId), HwNodeId>,
+    pops: HashMap<(usize, PopId), PopId>,
+    flags: HashMap<(usize, FlagId), FlagId>,
+}
+
+impl Copier {
+    fn flag(&mut self, old: &[Cluster], k: usize, f: FlagId) -> FlagId {
+        if let Some(&nf) = self.flags.get(&(k, f)) {
+            return nf;
+        }
+        let src = &old[k];
+        let mut need_nodes: Vec<HwNodeId> = Vec::new();
+        let mut need_pops: Vec<PopId> = Vec::new();
+        let mut leaves: Vec<HwNodeId> = Vec::new();
+        match src.flags[f.index()].src {
+            FlagSrc::Fire(n) => leaves.push(n),
+            FlagSrc::Pop(p) => {
+                let mut todo = vec![p];
+                while let Some(x) = todo.pop() {
+                    if self.pops.contains_key(&(k, x)) || need_pops.contains(&x) {
+                        continue;
+                    }
+                    need_pops.push(x);
+                    leaves.push(src.pop(x).push);
+                    todo.extend(src.pop(x).children.iter().copied());
+                    todo.extend(src.pop(x).prev);
+                }
+            }
+        }
+        for leaf in leaves {
+            let mut n = Some(leaf);
+            while let Some(x) = n {
+                if self.nodes.contains_key(&(k, x)) || need_nodes.contains(&x) {
+                    break;
+                }
+                need_nodes.push(x);
+                n = src.node(x).parent;
+            }
+        }
+        need_nodes.sort();
+        need_pops.sort();
+        for x in need_nodes {
+            let mut node = src.node(x).clone();
+            node.parent = node.parent.map(|p| self.nodes[&(k, p)]);
+            for c in [&mut node.exact, &mut node.carry].into_iter().flatten() {
+                self.cl.columns.push(src.columns[c.index()].clone());
+                *c = ColId(self.cl.columns.len() as u32 - 1);
+            }
+            self.cl.nodes.push(node);
+            self.nodes
+                .insert((k, x), HwNodeId(self.cl.nodes.len() as u32 - 1));
+        }
+        for x in need_pops {
+            let mut pop = src.pop(x).clone();
+            pop.push = self.nodes[&(k, pop.push)];
+            for c in &mut pop.children {
+                *c = self.pops[&(k, *c)];
+            }
+            pop.prev = pop.prev.map(|p| self.pops[&(k, p)]);
+            self.cl.pops.push(pop);
+            self.pops
+                .insert((k, x), PopId(self.cl.pops.len() as u32 - 1));
+        }
+        let mut flag = src.flags[f.index()].clone();
+        flag.src = match flag.src {
+            FlagSrc::Fire(n) => FlagSrc::Fire(self.nodes[&(k, n)]),
+            FlagSrc::Pop(p) => FlagSrc::Pop(self.pops[&(k, p)]),
+        };
+        self.cl.flags.push(flag);
+        let nf = FlagId(self.cl.flags.len() as u32 - 1);
+        self.flags.insert((k, f), nf);
+        nf
     }
 }

@@ -1,7 +1,7 @@
 //! `last-column` (ch. 2.5.2.2, optimisation 1): a column that no step reads
 //! is not stored. A query's last node only sets its match flag; a node
-//! keeps its exact column only for `/` successors and its carry column only
-//! for `//` successors.
+//! keeps its exact column only for `/` successors or a pop node checking it
+//! at close time, and its carry column only for `//` successors.
 
 use super::registry::{StackPass, StackPassConfig};
 use crate::ir::stacks::StackDesign;
@@ -19,10 +19,11 @@ impl StackPass for LastColumn {
     fn run(&self, mut design: StackDesign, _config: &StackPassConfig) -> StackDesign {
         for cl in &mut design.clusters {
             let children = cl.children();
+            let checked = cl.pop_checked();
             for (i, kids) in children.iter().enumerate() {
                 let axes: Vec<Axis> = kids.iter().map(|c| cl.node(*c).axis).collect();
                 let node = &mut cl.nodes[i];
-                if !axes.contains(&Axis::Child) {
+                if !axes.contains(&Axis::Child) && !checked[i] {
                     node.exact = None;
                 }
                 if !axes.contains(&Axis::Descendant) {

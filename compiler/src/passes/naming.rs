@@ -1,11 +1,11 @@
 //! `naming`: the only place final RTL identifiers are chosen. Names come
 //! from the queries: a node is `q<id>_s<step>_<tag>` after the first query
 //! step merged into it, its columns `<node>_m` (exact) and `<node>_anc`
-//! (carry); a column shared by several nodes is `c<k>_col<j>`; a flag is
-//! `<node>_seen`. Clashes get a numeric suffix. Must run last.
+//! (carry); a column shared by several nodes is `c<k>_col<j>`; a pop node
+//! is `<node>_pop`; a flag is `<node>_seen` or `<pop node>_seen`. Clashes get a numeric suffix. Must run last.
 
 use super::registry::{StackPass, StackPassConfig};
-use crate::ir::stacks::{ColKind, StackDesign};
+use crate::ir::stacks::{ColKind, FlagSrc, StackDesign};
 use crate::ir::xpath::Test;
 use std::collections::HashSet;
 
@@ -79,8 +79,15 @@ impl StackPass for Naming {
                 };
                 col.name = unique(&mut taken, base);
             }
+            for p in &mut cl.pops {
+                let base = format!("{}_pop", cl.nodes[p.push.index()].name);
+                p.name = unique(&mut taken, base);
+            }
             for f in &mut cl.flags {
-                let base = format!("{}_seen", cl.nodes[f.node.index()].name);
+                let base = match f.src {
+                    FlagSrc::Fire(n) => format!("{}_seen", cl.nodes[n.index()].name),
+                    FlagSrc::Pop(p) => format!("{}_seen", cl.pops[p.index()].name),
+                };
                 f.name = unique(&mut taken, base);
             }
         }

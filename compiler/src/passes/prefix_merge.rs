@@ -1,11 +1,11 @@
 //! `prefix-merge` (ch. 2.6.2.2, applied to custom hardware): inside a
 //! cluster, steps with the same predecessor, axis, test and conditions are
 //! one node, so queries sharing a prefix share its logic and columns (the
-//! "minimal tree" of Fig. 2.12). Runs after `cluster`, before the column
-//! passes.
+//! "minimal tree" of Fig. 2.12). Pop nodes of identical twig subtrees are
+//! shared the same way. Runs after `cluster`, before the column passes.
 
 use super::registry::{StackPass, StackPassConfig};
-use crate::ir::stacks::{Cluster, FlagId, HwNodeId, StackDesign};
+use crate::ir::stacks::{Cluster, FlagId, FlagSrc, HwNodeId, PopId, StackDesign};
 use crate::ir::xpath::{Axis, CondId, Test};
 use std::collections::HashMap;
 
@@ -51,14 +51,39 @@ impl StackPass for PrefixMerge {
                 };
                 map.push(id);
             }
-            // One flag per node.
-            let mut flag_of: HashMap<HwNodeId, FlagId> = HashMap::new();
+            // Pop nodes: identical subtrees (same push node, axis, text()
+            // conditions, children and ordered predecessor after merging)
+            // report identically, so they share one pop node.
+            type PopKey = (HwNodeId, Axis, Vec<CondId>, Vec<PopId>, Option<PopId>);
+            let mut pop_index: HashMap<PopKey, PopId> = HashMap::new();
+            let mut pop_map: Vec<PopId> = Vec::with_capacity(old.pops.len());
+            for pop in &old.pops {
+                let mut p = pop.clone();
+                p.push = map[p.push.index()];
+                for c in &mut p.children {
+                    *c = pop_map[c.index()];
+                }
+                p.prev = p.prev.map(|x| pop_map[x.index()]);
+                let mut kids = p.children.clone();
+                kids.sort();
+                let key = (p.push, p.axis, p.close_conds.clone(), kids, p.prev);
+                let id = *pop_index.entry(key).or_insert_with(|| {
+                    cl.pops.push(p);
+                    PopId(cl.pops.len() as u32 - 1)
+                });
+                pop_map.push(id);
+            }
+            // One flag per source.
+            let mut flag_of: HashMap<FlagSrc, FlagId> = HashMap::new();
             let mut flag_map = Vec::with_capacity(old.flags.len());
             for f in &old.flags {
-                let node = map[f.node.index()];
-                let id = *flag_of.entry(node).or_insert_with(|| {
+                let src = match f.src {
+                    FlagSrc::Fire(n) => FlagSrc::Fire(map[n.index()]),
+                    FlagSrc::Pop(p) => FlagSrc::Pop(pop_map[p.index()]),
+                };
+                let id = *flag_of.entry(src).or_insert_with(|| {
                     let mut f = f.clone();
-                    f.node = node;
+                    f.src = src;
                     cl.flags.push(f);
                     FlagId(cl.flags.len() as u32 - 1)
                 });

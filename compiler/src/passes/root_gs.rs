@@ -1,7 +1,8 @@
 //! `root-gs` (ch. 2.5.2.2, optimisation 2): a condition-free query root
 //! needs no exact column: its `/` successors read the global stack (the
 //! parent's tag bit) and the element depth instead. A root with attribute
-//! conditions keeps its column (the global stack holds tags only).
+//! conditions keeps its column (the global stack holds tags only), and so
+//! does a root a pop node checks at close time.
 
 use super::registry::{StackPass, StackPassConfig};
 use crate::ir::stacks::StackDesign;
@@ -17,8 +18,9 @@ impl StackPass for RootViaGlobalStack {
     }
     fn run(&self, mut design: StackDesign, _config: &StackPassConfig) -> StackDesign {
         for cl in &mut design.clusters {
-            for n in &mut cl.nodes {
-                if n.parent.is_none() && n.conds.is_empty() && n.exact.is_some() {
+            let checked = cl.pop_checked();
+            for (n, checked) in cl.nodes.iter_mut().zip(checked) {
+                if n.parent.is_none() && n.conds.is_empty() && n.exact.is_some() && !checked {
                     n.exact = None;
                     n.via_gs = true;
                 }

@@ -454,6 +454,15 @@ pub struct QueryGenConfig {
     pub twig_max_depth: u32,
     /// Predicate values are integers in `1..=max_value`.
     pub max_value: u32,
+    /// Probability that a step gets a positional predicate (`[N]` or
+    /// `[position() OP N]`, after its attribute predicate if any).
+    pub prob_pos_pred: f64,
+    /// Probability that a step gets a `text()` predicate (`[text()]` or
+    /// `[text() OP N]`, last).
+    pub prob_text_pred: f64,
+    /// Probability that a step inside a twig branch gets predicates of its
+    /// own (nested predicates).
+    pub prob_nested: f64,
 }
 
 impl Default for QueryGenConfig {
@@ -472,6 +481,9 @@ impl Default for QueryGenConfig {
             prob_twig: 0.0,
             twig_max_depth: 2,
             max_value: 20,
+            prob_pos_pred: 0.0,
+            prob_text_pred: 0.0,
+            prob_nested: 0.0,
         }
     }
 }
@@ -591,6 +603,19 @@ impl<'v> QueryGen<'v> {
                 let _ = write!(q, "[@{a}={v}]");
             }
         }
+        if self.cfg.prob_pos_pred > 0.0 && self.rng.gen_bool(self.cfg.prob_pos_pred) {
+            let v = self.rng.gen_range(1..=3);
+            let ops = ["=", "!=", "<", "<=", ">", ">="];
+            match self.rng.gen_range(0..3) {
+                0 => {
+                    let _ = write!(q, "[{v}]");
+                }
+                _ => {
+                    let op = ops[self.rng.gen_range(0..ops.len())];
+                    let _ = write!(q, "[position() {op} {v}]");
+                }
+            }
+        }
         if self.cfg.prob_twig > 0.0
             && !el.children.is_empty()
             && self.rng.gen_bool(self.cfg.prob_twig)
@@ -599,7 +624,8 @@ impl<'v> QueryGen<'v> {
             let mut branch = String::new();
             let mut cur = at;
             for _ in 0..n {
-                match self.step(Some(cur), &mut branch, false) {
+                let nested = self.cfg.prob_nested > 0.0 && self.rng.gen_bool(self.cfg.prob_nested);
+                match self.step(Some(cur), &mut branch, nested) {
                     Some(e) => cur = e,
                     None => break,
                 }
@@ -610,6 +636,20 @@ impl<'v> QueryGen<'v> {
                 None => branch[1..].to_string(),
             };
             let _ = write!(q, "[{rel}]");
+        }
+        if self.cfg.prob_text_pred > 0.0 && self.rng.gen_bool(self.cfg.prob_text_pred) {
+            let v = self.rng.gen_range(1..=self.cfg.max_value.max(1));
+            let ops = ["=", "!=", "<", ">="];
+            match self.rng.gen_range(0..4) {
+                0 => q.push_str("[text()]"),
+                1 => {
+                    let _ = write!(q, "[text()=\"{v}\"]");
+                }
+                _ => {
+                    let op = ops[self.rng.gen_range(0..ops.len())];
+                    let _ = write!(q, "[text() {op} {v}]");
+                }
+            }
         }
     }
 }

@@ -8,8 +8,8 @@
 
 use super::sax::{sax_module, SaxParams};
 use super::values::vcmp_module;
-use crate::ir::stacks::{Cluster, ColKind, HwNodeId, Read, StackDesign};
-use crate::ir::xpath::{AttrId, Axis, CondId, CondKind, Test};
+use crate::ir::stacks::{Cluster, ColKind, FlagSrc, HwNodeId, PopId, Read, StackDesign};
+use crate::ir::xpath::{AttrId, Axis, CmpOp, CondId, CondKind, SiblingOrder, Test};
 use crate::passes::naming::sanitize;
 use askama::Template;
 use std::collections::BTreeMap;
@@ -120,7 +120,41 @@ struct ColInput {
 
 struct FlagLogic {
     name: String,
-    node: String,
+    /// What sets the flag in this cycle.
+    set: String,
+}
+
+struct CounterLogic {
+    name: String,
+    comment: String,
+    width: u32,
+    lo: usize,
+    hi: usize,
+    inc: String,
+}
+
+struct PosCond {
+    name: String,
+    expr: String,
+    comment: String,
+}
+
+struct RangeAssign {
+    range: String,
+    expr: String,
+}
+
+struct PopLogic {
+    name: String,
+    comment: String,
+    full: String,
+    arrive: Option<String>,
+}
+
+struct TextBit {
+    bit: usize,
+    hit: String,
+    comment: String,
 }
 
 struct QueryOut {
@@ -145,7 +179,16 @@ struct ClusterTemplate {
     attr_trie: Vec<TrieBit>,
     attr_lines: Vec<Line>,
     vcmps: Vec<VcmpInst>,
+    text_vcmps: Vec<VcmpInst>,
     conds: Vec<CondReg>,
+    counters: Vec<CounterLogic>,
+    pos_conds: Vec<PosCond>,
+    mut_width: usize,
+    full_width: usize,
+    counted_assigns: Vec<RangeAssign>,
+    pops: Vec<PopLogic>,
+    pmut_assigns: Vec<RangeAssign>,
+    text_bits: Vec<TextBit>,
     gs_bits: Vec<RowBit>,
     col_bits: Vec<RowBit>,
     nodes: Vec<NodeLogic>,
@@ -271,7 +314,15 @@ fn cond_text(d: &StackDesign, c: CondId) -> String {
                 v
             )
         }
-        _ => "[?]".to_string(),
+        CondKind::Position { op, value, .. } => format!("[position() {} {value}]", op.as_str()),
+        CondKind::TextExists => "[text()]".to_string(),
+        CondKind::TextCmp(cmp) => {
+            let v = match &cmp.value {
+                crate::ir::xpath::Value::Str(s) => format!("\"{}\"", comment_text(s)),
+                crate::ir::xpath::Value::Num(b) => format!("{}", f64::from_bits(*b)),
+            };
+            format!("[text() {} {}]", cmp.op.as_str(), v)
+        }
     }
 }
 
@@ -308,7 +359,7 @@ fn query_comment(text: &str) -> String {
 fn comparators(d: &StackDesign) -> Vec<(CondId, String)> {
     let mut out = Vec::new();
     for (i, c) in d.conds.iter().enumerate() {
-        if let CondKind::AttrCmp(..) = c {
+        if let CondKind::AttrCmp(..) | CondKind::TextCmp(_) = c {
             out.push((CondId(i as u32), format!("qrtl_vcmp_{i}")));
         }
     }
@@ -324,10 +375,13 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
     let members = cl.column_members();
     // Tag decoder over the tags this cluster's nodes test or read.
     let gs_tags = cl.gs_tags();
+    let counters = cl.counters_used(&d.conds, &d.counters);
     let mut tags: Vec<_> = cl
         .nodes
         .iter()
-        .filter_map(|n| match n.test {
+        .map(|n| n.test)
+        .chain(counters.iter().map(|c| d.counters[c.index()].test))
+        .filter_map(|t| match t {
             Test::Tag(t) => Some(t),
             Test::Any => None,
         })
@@ -348,13 +402,31 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
         })
         .collect();
     // Attribute decoder and comparators over this cluster's conditions.
+    // Open-time conditions: the nodes', the guards of the counters they
+    // read, and the positions of those counters (evaluated in id order).
     let mut conds: Vec<CondId> = cl
         .nodes
         .iter()
         .flat_map(|n| n.conds.iter().copied())
+        .chain(
+            counters
+                .iter()
+                .flat_map(|c| d.counters[c.index()].guard.iter().copied()),
+        )
         .collect();
     conds.sort();
     conds.dedup();
+    let (pos_ids, conds): (Vec<CondId>, Vec<CondId>) = conds
+        .into_iter()
+        .partition(|c| matches!(d.conds[c.index()], CondKind::Position { .. }));
+    // text() conditions the pop nodes check.
+    let mut text_conds: Vec<CondId> = cl
+        .pops
+        .iter()
+        .flat_map(|p| p.close_conds.iter().copied())
+        .collect();
+    text_conds.sort();
+    text_conds.dedup();
     let mut attrs: Vec<AttrId> = conds
         .iter()
         .filter_map(|c| match &d.conds[c.index()] {
@@ -392,7 +464,7 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
                 });
                 (*a, Some(out))
             }
-            _ => unreachable!("verified: attribute conditions only"),
+            _ => unreachable!("partitioned: attribute conditions only"),
         };
         cond_regs.push(CondReg {
             name: cond_name(c),
@@ -452,15 +524,42 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
             src: String::new(),
         })
         .collect();
-    let flagged: std::collections::HashSet<HwNodeId> = cl.flags.iter().map(|f| f.node).collect();
-    // Columns some node reads (a carry column also reads itself); the others
-    // are stored but unread (possible only with `last-column` off).
+    let flagged: std::collections::HashSet<HwNodeId> = cl
+        .flags
+        .iter()
+        .filter_map(|f| match f.src {
+            FlagSrc::Fire(n) => Some(n),
+            FlagSrc::Pop(_) => None,
+        })
+        .collect();
+    // Columns some node or pop node reads (a carry column also reads
+    // itself); the others are stored but unread (possible only with
+    // `last-column` off).
     let mut read_cols = vec![false; cl.columns.len()];
     for i in 0..cl.nodes.len() {
         if let Read::Column { col, .. } = cl.read_of(HwNodeId(i as u32), &members) {
             read_cols[col.index()] = true;
         }
     }
+    for i in 0..cl.pops.len() {
+        read_cols[cl.here_of(PopId(i as u32), &members).0.index()] = true;
+    }
+    let row_width = gs_bits.len() + col_bits.len();
+    let m = mutable_part(MutableCtx {
+        d,
+        cl,
+        p: &p,
+        members: &members,
+        row_width,
+        counters: &counters,
+        pos_ids: &pos_ids,
+        text_conds: &text_conds,
+        modules: &modules,
+        tag_line: &tag_line,
+        cond_name: &cond_name,
+        gs_bit: &|t| &gs_bits[gs_tags.iter().position(|x| *x == t).expect("gs tag")],
+        col_bit: &|c| &col_bits[c],
+    });
     for (j, c) in cl.columns.iter().enumerate() {
         read_cols[j] |= c.kind == ColKind::Carry;
     }
@@ -536,7 +635,10 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
         .iter()
         .map(|f| FlagLogic {
             name: f.name.clone(),
-            node: cl.node(f.node).name.clone(),
+            set: match f.src {
+                FlagSrc::Fire(n) => format!("(ev_open & {})", cl.node(n).name),
+                FlagSrc::Pop(x) => format!("{}_full", cl.pop(x).name),
+            },
         })
         .collect();
     let outs: Vec<QueryOut> = d
@@ -576,13 +678,14 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
                 "ev_open",
                 "ev_open_empty",
                 "ev_close",
+                "ev_text_unit",
+                "ev_text_end",
                 "ev_doc_end",
             ]
             .iter()
             .map(|s| s.to_string()),
         )
         .collect();
-    let row_width = gs_bits.len() + col_bits.len();
     // Rows below the top: depths 0..max_depth-1, rounded up to a power of two
     // so the address is exactly the low bits of the stack pointer.
     let addr_width = clog2(u64::from(d.max_depth)).max(1);
@@ -606,7 +709,16 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
         attr_trie: trie_bits(&attr_trie, &p),
         attr_lines,
         vcmps,
+        text_vcmps: m.text_vcmps,
         conds: cond_regs,
+        counters: m.counters,
+        pos_conds: m.pos_conds,
+        mut_width: m.width,
+        full_width: row_width + m.width,
+        counted_assigns: m.counted_assigns,
+        pops: m.pops,
+        pmut_assigns: m.pmut_assigns,
+        text_bits: m.text_bits,
         gs_bits,
         col_bits,
         nodes,
@@ -630,7 +742,7 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
         }),
     }];
     for (c, module) in comparators(d) {
-        if let CondKind::AttrCmp(_, cmp) = &d.conds[c.index()] {
+        if let CondKind::AttrCmp(_, cmp) | CondKind::TextCmp(cmp) = &d.conds[c.index()] {
             files.push(RtlFile {
                 name: format!("{module}.v"),
                 text: vcmp_module(&module, cmp, &cond_text(d, c)),
@@ -738,6 +850,14 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
                 width: 1,
             },
             StageSig {
+                name: "text_unit",
+                width: 1,
+            },
+            StageSig {
+                name: "text_end",
+                width: 1,
+            },
+            StageSig {
                 name: "doc_end",
                 width: 1,
             },
@@ -777,5 +897,329 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
         // SAX output register, one register per further cluster, the
         // result load.
         latency: 1 + (stages as u32 - 1) + 1,
+    }
+}
+
+/// What the mutable part of a cluster's rows is built from.
+struct MutableCtx<'a> {
+    d: &'a StackDesign,
+    cl: &'a Cluster,
+    p: &'a str,
+    members: &'a [Vec<HwNodeId>],
+    row_width: usize,
+    counters: &'a [crate::ir::xpath::CounterId],
+    pos_ids: &'a [CondId],
+    text_conds: &'a [CondId],
+    modules: &'a BTreeMap<CondId, String>,
+    tag_line: &'a dyn Fn(crate::ir::xpath::TagId) -> String,
+    cond_name: &'a dyn Fn(CondId) -> String,
+    gs_bit: &'a dyn Fn(crate::ir::xpath::TagId) -> &'a RowBit,
+    col_bit: &'a dyn Fn(usize) -> &'a RowBit,
+}
+
+/// The mutable part of the rows (counters, `text()` results, reports) and
+/// the logic around it.
+struct Mutable {
+    width: usize,
+    counters: Vec<CounterLogic>,
+    pos_conds: Vec<PosCond>,
+    text_vcmps: Vec<VcmpInst>,
+    text_bits: Vec<TextBit>,
+    pops: Vec<PopLogic>,
+    counted_assigns: Vec<RangeAssign>,
+    pmut_assigns: Vec<RangeAssign>,
+}
+
+fn range(hi: usize, lo: usize) -> String {
+    if hi == lo {
+        format!("{lo}")
+    } else {
+        format!("{hi}:{lo}")
+    }
+}
+
+fn verilog_op(op: CmpOp) -> &'static str {
+    match op {
+        CmpOp::Eq => "==",
+        CmpOp::Ne => "!=",
+        CmpOp::Lt => "<",
+        CmpOp::Le => "<=",
+        CmpOp::Gt => ">",
+        CmpOp::Ge => ">=",
+    }
+}
+
+/// Positions a counter can tell apart: up to 2^40 siblings under one parent.
+const MAX_POSITION: f64 = (1u64 << 40) as f64;
+
+/// `position() OP v` over positions 1, 2, ... as an integer comparison
+/// `position() OP' n` with 1 <= n <= 2^40, or its constant answer.
+fn position_test(op: CmpOp, v: f64) -> Result<(CmpOp, u64), bool> {
+    if v.is_nan() {
+        return Err(op == CmpOp::Ne);
+    }
+    let whole = v.fract() == 0.0;
+    match op {
+        CmpOp::Eq | CmpOp::Ne => {
+            let never = !whole || !(1.0..=MAX_POSITION).contains(&v);
+            if never {
+                Err(op == CmpOp::Ne)
+            } else {
+                Ok((op, v as u64))
+            }
+        }
+        // pos < v  <=>  pos < ceil(v);  pos >= v  <=>  pos >= ceil(v)
+        CmpOp::Lt | CmpOp::Ge => {
+            let n = v.ceil();
+            if n <= 1.0 {
+                Err(op == CmpOp::Ge)
+            } else if n > MAX_POSITION {
+                Err(op == CmpOp::Lt)
+            } else {
+                Ok((op, n as u64))
+            }
+        }
+        // pos <= v  <=>  pos <= floor(v);  pos > v  <=>  pos > floor(v)
+        CmpOp::Le | CmpOp::Gt => {
+            let n = v.floor();
+            if n < 1.0 {
+                Err(op == CmpOp::Gt)
+            } else if n >= MAX_POSITION {
+                Err(op == CmpOp::Le)
+            } else {
+                Ok((op, n as u64))
+            }
+        }
+    }
+}
+
+fn mutable_part(x: MutableCtx<'_>) -> Mutable {
+    let MutableCtx { d, cl, p, .. } = x;
+    let mut at = 0usize; // next free bit of the mutable part
+                         // Sibling counters: wide enough for the largest position compared + 1,
+                         // saturating there (every comparison then still sees the true answer).
+    let mut counters = Vec::new();
+    let mut cnt_name = BTreeMap::new();
+    let mut cnt_width = BTreeMap::new();
+    for &k in x.counters {
+        let maxv = d
+            .conds
+            .iter()
+            .filter_map(|c| match c {
+                CondKind::Position { counter, op, value } if *counter == k => {
+                    position_test(*op, f64::from_bits(*value)).ok().map(|t| t.1)
+                }
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0);
+        let width = clog2(maxv.saturating_add(2)).max(1);
+        let counter = &d.counters[k.index()];
+        let name = format!("{p}_cnt{}", k.0);
+        let mut inc = vec!["ev_open".to_string()];
+        if let Test::Tag(t) = counter.test {
+            inc.push((x.tag_line)(t));
+        }
+        inc.extend(counter.guard.iter().map(|g| (x.cond_name)(*g)));
+        let test = match counter.test {
+            Test::Any => "*".to_string(),
+            Test::Tag(t) => comment_text(d.tags.name(t)),
+        };
+        let guards: String = counter.guard.iter().map(|g| cond_text(d, *g)).collect();
+        counters.push(CounterLogic {
+            name: name.clone(),
+            comment: format!(
+                "counter {}: children {test}{guards} of the top element",
+                k.0
+            ),
+            width,
+            lo: at,
+            hi: at + width as usize - 1,
+            inc: inc.join(" & "),
+        });
+        cnt_name.insert(k, name);
+        cnt_width.insert(k, width);
+        at += width as usize;
+    }
+    let pos_conds = x
+        .pos_ids
+        .iter()
+        .map(|&c| {
+            let CondKind::Position { counter, op, value } = &d.conds[c.index()] else {
+                unreachable!("partitioned: positions only")
+            };
+            let (name, w) = (&cnt_name[counter], cnt_width[counter]);
+            let expr = match position_test(*op, f64::from_bits(*value)) {
+                Ok((op, n)) => format!("{name}_inc & ({name}_next {} {w}'d{n})", verilog_op(op)),
+                Err(true) => format!("{name}_inc"),
+                Err(false) => "1'b0".to_string(),
+            };
+            PosCond {
+                name: (x.cond_name)(c),
+                expr,
+                comment: cond_text(d, c),
+            }
+        })
+        .collect();
+    let counters_end = at;
+    // text() results of the top element.
+    let mut text_vcmps = Vec::new();
+    let mut text_bits = Vec::new();
+    let mut text_bit = BTreeMap::new();
+    for &c in x.text_conds {
+        let hit = match &d.conds[c.index()] {
+            CondKind::TextCmp(_) => {
+                let inst = format!("{p}_t{}", c.0);
+                let out = format!("{inst}_ok");
+                text_vcmps.push(VcmpInst {
+                    module: x.modules[&c].clone(),
+                    inst,
+                    out: out.clone(),
+                });
+                out
+            }
+            _ => "1'b1".to_string(),
+        };
+        text_bits.push(TextBit {
+            bit: x.row_width + at,
+            hit,
+            comment: cond_text(d, c),
+        });
+        text_bit.insert(c, at);
+        at += 1;
+    }
+    let plain_end = at;
+    // Reports: a bit per pop node some pop node needs; with `--ordered` an
+    // accepted-report bit per such node, and a raw bit only for `//` nodes
+    // (their reports still travel up).
+    let ordered = d.order == SiblingOrder::Ordered;
+    let mut is_child = vec![false; cl.pops.len()];
+    for pop in &cl.pops {
+        for c in &pop.children {
+            is_child[c.index()] = true;
+        }
+    }
+    let mut rep_bit = vec![None; cl.pops.len()];
+    let mut acc_bit = vec![None; cl.pops.len()];
+    for (i, pop) in cl.pops.iter().enumerate() {
+        if is_child[i] && (!ordered || pop.axis == Axis::Descendant) {
+            rep_bit[i] = Some(at);
+            at += 1;
+        }
+    }
+    for i in 0..cl.pops.len() {
+        if is_child[i] && ordered {
+            acc_bit[i] = Some(at);
+            at += 1;
+        }
+    }
+    let width = at;
+    let tos_mut = |b: usize| format!("{p}_tos_mut[{b}]");
+    let mut pops = Vec::new();
+    let mut pmut_assigns = Vec::new();
+    if plain_end > 0 {
+        pmut_assigns.push(RangeAssign {
+            range: range(plain_end - 1, 0),
+            expr: format!("{p}_pmut[{}]", range(plain_end - 1, 0)),
+        });
+    }
+    for (i, pop) in cl.pops.iter().enumerate() {
+        let (col, gs) = cl.here_of(PopId(i as u32), x.members);
+        let col = (x.col_bit)(col.index());
+        let mut close = vec!["ev_close".to_string(), col.name.clone()];
+        let mut empty = vec!["ev_open_empty".to_string(), format!("{p}_row[{}]", col.bit)];
+        if let Some(t) = gs {
+            let g = (x.gs_bit)(t);
+            close.push(g.name.clone());
+            empty.push(format!("{p}_row[{}]", g.bit));
+        }
+        for c in &pop.children {
+            let b = if ordered {
+                acc_bit[c.index()]
+            } else {
+                rep_bit[c.index()]
+            };
+            close.push(tos_mut(b.expect("children have report bits")));
+        }
+        for c in &pop.close_conds {
+            close.push(tos_mut(text_bit[c]));
+        }
+        let full = if pop.children.is_empty() && pop.close_conds.is_empty() {
+            format!("({}) | ({})", close.join(" & "), empty.join(" & "))
+        } else {
+            close.join(" & ")
+        };
+        let name = pop.name.clone();
+        let arrive =
+            (rep_bit[i].is_some() || acc_bit[i].is_some()).then(|| match (pop.axis, rep_bit[i]) {
+                (Axis::Descendant, Some(r)) => {
+                    format!("{name}_full | (ev_close & {})", tos_mut(r))
+                }
+                _ => format!("{name}_full"),
+            });
+        if let Some(r) = rep_bit[i] {
+            pmut_assigns.push(RangeAssign {
+                range: format!("{r}"),
+                expr: format!("{p}_pmut[{r}] | {name}_arrive"),
+            });
+        }
+        if let Some(a) = acc_bit[i] {
+            let expr = match pop.prev {
+                Some(prev) => format!(
+                    "{p}_pmut[{a}] | ({name}_arrive & {p}_pmut[{}])",
+                    acc_bit[prev.index()].expect("siblings have accepted bits")
+                ),
+                None => format!("{p}_pmut[{a}] | {name}_arrive"),
+            };
+            pmut_assigns.push(RangeAssign {
+                range: format!("{a}"),
+                expr,
+            });
+        }
+        let needs: Vec<String> = pop
+            .children
+            .iter()
+            .map(|c| cl.pop(*c).name.clone())
+            .chain(pop.close_conds.iter().map(|c| cond_text(d, *c)))
+            .collect();
+        pops.push(PopLogic {
+            comment: format!(
+                "{} {}{}{}",
+                name,
+                if pop.axis == Axis::Child { "/" } else { "//" },
+                node_comment(d, cl, pop.push),
+                if needs.is_empty() {
+                    String::new()
+                } else {
+                    format!("; needs {}", needs.join(", "))
+                }
+            ),
+            name,
+            full,
+            arrive,
+        });
+    }
+    let mut counted_assigns: Vec<RangeAssign> = counters
+        .iter()
+        .map(|c| RangeAssign {
+            range: range(c.hi, c.lo),
+            expr: format!("{}_next", c.name),
+        })
+        .collect();
+    if width > counters_end {
+        counted_assigns.push(RangeAssign {
+            range: range(width - 1, counters_end),
+            expr: format!("{p}_tos_mut[{}]", range(width - 1, counters_end)),
+        });
+    }
+    Mutable {
+        width,
+        counters,
+        pos_conds,
+        text_vcmps,
+        text_bits,
+        pops,
+        counted_assigns,
+        pmut_assigns,
     }
 }

@@ -178,7 +178,10 @@ impl Program {
                 push[node_push[n.index()] as usize].accepts.push(pi as u32);
                 continue;
             }
-            let nodes: Vec<NodeId> = design.part_nodes(crate::ir::xpath::PartId(pi as u32));
+            // Pop columns for the pop root's subtree only: the chain above
+            // it is covered by its push column.
+            let root = part.pop_root(design).expect("not a plain path");
+            let nodes: Vec<NodeId> = design.subtree_nodes(root);
             for &n in &nodes {
                 twig_of[n.index()] = twig.len() as u32;
                 let node = design.node(n);
@@ -186,7 +189,7 @@ impl Program {
                 twig.push(TwigNode {
                     close_conds: node.close_conds.iter().map(|c| c.0).collect(),
                     children: Box::new([]),
-                    root_of: node.parent.is_none().then_some(pi as u32),
+                    root_of: (n == root).then_some(pi as u32),
                     prev: u32::MAX,
                 });
             }
