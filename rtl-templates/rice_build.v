@@ -77,13 +77,13 @@ module rice_build #(
     wire [CW+1:0] bits_x = {2'b00, in_bits};
     wire [CW+1:0] rem_span_x = {{(CW+2-SW){1'b0}}, in_rem_span};
 
-    function [CW-1:0] onehot_pos;
-        input [N-1:0] x;
+    // One-hot to binary: bit i of a position is the OR of the one-hot bits
+    // whose index has bit i set (constant masks).
+    function [N-1:0] index_bit_mask;
+        input integer bit_i;
         integer j;
         begin
-            onehot_pos = {CW{1'b0}};
-            for (j = 0; j < N; j = j + 1)
-                if (x[j]) onehot_pos = onehot_pos | j[CW-1:0];
+            for (j = 0; j < N; j = j + 1) index_bit_mask[j] = ((j >> bit_i) & 1) == 1;
         end
     endfunction
 
@@ -109,17 +109,16 @@ module rice_build #(
         end
     endfunction
 
-    // The K bits after a one-hot delimiter (zeros past the chunk): the
-    // remainder multiplexed by the delimiter's position.
+    // The K bits after the delimiter at pos (zeros past the chunk).
+    localparam XW = $clog2(N + KW);  // index of a bit of data_x
     function [KW-1:0] rem_after;
-        input [N-1:0] onehot;
+        input [XW-1:0] pos;
         input [N+KW-1:0] x;
-        integer q, j;
+        integer j;
         begin
             rem_after = {KW{1'b0}};
-            for (q = 0; q < N; q = q + 1)
-                for (j = 0; j < K; j = j + 1)
-                    rem_after[j] = rem_after[j] | (onehot[q] & x[q + 1 + j]);
+            for (j = 0; j < K; j = j + 1)
+                rem_after[j] = x[pos + j[XW-1:0] + {{(XW-1){1'b0}}, 1'b1}];
         end
     endfunction
 
@@ -184,7 +183,12 @@ module rice_build #(
             if (b < B - 1) begin : rest
                 wire [N-1:0] left_out = left_in & ~pick;
             end
-            wire [CW-1:0] dpos = onehot_pos(pick);
+            wire [CW-1:0] dpos;
+            genvar pb;
+            for (pb = 0; pb < CW; pb = pb + 1) begin : enc
+                localparam [N-1:0] MASK = index_bit_mask(pb);
+                assign dpos[pb] = |(pick & MASK);
+            end
             // A quotient spanning in from earlier chunks adds the carried count.
             wire spanning = |(pick & in_span);
             wire [CW-1:0] q_here = dpos - start;
@@ -196,7 +200,7 @@ module rice_build #(
             wire ovf = CHECK_OVF != 0 && found && q > MAXQ;
             // Remainder extraction: the K bits after the delimiter (those in
             // the chunk when the code is cut; the rest are 0).
-            wire [KW-1:0] rbits = rem_after(pick, data_x);
+            wire [KW-1:0] rbits = rem_after(dpos[XW-1:0], data_x);
             wire [CW-1:0] rgot = in_bits - dpos - {{(CW-1){1'b0}}, 1'b1};
             wire [V-1:0] value;
             if (K == 0) begin : k0

@@ -19,11 +19,21 @@
 //! qrtl-bench-rice [--quick]
 //! ```
 //!
+//! `--quick`: 1M integers, and one hardware design (N = 8, k = 3) per arch.
+//!
 //! Throughput is Gbit/s of compressed input, best of 3 runs. Figures are
 //! reported, never asserted.
+//!
+//! Then the hardware decoders (`qrtl rice compile`): Verilator cycles per
+//! stream against ceil(bits/N) for each arch, and Yosys 0.23 LUT/FF counts
+//! of the no-stall decoder (`synth_xilinx -family xc7`, `synth_ecp5`) for
+//! N in {8, 16, 32, 64} at k = 3.
 
 use dsi_bitstream::prelude::*;
+use qrtl_compiler::driver_rice::simulate_rice;
+use qrtl_compiler::emit::verilog::rice::{emit_rice, RiceArch, RiceHwConfig};
 use qrtl_compiler::refmodel::rice::{decode_into, encode, BitOrder, RiceConfig, Unary};
+use qrtl_compiler::sim::{Simulator, Stalls};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::time::Instant;
@@ -153,4 +163,160 @@ fn main() {
             );
         }
     }
+    rtl_section(quick);
+}
+
+/// Verilator cycles and Yosys area of the hardware decoders.
+fn rtl_section(quick: bool) {
+    let ints = if quick { 2_000 } else { 20_000 };
+    println!("\n# Golomb-Rice hardware decoders\n");
+    println!(
+        "One stream of {ints} integers (same distribution) per design, `--value-bits 32`, \
+         simulated alone in Verilator with the output always ready. cycles: from the \
+         stream's first beat in to its last beat out. `nostall` takes N bits every clock: \
+         cycles = ceil(bits/N) + 4; `single` sends one integer per clock; `serial` reads \
+         one bit per clock.\n"
+    );
+    println!("| arch | N | k | bits | ceil(bits/N) | cycles | cycles - ceil(bits/N) | bits/cycle | build s |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for arch in RiceArch::ALL {
+        let designs: &[(u32, u32)] = if quick {
+            &[(8, 3)]
+        } else {
+            &[(8, 3), (32, 3), (64, 3), (128, 3), (32, 8), (64, 0)]
+        };
+        for &(n, k) in designs {
+            if arch == RiceArch::Serial && n > 32 {
+                continue; // one bit per clock whatever N
+            }
+            let cfg = RiceHwConfig {
+                code: RiceConfig {
+                    k,
+                    width: 32,
+                    ..RiceConfig::default()
+                },
+                chunk_bits: n,
+                arch,
+            };
+            let input = values(ints, k, 0xbeef + u64::from(k));
+            let bytes = encode(&cfg.code, &input).expect("bench values encode");
+            let rtl = emit_rice(&cfg).expect("bench config is valid");
+            let t0 = Instant::now();
+            let r = simulate_rice(
+                &rtl,
+                &cfg,
+                &[bytes.clone()],
+                Simulator::Verilator,
+                &Stalls::NONE,
+                None,
+            )
+            .unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
+            let elapsed = t0.elapsed().as_secs_f64();
+            assert!(
+                r.streams[0].values == input,
+                "{cfg:?}: hardware output differs"
+            );
+            let bits = bytes.len() as u64 * 8;
+            let beats = bits.div_ceil(u64::from(n));
+            let cycles = r.run.total_cycles;
+            println!(
+                "| {} | {n} | {k} | {bits} | {beats} | {cycles} | {} | {:.2} | {:.0} |",
+                arch.as_str(),
+                cycles as i64 - beats as i64,
+                bits as f64 / cycles as f64,
+                r.build.build_time.as_secs_f64().min(elapsed)
+            );
+        }
+    }
+    println!(
+        "\n## Area: no-stall decoder, k = 3, 32-bit values (Yosys 0.23)\n\n\
+         `synth_xilinx -family xc7 -flatten` (LUT1-6, FDRE/FDSE/FDCE/FDPE, CARRY4) and `synth_ecp5` \
+         (LUT4, TRELLIS_FF, CCU2C) of the generated RTL, cell counts from `stat`.\n"
+    );
+    println!("| arch | N | builders | xc7 LUT | xc7 FF | xc7 CARRY4 | ecp5 LUT4 | ecp5 FF | ecp5 CCU2C | synth s |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let sizes: &[u32] = if quick { &[8] } else { &[8, 16, 32, 64] };
+    for &n in sizes {
+        let cfg = RiceHwConfig {
+            code: RiceConfig {
+                k: 3,
+                width: 32,
+                ..RiceConfig::default()
+            },
+            chunk_bits: n,
+            arch: RiceArch::NoStall,
+        };
+        let rtl = emit_rice(&cfg).expect("bench config is valid");
+        let t0 = Instant::now();
+        let xc7 = yosys_cells(&rtl.files, &rtl.top, "synth_xilinx -family xc7 -flatten");
+        let ecp5 = yosys_cells(&rtl.files, &rtl.top, "synth_ecp5");
+        let (Some(xc7), Some(ecp5)) = (xc7, ecp5) else {
+            println!(
+                "| nostall | {n} | {} | yosys failed | | | | | | |",
+                cfg.builders()
+            );
+            continue;
+        };
+        let sum = |m: &std::collections::BTreeMap<String, u64>, names: &[&str]| -> u64 {
+            names.iter().map(|c| m.get(*c).copied().unwrap_or(0)).sum()
+        };
+        println!(
+            "| nostall | {n} | {} | {} | {} | {} | {} | {} | {} | {:.0} |",
+            cfg.builders(),
+            sum(&xc7, &["LUT1", "LUT2", "LUT3", "LUT4", "LUT5", "LUT6"]),
+            sum(&xc7, &["FDRE", "FDSE", "FDCE", "FDPE"]),
+            sum(&xc7, &["CARRY4"]),
+            sum(&ecp5, &["LUT4"]),
+            sum(&ecp5, &["TRELLIS_FF"]),
+            sum(&ecp5, &["CCU2C"]),
+            t0.elapsed().as_secs_f64()
+        );
+    }
+}
+
+/// Cell counts of `yosys -p "read_verilog ...; <synth> -top TOP; stat"`,
+/// or `None` when Yosys is missing or fails.
+fn yosys_cells(
+    files: &[(String, String)],
+    top: &str,
+    synth: &str,
+) -> Option<std::collections::BTreeMap<String, u64>> {
+    let dir = std::env::temp_dir().join(format!("qrtl-bench-rice-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).ok()?;
+    let mut read = String::from("read_verilog");
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).ok()?;
+        read.push(' ');
+        read.push_str(name);
+    }
+    let out = std::process::Command::new("yosys")
+        .current_dir(&dir)
+        .args([
+            "-q",
+            "-p",
+            &format!("{read}; {synth} -top {top}; tee -o stat.txt stat"),
+        ])
+        .output()
+        .ok()?;
+    let stat = std::fs::read_to_string(dir.join("stat.txt")).ok();
+    let _ = std::fs::remove_dir_all(&dir);
+    if !out.status.success() {
+        eprintln!("yosys {synth}: {}", String::from_utf8_lossy(&out.stderr));
+        return None;
+    }
+    let mut cells = std::collections::BTreeMap::new();
+    for line in stat?.lines() {
+        let mut w = line.split_whitespace();
+        if let (Some(name), Some(count), None) = (w.next(), w.next(), w.next()) {
+            if let Ok(c) = count.parse::<u64>() {
+                if name
+                    .chars()
+                    .all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+                {
+                    *cells.entry(name.to_string()).or_insert(0) += c;
+                }
+            }
+        }
+    }
+    Some(cells)
 }

@@ -290,9 +290,233 @@ fn bench_quick_runs_and_both_decoders_agree() {
         .map(str::to_string)
         .collect();
     assert_eq!(rows.len(), 4, "{}", stdout(&o));
+    // The hardware section: one design per arch, and the area row.
+    for arch in ["nostall", "single", "serial"] {
+        let n = stdout(&o)
+            .lines()
+            .filter(|l| l.starts_with(&format!("| {arch} | 8 | 3 |")))
+            .count();
+        assert_eq!(n, 1, "{arch}: {}", stdout(&o));
+    }
+    assert!(
+        stdout(&o)
+            .lines()
+            .any(|l| l.starts_with("| nostall | 8 | 2 |")),
+        "area row: {}",
+        stdout(&o)
+    );
     let o = Command::new(env!("CARGO_BIN_EXE_qrtl-bench-rice"))
         .arg("--fast")
         .output()
         .expect("run qrtl-bench-rice");
     assert_eq!(o.status.code(), Some(2));
+}
+
+// ---- qrtl rice compile | sim (the hardware decoder) ------------------------
+
+#[test]
+fn compile_writes_a_project_with_ports_and_parameters() {
+    let d = temp_dir("compile");
+    for arch in ["nostall", "single", "serial"] {
+        let out = d.join(arch);
+        let o = qrtl(&[
+            "rice",
+            "compile",
+            "--k",
+            "3",
+            "--width",
+            "16",
+            "--arch",
+            arch,
+            "--value-bits",
+            "20",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{arch}: {}", stderr(&o));
+        for f in [
+            "manifest.json",
+            "README.md",
+            "rtl/qrtl_rice_top.v",
+            "qrtl_rice.core",
+        ] {
+            assert!(out.join(f).is_file(), "{arch}: {f}");
+        }
+        let m: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap())
+                .unwrap();
+        assert_eq!(m["kind"], "rice");
+        assert_eq!(m["parameters"]["arch"], arch);
+        assert_eq!(m["parameters"]["k"], 3);
+        assert_eq!(m["parameters"]["width"], 16);
+        let lanes = if arch == "nostall" { 4 } else { 1 };
+        assert_eq!(m["output"]["lanes"], lanes, "{arch}");
+        let ports = m["ports"].as_array().unwrap();
+        let width = |name: &str| {
+            ports
+                .iter()
+                .find(|p| p["name"] == name)
+                .unwrap_or_else(|| panic!("{arch}: port {name}"))["width"]
+                .as_u64()
+                .unwrap()
+        };
+        assert_eq!(width("s_axis_tdata"), 16);
+        assert_eq!(width("s_axis_tkeep"), 2);
+        assert_eq!(width("m_axis_tdata"), lanes * 21 + 2 + 120);
+        // The project simulates as written (its sources and ports).
+        let (spec, rtl) = qrtl_compiler::sim::project_sources(&out).unwrap();
+        assert_eq!((spec.in_data_bits, spec.in_keep), (16, true));
+        assert_eq!(rtl.len(), if arch == "serial" { 2 } else { 4 });
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn compile_and_sim_usage_errors_exit_2() {
+    let d = temp_dir("hwusage");
+    let out = d.join("p");
+    let o_ = out.to_str().unwrap();
+    for (args, msg) in [
+        (vec!["--k", "3", "--width", "12"], "multiple of 8"),
+        (vec!["--k", "3", "--width", "136"], "multiple of 8"),
+        (vec!["--k", "3", "--width", "0"], "multiple of 8"),
+        (
+            vec!["--k", "20", "--value-bits", "16"],
+            "above --value-bits",
+        ),
+        (vec!["--k", "64"], "--k"),
+        (vec!["--k", "3", "--arch", "fast"], "--arch"),
+        (vec!["--k", "3", "--value-bits", "0"], "--value-bits"),
+        (vec!["--k", "3", "--clock-mhz", "0"], "clock"),
+    ] {
+        let mut a = vec!["rice", "compile"];
+        a.extend(&args);
+        a.extend(["-o", o_]);
+        let o = qrtl(&a);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(msg), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"));
+    }
+    let o = qrtl(&["rice", "sim", "--k", "3", "--width", "12", "x.bin"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = qrtl(&["rice", "sim", "--k", "3"]);
+    assert_eq!(o.status.code(), Some(2), "no stream: {}", stderr(&o));
+    let o = qrtl(&["rice", "sim", "--k", "3", "--out-stall", "100", "x.bin"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // A missing stream is bad input.
+    let o = qrtl(&["rice", "sim", "--k", "3", "/nonexistent/s.bin"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("/nonexistent/s.bin: error: cannot read stream"));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// `sim` prints exactly what `decode` prints (stdout, stderr, exit code),
+/// for our own encoder's streams and for cut and overflowing ones.
+#[test]
+fn sim_prints_what_decode_prints() {
+    let d = temp_dir("simdecode");
+    let ints: String = (0..300u64)
+        .map(|i| format!("{}\n", (i * 7919) % 97 + if i % 50 == 0 { 900 } else { 0 }))
+        .collect();
+    let ints = write(&d, "ints.txt", ints.as_bytes());
+    let code = [
+        "--k",
+        "2",
+        "--unary",
+        "ones",
+        "--bit-order",
+        "lsb",
+        "--width",
+        "24",
+    ];
+    let stream = d.join("s.bin");
+    let s = stream.to_str().unwrap();
+    let mut a = vec!["rice", "encode"];
+    a.extend(&code);
+    a.extend([ints.as_str(), "-o", s]);
+    assert_eq!(qrtl(&a).status.code(), Some(0));
+    let full = std::fs::read(&stream).unwrap();
+    let cut = write(&d, "cut.bin", &full[..full.len() / 2]);
+    // q = 2^22: above the largest quotient of 24-bit values with k = 2.
+    let mut over = full[..10].to_vec();
+    over.extend(std::iter::repeat(0xff).take((1 << 22) / 8 + 2));
+    over.push(0x00);
+    let over = write(&d, "over.bin", &over);
+    for file in [s, cut.as_str(), over.as_str()] {
+        let mut dec = vec!["rice", "decode"];
+        dec.extend(&code);
+        dec.push(file);
+        let want = qrtl(&dec);
+        for arch in ["nostall", "single", "serial"] {
+            let mut sim = vec!["rice", "sim", "--arch", arch, "--value-bits", "24"];
+            sim.extend(&code);
+            sim.push(file);
+            if arch == "serial" && file == over.as_str() {
+                continue; // 4 Mbit one bit per cycle: left to the other archs
+            }
+            let got = qrtl(&sim);
+            assert_eq!(got.status.code(), want.status.code(), "{arch} {file}");
+            assert_eq!(stdout(&got), stdout(&want), "{arch} {file}");
+            assert_eq!(stderr(&got), stderr(&want), "{arch} {file}");
+        }
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn sim_stats_report_cycles_and_bits_and_stalls_change_nothing() {
+    let d = temp_dir("simstats");
+    let bytes: Vec<u8> = (0..200u32).map(|i| (i * 37 % 251) as u8).collect();
+    let a = write(&d, "a.bin", &bytes);
+    let b = write(&d, "b.bin", &bytes[..13]);
+    let base = [
+        "rice",
+        "sim",
+        "--k",
+        "5",
+        "--width",
+        "64",
+        "--value-bits",
+        "32",
+    ];
+    let mut args = base.to_vec();
+    args.extend(["--stats", a.as_str(), b.as_str()]);
+    let o = qrtl(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let stats: Vec<serde_json::Value> = stderr(&o)
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(stats.len(), 2);
+    // ceil(bits / 64) beats plus the pipeline's constant latency.
+    assert_eq!(stats[0]["bits"], 1600);
+    assert_eq!(stats[0]["cycles"], 25 + 4);
+    assert_eq!(stats[1]["bits"], 104);
+    assert_eq!(stats[1]["cycles"], 2 + 4);
+    let mut stalled = base.to_vec();
+    stalled.extend(["--out-stall", "60", "--in-gap", "30", "--stall-seed", "9"]);
+    stalled.extend([a.as_str(), b.as_str()]);
+    let s = qrtl(&stalled);
+    assert_eq!(s.status.code(), Some(0));
+    assert_eq!(stdout(&s), stdout(&o));
+    // Icarus agrees, and a waveform can be written.
+    let vcd = d.join("w.vcd");
+    let mut ic = base.to_vec();
+    ic.extend([
+        "--simulator",
+        "icarus",
+        "--trace",
+        vcd.to_str().unwrap(),
+        b.as_str(),
+    ]);
+    let i = qrtl(&ic);
+    assert_eq!(i.status.code(), Some(0), "{}", stderr(&i));
+    let mut vb = base.to_vec();
+    vb.push(b.as_str());
+    assert_eq!(stdout(&i), stdout(&qrtl(&vb)));
+    assert!(std::fs::read_to_string(&vcd)
+        .unwrap()
+        .contains("$enddefinitions"));
+    std::fs::remove_dir_all(&d).unwrap();
 }

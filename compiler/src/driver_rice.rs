@@ -352,9 +352,6 @@ pub fn rice_sim(streams: &[PathBuf], hw: &RiceHwArgs, sim: &RiceSimArgs) -> i32 
             }
         }
     }
-    // AXI4-Stream has no empty packet: an empty stream decodes to nothing
-    // without the hardware (as `decode` prints nothing for it).
-    let sent: Vec<Vec<u8>> = data.iter().filter(|d| !d.is_empty()).cloned().collect();
     let simulator = match sim.simulator {
         SimulatorHwArg::Verilator => Simulator::Verilator,
         SimulatorHwArg::Icarus => Simulator::Icarus,
@@ -364,32 +361,38 @@ pub fn rice_sim(streams: &[PathBuf], hw: &RiceHwArgs, sim: &RiceSimArgs) -> i32 
         in_gap_percent: sim.in_gap,
         out_stall_percent: sim.out_stall,
     };
-    let run = if sent.is_empty() {
-        None
-    } else {
-        match simulate_rice(&rtl, &cfg, &sent, simulator, &stalls, sim.trace.as_deref()) {
-            Ok(r) => Some(r),
-            Err(e) => {
-                eprintln!("error: simulation failed: {e}");
-                return 1;
-            }
-        }
-    };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut code = 0;
-    let mut next = 0;
     for (path, bytes) in streams.iter().zip(&data) {
         let name = path.display().to_string();
         let bits = bytes.len() as u64 * 8;
-        let Some(r) = run.as_ref().filter(|_| !bytes.is_empty()) else {
+        // AXI4-Stream has no empty packet: an empty stream decodes to
+        // nothing without the hardware (as `decode` prints nothing for it).
+        if bytes.is_empty() {
             if sim.stats {
                 eprintln!("{{\"cycles\":0,\"bits\":0}}");
             }
             continue;
+        }
+        // One run per stream (one build, found in the cache after the
+        // first): its cycle count is the stream's own.
+        let r = match simulate_rice(
+            &rtl,
+            &cfg,
+            std::slice::from_ref(bytes),
+            simulator,
+            &stalls,
+            sim.trace.as_deref(),
+        ) {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = out.flush();
+                eprintln!("error: simulation failed: {e}");
+                return 1;
+            }
         };
-        let hs = &r.streams[next];
-        next += 1;
+        let hs = &r.streams[0];
         for v in &hs.values {
             if writeln!(out, "{v}").is_err() {
                 return code; // stdout closed (e.g. `| head`): stop quietly
@@ -422,22 +425,10 @@ pub fn rice_sim(streams: &[PathBuf], hw: &RiceHwArgs, sim: &RiceSimArgs) -> i32 
             );
         }
         if sim.stats {
-            // Cycles the stream occupied the decoder: from its first beat
-            // in to its last beat out.
-            eprintln!(
-                "{{\"cycles\":{},\"bits\":{bits}}}",
-                stream_cycles(r, next - 1)
-            );
+            // From the stream's first beat in to its last beat out.
+            eprintln!("{{\"cycles\":{},\"bits\":{bits}}}", r.run.total_cycles);
         }
     }
     let _ = out.flush();
     code
-}
-
-/// Cycles of stream `i` in a run: its latency plus its output beats (the
-/// last beat's cycle), i.e. from its first input beat to its last output
-/// beat when the output is not stalled.
-pub fn stream_cycles(r: &RiceSimRun, i: usize) -> u64 {
-    let s = &r.streams[i];
-    s.latency + s.beats as u64
 }
