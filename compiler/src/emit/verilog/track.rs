@@ -161,19 +161,23 @@ fn emit_cluster(
         .iter()
         .map(|&w| {
             let win = &d.windows[w as usize];
-            let expr = match win.op {
-                crate::frontend::flextrack::ast::TimeOp::Overlap => {
-                    format!(
-                        "(ev_entry <= 32'd{}) & (ev_exit >= 32'd{})",
-                        win.to, win.from
-                    )
-                }
-                crate::frontend::flextrack::ast::TimeOp::Inside => {
-                    format!(
-                        "(ev_entry >= 32'd{}) & (ev_exit <= 32'd{})",
-                        win.from, win.to
-                    )
-                }
+            // Comparisons that always hold (against 0 or 2^32-1) are left
+            // out: they are constant and lint would flag them.
+            let (lo, hi) = match win.op {
+                crate::frontend::flextrack::ast::TimeOp::Overlap => ("ev_exit", "ev_entry"),
+                crate::frontend::flextrack::ast::TimeOp::Inside => ("ev_entry", "ev_exit"),
+            };
+            let mut terms = Vec::new();
+            if win.from > 0 {
+                terms.push(format!("({lo} >= 32'd{})", win.from));
+            }
+            if win.to < u32::MAX {
+                terms.push(format!("({hi} <= 32'd{})", win.to));
+            }
+            let expr = if terms.is_empty() {
+                "1'b1".to_string()
+            } else {
+                terms.join(" & ")
             };
             format!(
                 "wire w{w} = {expr}; // {} ({}:{})",
