@@ -35,6 +35,14 @@ demo: deps
 	@echo "--- the software engine, then the RTL in Verilator (same JSON plus cycles and bytes):"
 	$(QRTL) xpath filter queries/xpath/news-paths.txt queries/xpath/docs/*.xml
 	$(QRTL) xpath sim queries/xpath/news-paths.txt queries/xpath/docs/*.xml
+	@echo "--- FlexTrack: motion patterns on x,y trajectories over a grid region map (exact answer):"
+	$(QRTL) track check queries/track/patterns.txt --regions queries/track/regions.yaml
+	$(QRTL) track filter queries/track/patterns.txt queries/track/city.csv --regions queries/track/regions.yaml
+	@echo "--- what the relaxed-OR variable hardware reports (false positives measured, not guessed):"
+	$(QRTL) track filter --variables or queries/track/patterns.txt queries/track/city.csv --regions queries/track/regions.yaml
+	@echo "--- compiled to RTL ($(DEMO)/track-rtl), then simulated in Verilator (filter's JSON plus events and cycles):"
+	$(QRTL) track compile queries/track/patterns.txt --regions queries/track/regions.yaml -o $(DEMO)/track-rtl
+	$(QRTL) track sim --variables expand queries/track/patterns.txt queries/track/city.csv --regions queries/track/regions.yaml
 
 test: deps
 	$(CARGO) test --release --workspace
@@ -44,6 +52,8 @@ bench: deps
 	$(TARGET_DIR)/release/qrtl-bench | tee bench/REPORT-engine.md
 	$(TARGET_DIR)/release/qrtl-bench-rtl | tee bench/REPORT-rtl.md
 	$(TARGET_DIR)/release/qrtl-bench-rice | tee bench/REPORT-rice.md
+	$(CARGO) build --release --bin qrtl-bench-track
+	$(TARGET_DIR)/release/qrtl-bench-track | tee bench/REPORT-track.md
 
 clean:
 	$(CARGO) clean
