@@ -205,7 +205,7 @@ fn rtl_section(quick: bool) {
             let r = simulate_rice(
                 &rtl,
                 &cfg,
-                &[bytes.clone()],
+                std::slice::from_ref(&bytes),
                 Simulator::Verilator,
                 &Stalls::NONE,
                 None,

@@ -439,7 +439,7 @@ fn sim_prints_what_decode_prints() {
     let cut = write(&d, "cut.bin", &full[..full.len() / 2]);
     // q = 2^22: above the largest quotient of 24-bit values with k = 2.
     let mut over = full[..10].to_vec();
-    over.extend(std::iter::repeat(0xff).take((1 << 22) / 8 + 2));
+    over.extend(std::iter::repeat_n(0xff, (1 << 22) / 8 + 2));
     over.push(0x00);
     let over = write(&d, "over.bin", &over);
     for file in [s, cut.as_str(), over.as_str()] {

@@ -8,10 +8,10 @@
 //! One Verilator build per design, many streams per build. `QRTL_SOAK=1`
 //! adds more streams per design.
 
-use qrtl_compiler::driver_rice::{simulate_rice, RiceSimRun};
+use qrtl_compiler::driver_rice::{simulate_rice_with, RiceSimRun};
 use qrtl_compiler::emit::verilog::rice::{emit_rice, RiceArch, RiceHwConfig, NOSTALL_LATENCY};
 use qrtl_compiler::refmodel::rice::{BitOrder, DecodeError, RiceConfig, StreamDecoder, Unary};
-use qrtl_compiler::sim::{Simulator, Stalls};
+use qrtl_compiler::sim::{BuildOptions, Simulator, Stalls};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -21,7 +21,7 @@ fn stream_bits(cfg: &RiceConfig, values: &[u64]) -> Vec<bool> {
     let cont = cfg.unary == Unary::Ones;
     let mut bits = Vec::new();
     for &v in values {
-        bits.extend(std::iter::repeat(cont).take((v >> cfg.k) as usize));
+        bits.extend(std::iter::repeat_n(cont, (v >> cfg.k) as usize));
         bits.push(!cont);
         for j in 0..cfg.k {
             let i = match cfg.bit_order {
@@ -167,9 +167,9 @@ fn cases(cfg: &RiceConfig, seed: u64, soak: bool) -> Vec<Case> {
     if cfg.max_quotient() < 5000 {
         let mut bits = stream_bits(cfg, &values_for(cfg, &mut rng, 9, 50));
         let cont = cfg.unary == Unary::Ones;
-        bits.extend(std::iter::repeat(cont).take(cfg.max_quotient() as usize + 1));
+        bits.extend(std::iter::repeat_n(cont, cfg.max_quotient() as usize + 1));
         bits.push(!cont);
-        bits.extend(std::iter::repeat(false).take(cfg.k as usize + 20));
+        bits.extend(std::iter::repeat_n(false, cfg.k as usize + 20));
         out.push(Case {
             what: "quotient overflow".into(),
             bytes: pack(cfg, &bits),
@@ -178,7 +178,7 @@ fn cases(cfg: &RiceConfig, seed: u64, soak: bool) -> Vec<Case> {
     }
     // A continuation run longer than a byte at the end (not padding).
     let mut bits = stream_bits(cfg, &[1, 2, 3]);
-    bits.extend(std::iter::repeat(cfg.unary == Unary::Ones).take(21));
+    bits.extend(std::iter::repeat_n(cfg.unary == Unary::Ones, 21));
     out.push(Case {
         what: "long unterminated quotient".into(),
         bytes: pack(cfg, &bits),
@@ -218,7 +218,13 @@ fn hw(
 fn run(cfg: &RiceHwConfig, cases: &[Case], sim: Simulator, stalls: &Stalls) -> RiceSimRun {
     let rtl = emit_rice(cfg).unwrap();
     let streams: Vec<Vec<u8>> = cases.iter().map(|c| c.bytes.clone()).collect();
-    simulate_rice(&rtl, cfg, &streams, sim, stalls, None).unwrap_or_else(|e| panic!("{cfg:?}: {e}"))
+    // Many designs, short streams: unoptimized C++ builds faster.
+    let options = BuildOptions {
+        unoptimized_cxx: true,
+        ..BuildOptions::default()
+    };
+    simulate_rice_with(&rtl, cfg, &streams, sim, stalls, None, &options)
+        .unwrap_or_else(|e| panic!("{cfg:?}: {e}"))
 }
 
 /// Hardware == software == the encoder's input, stream by stream.

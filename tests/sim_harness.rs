@@ -169,6 +169,7 @@ fn builds_are_cached() {
     let options = BuildOptions {
         cache_dir: Some(root.clone()),
         jobs: 0,
+        ..BuildOptions::default()
     };
     let spec = DriverSpec::axis("axis_sum");
     let rtl = fixture("axis_sum.v");
@@ -422,6 +423,7 @@ fn child_build_and_run() {
             BuildOptions {
                 cache_dir: Some(PathBuf::from(root)),
                 jobs: 1,
+                ..BuildOptions::default()
             }
         }
         None => BuildOptions::default(),

@@ -165,8 +165,30 @@ pub fn simulate_rice(
     stalls: &Stalls,
     trace: Option<&Path>,
 ) -> Result<RiceSimRun, String> {
+    simulate_rice_with(
+        rtl,
+        cfg,
+        streams,
+        simulator,
+        stalls,
+        trace,
+        &crate::sim::BuildOptions::default(),
+    )
+}
+
+/// [`simulate_rice`] with build options.
+pub fn simulate_rice_with(
+    rtl: &RiceRtl,
+    cfg: &RiceHwConfig,
+    streams: &[Vec<u8>],
+    simulator: Simulator,
+    stalls: &Stalls,
+    trace: Option<&Path>,
+    options: &crate::sim::BuildOptions,
+) -> Result<RiceSimRun, String> {
     let spec = rice_driver_spec(rtl, cfg);
-    let build = crate::sim::build(&spec, &rtl.files, simulator).map_err(|e| e.to_string())?;
+    let build =
+        crate::sim::build_with(&spec, &rtl.files, simulator, options).map_err(|e| e.to_string())?;
     let run = build
         .run(streams, stalls, trace)
         .map_err(|e| e.to_string())?;

@@ -183,19 +183,22 @@ module qrtl_rice_top (
         end
     end
 
-    // ---- stage 4: integer builders and output alignment
-    wire b_valid, b_last, b_ovf, b_tail_delim;
-    wire [B*V-1:0] b_lanes;
-    wire [B-1:0] b_mask;
+    // ---- stage 4: the single integer builder (5.4.3). It spends one cycle
+    // per integer of a chunk; while it works the pipeline before it holds,
+    // and so does the input (back pressure).
+    wire b_ready;
+    wire b_valid, b_last, b_lane, b_ovf, b_tail_delim;
+    wire [V-1:0] b_value;
     wire [PW-1:0] b_ovf_at, b_ovf_q, b_tail;
-    rice_build #(
-        .N(N), .K(K), .B(B), .V(V), .PW(PW), .SW(SW), .CW(CW),
+    assign advance = !s3_valid || b_ready;
+    rice_build1 #(
+        .N(N), .K(K), .V(V), .PW(PW), .SW(SW), .CW(CW),
         .MSB_FIRST(MSB_FIRST), .CHECK_OVF(CHECK_OVF), .MAXQ(MAXQ)
     ) build (
         .clk(clk),
         .rst(rst),
-        .advance(advance),
         .in_valid(s3_valid),
+        .in_ready(b_ready),
         .in_first(s3_first),
         .in_last(s3_last),
         .in_bits(s3_bits),
@@ -205,91 +208,17 @@ module qrtl_rice_top (
         .in_span(s3_span),
         .in_rem_span(s3_rem_span),
         .out_valid(b_valid),
+        .out_ready(m_axis_tready),
         .out_last(b_last),
-        .out_lanes(b_lanes),
-        .out_mask(b_mask),
+        .out_lane(b_lane),
+        .out_value(b_value),
         .out_ovf(b_ovf),
         .out_ovf_at(b_ovf_at),
         .out_ovf_q(b_ovf_q),
         .out_tail(b_tail),
         .out_tail_delim(b_tail_delim)
     );
-    // ---- one integer per cycle (5.4.3): chunk results wait in a FIFO; a
-    // full FIFO stops the pipeline, and so the input (back pressure).
-    localparam DEPTH = 8;
-    localparam AW = $clog2(DEPTH);
-    localparam EW = B * V + B + 1 + 1 + 1 + 3 * PW;  // lanes, mask, last, status
-    reg [EW-1:0] fifo [0:DEPTH-1];
-    reg [AW:0] wr_ptr, rd_ptr;
-    wire [AW:0] used = wr_ptr - rd_ptr;
-    wire fifo_full = used == DEPTH[AW:0];
-    wire fifo_empty = used == {(AW+1){1'b0}};
-    // The pipeline holds while its last stage has a result the FIFO cannot
-    // take; a free slot is needed before moving.
-    assign advance = !fifo_full;
-    wire push = b_valid && !fifo_full;
-
-    always @(posedge clk) begin
-        if (push)
-            fifo[wr_ptr[AW-1:0]] <= {b_ovf_q, b_ovf_at, b_tail, b_tail_delim, b_ovf, b_last, b_mask, b_lanes};
-    end
-
-    // The serializer: the head entry's valid lanes one per beat, then (on a
-    // packet's last entry) the status beat.
-    wire [EW-1:0] head = fifo[rd_ptr[AW-1:0]];
-    wire [B*V-1:0] h_lanes = head[B*V-1:0];
-    wire [B-1:0] h_mask = head[B*V +: B];
-    wire h_last = head[B*V+B];
-    wire [2+3*PW-1:0] h_status = head[EW-1 -: 2+3*PW];
-    reg [B-1:0] sent;  // lanes of the head entry already sent
-    wire [B-1:0] todo = h_mask & ~sent;
-    wire [B-1:0] next_lane = todo & (~todo + {{(B-1){1'b0}}, 1'b1});
-    reg [V-1:0] lane_value;
-    integer l;
-    always @(*) begin
-        lane_value = {V{1'b0}};
-        for (l = 0; l < B; l = l + 1)
-            if (next_lane[l]) lane_value = h_lanes[l*V +: V];
-    end
-    wire has_lane = |todo;
-    // Entry done after its last lane; a last entry then sends its status.
-    wire status_beat = !fifo_empty && !has_lane && h_last;
-
-    reg out_valid, out_last, out_lane;
-    reg [V-1:0] out_value;
-    reg [2+3*PW-1:0] out_status;
-    wire slot_free = !out_valid || m_axis_tready;
-    wire pop = !fifo_empty && slot_free &&
-        (status_beat || (has_lane && todo == next_lane && !h_last) || (!has_lane && !h_last));
-
-    always @(posedge clk) begin
-        if (rst) begin
-            wr_ptr <= {(AW+1){1'b0}};
-            rd_ptr <= {(AW+1){1'b0}};
-            sent <= {B{1'b0}};
-            out_valid <= 1'b0;
-            out_last <= 1'b0;
-            out_lane <= 1'b0;
-            out_value <= {V{1'b0}};
-            out_status <= {(2+3*PW){1'b0}};
-        end else begin
-            if (push) wr_ptr <= wr_ptr + {{AW{1'b0}}, 1'b1};
-            if (slot_free) begin
-                out_valid <= !fifo_empty && (has_lane || h_last);
-                out_last <= status_beat;
-                out_lane <= has_lane;
-                out_value <= has_lane ? lane_value : {V{1'b0}};
-                out_status <= status_beat ? h_status : {(2+3*PW){1'b0}};
-                if (!fifo_empty && has_lane) sent <= sent | next_lane;
-            end
-            if (pop) begin
-                rd_ptr <= rd_ptr + {{AW{1'b0}}, 1'b1};
-                sent <= {B{1'b0}};
-            end
-        end
-    end
-
-    assign m_axis_tvalid = out_valid;
-    assign m_axis_tlast = out_last;
-    assign m_axis_tdata = {out_status, out_lane, out_value};
+    assign m_axis_tvalid = b_valid;
+    assign m_axis_tlast = b_last;
+    assign m_axis_tdata = {b_ovf_q, b_ovf_at, b_tail, b_tail_delim, b_ovf, b_lane, b_value};
 endmodule

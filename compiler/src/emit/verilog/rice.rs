@@ -5,9 +5,10 @@
 //!   B = ceil(N/(K+1)) blocks (`rice_insert.v`), the selector FSM with
 //!   spanning-bit marking (`rice_select.v`), B integer builders and the
 //!   output alignment (`rice_build.v`); N input bits per clock, sustained.
-//! * `single` (5.4.3): the same front end and builders, chunk results
-//!   queued in a FIFO and sent one integer per beat; backpressure from the
-//!   FIFO stops the input.
+//! * `single` (5.4.3): the same front end (insertion pipelines, selector),
+//!   then one modified integer builder (`rice_build1.v`) that spends a
+//!   cycle per integer of a chunk; while it works the pipeline before it
+//!   holds, and so does the input (back pressure).
 //! * `serial`: a bit-serial decoder, one stream bit per clock (the
 //!   comparison point of 5.5).
 //!
@@ -230,6 +231,7 @@ pub const NOSTALL_LATENCY: u32 = 4;
 const INSERT_V: &str = include_str!("../../../../rtl-templates/rice_insert.v");
 const SELECT_V: &str = include_str!("../../../../rtl-templates/rice_select.v");
 const BUILD_V: &str = include_str!("../../../../rtl-templates/rice_build.v");
+const BUILD1_V: &str = include_str!("../../../../rtl-templates/rice_build1.v");
 const SERIAL_V: &str = include_str!("../../../../rtl-templates/rice_serial.v");
 
 #[derive(Template)]
@@ -263,14 +265,10 @@ struct TopTemplate<'a> {
     check_ovf: u32,
     maxq: u64,
     latency: u32,
-    fifo_depth: u32,
 }
 
 /// Top-level module name.
 pub const TOP: &str = "qrtl_rice_top";
-
-/// Chunk results the `single` arch queues (a power of two).
-pub const SINGLE_FIFO_DEPTH: u32 = 8;
 
 /// Generate the decoder for `cfg`.
 pub fn emit_rice(cfg: &RiceHwConfig) -> Result<RiceRtl, RiceHwError> {
@@ -330,7 +328,6 @@ pub fn emit_rice(cfg: &RiceHwConfig) -> Result<RiceRtl, RiceHwError> {
         check_ovf: u32::from(check_ovf),
         maxq,
         latency: NOSTALL_LATENCY,
-        fifo_depth: SINGLE_FIFO_DEPTH,
     }
     .render()
     .expect("the rice top template renders from plain values")
@@ -340,10 +337,16 @@ pub fn emit_rice(cfg: &RiceHwConfig) -> Result<RiceRtl, RiceHwError> {
             ("rice_serial.v".to_string(), SERIAL_V.to_string()),
             ("qrtl_rice_top.v".to_string(), top),
         ],
-        RiceArch::NoStall | RiceArch::Single => vec![
+        RiceArch::NoStall => vec![
             ("rice_insert.v".to_string(), INSERT_V.to_string()),
             ("rice_select.v".to_string(), SELECT_V.to_string()),
             ("rice_build.v".to_string(), BUILD_V.to_string()),
+            ("qrtl_rice_top.v".to_string(), top),
+        ],
+        RiceArch::Single => vec![
+            ("rice_insert.v".to_string(), INSERT_V.to_string()),
+            ("rice_select.v".to_string(), SELECT_V.to_string()),
+            ("rice_build1.v".to_string(), BUILD1_V.to_string()),
             ("qrtl_rice_top.v".to_string(), top),
         ],
     };
