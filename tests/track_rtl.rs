@@ -9,6 +9,8 @@
 //! * one event per clock: without stalls, a trajectory whose last beat did
 //!   not wait for the previous results takes exactly `samples - 1 +
 //!   latency` cycles, and none takes fewer.
+//!
+//! `QRTL_SOAK=N` streams N times as many trajectories through each build.
 
 use qrtl_compiler::ir::track::Strategy;
 use qrtl_compiler::lower::track::EngineConfig;
@@ -30,7 +32,13 @@ fn check(strategy: Strategy, cluster_size: usize, broadcast: bool, seed: u64) {
     let mut rng = SmallRng::seed_from_u64(seed);
     let patterns: Vec<String> = (0..48).map(|_| gen::pattern(&mut rng, 6)).collect();
     let text = patterns.join("\n") + "\n?*\nA.?*\n";
-    let csv = gen::csv(&mut rng, 300, 24);
+    // QRTL_SOAK=N: N times the trajectories (same build).
+    let soak: usize = std::env::var("QRTL_SOAK")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1)
+        .max(1);
+    let csv = gen::csv(&mut rng, 300 * soak, 24);
     let parsed = parse_patterns("p.txt", &text).expect("parses");
     let mut design = design_for("p.txt", &parsed, None).expect("lowers");
     let (trajs, names) = read_trajectories(&[("t.csv".into(), csv)], None).expect("reads");

@@ -27,7 +27,7 @@ pub fn pattern(rng: &mut SmallRng, max_items: usize) -> String {
     let vars = ["x", "y"];
     let mut items = Vec::new();
     let mut used = Vec::new();
-    let mut var = |rng: &mut SmallRng, used: &mut Vec<&str>| {
+    let var = |rng: &mut SmallRng, used: &mut Vec<&str>| {
         let v = vars[rng.gen_range(0..2)];
         if !used.contains(&v) {
             used.push(v);
