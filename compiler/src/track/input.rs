@@ -4,7 +4,7 @@
 //! * CSV, one sample per row: `traj_id,timestamp,region` or
 //!   `traj_id,timestamp,x,y` (the latter with a region map). Blank lines and
 //!   lines starting with `#` are skipped; the first row may be a header
-//!   (its second field is `timestamp`). Fields are trimmed. Timestamps are
+//!   (its second field is `timestamp`, `time`, `ts` or `t`). Fields are trimmed. Timestamps are
 //!   unsigned 32-bit integers and strictly increase within a trajectory; a
 //!   trajectory's rows are contiguous and its id appears in no other file.
 //! * "No region": a `region` field left empty, or an `x,y` point inside the
@@ -355,7 +355,12 @@ impl<'m> TrajReader<'m> {
                 diag(code, file, line_no, line, span, message)
             };
             let is_first = std::mem::replace(&mut first_row, false);
-            if is_first && fields.len() >= 2 && fields[1].0.eq_ignore_ascii_case("timestamp") {
+            let header_name = |f: &str| {
+                ["timestamp", "time", "ts", "t"]
+                    .iter()
+                    .any(|h| f.eq_ignore_ascii_case(h))
+            };
+            if is_first && fields.len() >= 2 && header_name(fields[1].0) {
                 continue; // header
             }
             let n = fields.len();

@@ -7,3 +7,5 @@ A.@x.B.@x
 A.B.@x.C.?+.@x{@x: A, D, E}
 ?*
 r_12.cell_3_4.?+.r_12
+# op left out: overlap
+[A, (3:4)].[@x].[B].[12, 5]

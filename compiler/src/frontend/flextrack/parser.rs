@@ -7,7 +7,7 @@
 //! ```text
 //! pattern    := item ('.' item)* constraint*
 //! item       := region | '@'NAME | '?' | '?+' | '?*' | '!' region | pred
-//! pred       := '[' op ',' (region | '@'NAME) [',' time] ']'   op: inside | overlap
+//! pred       := '[' [op ','] (region | '@'NAME) [',' time] ']'   op: inside | overlap (default)
 //! time       := T | '(' T ':' T ')'
 //! constraint := '{' '@'NAME ':' region (',' region)* '}'
 //! ```
@@ -306,16 +306,30 @@ impl<'a> Parser<'a> {
     /// After `[` (at `open`).
     fn pred(&mut self, open: usize) -> Result<ItemKind, SyntaxError> {
         self.skip_blanks();
+        let save = self.pos;
+        // `op` may be left out (`[A, 5]`, `[@x]`): it defaults to overlap.
         let op = match self.name() {
-            Some(n) if n.text == "inside" => TimeOp::Inside,
-            Some(n) if n.text == "overlap" => TimeOp::Overlap,
+            Some(n) if n.text == "inside" => Some(TimeOp::Inside),
+            Some(n) if n.text == "overlap" => Some(TimeOp::Overlap),
             Some(n) => {
-                return Err(SyntaxError::new(
-                    K::UnknownOp,
-                    n.span,
-                    format!("unknown operator `{}`", n.text),
-                ))
+                self.skip_blanks();
+                let rest = self.rest();
+                let time_next = rest.strip_prefix(',').is_some_and(|r| {
+                    let r = r.trim_start();
+                    r.starts_with('(') || r.starts_with(|c: char| c.is_ascii_digit())
+                });
+                if rest.starts_with(']') || time_next {
+                    self.pos = save;
+                    None
+                } else {
+                    return Err(SyntaxError::new(
+                        K::UnknownOp,
+                        n.span,
+                        format!("unknown operator `{}`", n.text),
+                    ));
+                }
             }
+            None if self.peek() == Some('@') => None,
             None => {
                 if self.rest().trim().is_empty() {
                     return Err(SyntaxError::new(
@@ -327,7 +341,10 @@ impl<'a> Parser<'a> {
                 return Err(self.unexpected(K::UnknownOp, "`inside` or `overlap`"));
             }
         };
-        self.expect_in_bracket(',', open, "`,`")?;
+        if op.is_some() {
+            self.expect_in_bracket(',', open, "`,`")?;
+        }
+        let op = op.unwrap_or(TimeOp::Overlap);
         self.skip_blanks();
         let at = self.pos;
         let target = if self.eat('@') {
