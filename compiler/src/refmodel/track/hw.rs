@@ -15,15 +15,26 @@
 //!
 //! A pattern is reported when one of its accepting nodes is set after some
 //! event of the trajectory (or at once for an `always` pattern).
+//!
+//! Buffers live in one flat word array (an offset per node and carried
+//! slot); the predecessors feeding each buffer and each slot's
+//! region-to-bit table are computed once, so a step allocates nothing.
 
 use super::Event;
 use crate::ir::track::{EngineSet, NodeTest, TrackDesign};
 
-/// One buffer: a bit per domain region.
-type Bits = Vec<u64>;
-
 fn words(n: usize) -> usize {
     n.div_ceil(64).max(1)
+}
+
+/// A carried buffer of a node: where it lives and where its input comes from.
+struct Buf {
+    slot: usize,
+    offset: usize,
+    words: usize,
+    /// Offsets of the same slot's buffers of the predecessors carrying it,
+    /// with the predecessor's node index.
+    from: Vec<(usize, usize)>,
 }
 
 /// The state of every node while a trajectory streams.
@@ -32,31 +43,89 @@ pub struct HwModel<'a> {
     set: &'a EngineSet,
     state: Vec<bool>,
     next: Vec<bool>,
-    /// Per node, per carried slot (in `carries` order).
-    bufs: Vec<Vec<Bits>>,
-    next_bufs: Vec<Vec<Bits>>,
+    bufs: Vec<Vec<Buf>>,
+    /// Per node: for a `VarAgain` test, the incoming buffers of its slot
+    /// (predecessor node, offset).
+    again_from: Vec<Vec<(usize, usize)>>,
+    /// Per slot: region code → bit index (or -1).
+    bit_of: Vec<Vec<i32>>,
+    words: Vec<u64>,
+    next_words: Vec<u64>,
+    scratch: Vec<u64>,
     matched: Vec<bool>,
 }
 
 impl<'a> HwModel<'a> {
     pub fn new(design: &'a TrackDesign, set: &'a EngineSet) -> Self {
-        let bufs: Vec<Vec<Bits>> = set
-            .nodes
-            .iter()
-            .map(|n| {
-                n.carries
+        let mut offset = 0;
+        let mut bufs: Vec<Vec<Buf>> = Vec::with_capacity(set.nodes.len());
+        for n in &set.nodes {
+            let mut v = Vec::new();
+            for s in &n.carries {
+                let w = words(set.slots[s.index()].domain.len());
+                v.push(Buf {
+                    slot: s.index(),
+                    offset,
+                    words: w,
+                    from: Vec::new(),
+                });
+                offset += w;
+            }
+            bufs.push(v);
+        }
+        let find = |bufs: &Vec<Vec<Buf>>, node: usize, slot: usize| {
+            bufs[node].iter().find(|b| b.slot == slot).map(|b| b.offset)
+        };
+        let mut again_from = vec![Vec::new(); set.nodes.len()];
+        for (i, n) in set.nodes.iter().enumerate() {
+            for k in 0..bufs[i].len() {
+                let slot = bufs[i][k].slot;
+                let from: Vec<(usize, usize)> = n
+                    .preds
                     .iter()
-                    .map(|s| vec![0; words(set.slots[s.index()].domain.len())])
-                    .collect()
+                    .filter_map(|p| find(&bufs, p.index(), slot).map(|o| (p.index(), o)))
+                    .collect();
+                bufs[i][k].from = from;
+            }
+            if let Some(NodeTest::VarAgain(s)) = n.test {
+                again_from[i] = n
+                    .preds
+                    .iter()
+                    .filter_map(|p| find(&bufs, p.index(), s.index()).map(|o| (p.index(), o)))
+                    .collect();
+            }
+        }
+        let codes = design.regions.len() + 1;
+        let bit_of = set
+            .slots
+            .iter()
+            .map(|s| {
+                let mut t = vec![-1i32; codes];
+                for (k, &r) in s.domain.iter().enumerate() {
+                    if (r as usize) < codes {
+                        t[r as usize] = k as i32;
+                    }
+                }
+                t
             })
             .collect();
+        let maxw = set
+            .slots
+            .iter()
+            .map(|s| words(s.domain.len()))
+            .max()
+            .unwrap_or(1);
         HwModel {
             design,
             set,
             state: vec![false; set.nodes.len()],
             next: vec![false; set.nodes.len()],
-            next_bufs: bufs.clone(),
             bufs,
+            again_from,
+            bit_of,
+            words: vec![0; offset],
+            next_words: vec![0; offset],
+            scratch: vec![0; maxw],
             matched: vec![false; set.outs.len()],
         }
     }
@@ -64,11 +133,7 @@ impl<'a> HwModel<'a> {
     /// The patterns the hardware reports for one trajectory, ascending.
     pub fn run(&mut self, events: &[Event]) -> Vec<usize> {
         self.state.iter_mut().for_each(|b| *b = false);
-        for node in self.bufs.iter_mut() {
-            for b in node.iter_mut() {
-                b.iter_mut().for_each(|w| *w = 0);
-            }
-        }
+        self.words.iter_mut().for_each(|w| *w = 0);
         self.matched.iter_mut().for_each(|m| *m = false);
         for e in events {
             self.step(e);
@@ -83,6 +148,11 @@ impl<'a> HwModel<'a> {
             .collect()
     }
 
+    fn bit(&self, slot: usize, region: u32) -> Option<usize> {
+        let k = *self.bit_of[slot].get(region as usize)?;
+        (k >= 0).then_some(k as usize)
+    }
+
     fn step(&mut self, e: &Event) {
         let set = self.set;
         for (n, node) in set.nodes.iter().enumerate() {
@@ -90,24 +160,8 @@ impl<'a> HwModel<'a> {
             let window = node
                 .window
                 .is_none_or(|w| self.design.windows[w.index()].holds(e.entry, e.exit));
-            // Incoming buffers for each carried slot (and for a VarAgain slot).
-            let incoming =
-                |slot: crate::ir::track::SlotId, bufs: &Vec<Vec<Bits>>, state: &Vec<bool>| {
-                    let mut acc = vec![0u64; words(set.slots[slot.index()].domain.len())];
-                    for p in &node.preds {
-                        if !state[p.index()] {
-                            continue;
-                        }
-                        let pn = &set.nodes[p.index()];
-                        if let Some(k) = pn.carries.iter().position(|s| *s == slot) {
-                            for (a, b) in acc.iter_mut().zip(&bufs[p.index()][k]) {
-                                *a |= b;
-                            }
-                        }
-                    }
-                    acc
-                };
-            let mut own: Option<(crate::ir::track::SlotId, Bits)> = None;
+            // (slot, bit) of the one-region buffer a variable node produces.
+            let mut own: Option<(usize, usize)> = None;
             let on = match &node.test {
                 None => enable || self.state[n],
                 Some(t) => {
@@ -118,54 +172,62 @@ impl<'a> HwModel<'a> {
                             NodeTest::Region(r) => e.region == *r,
                             NodeTest::NotRegion(r) => e.region != *r,
                             NodeTest::InSet(s) => s.contains(&e.region),
-                            NodeTest::VarFirst(s) => {
-                                let dom = &set.slots[s.index()].domain;
-                                match dom.binary_search(&e.region) {
-                                    Ok(k) => {
-                                        let mut b = vec![0u64; words(dom.len())];
-                                        b[k / 64] |= 1 << (k % 64);
-                                        own = Some((*s, b));
-                                        true
-                                    }
-                                    Err(_) => false,
+                            NodeTest::VarFirst(s) => match self.bit(s.index(), e.region) {
+                                Some(k) => {
+                                    own = Some((s.index(), k));
+                                    true
                                 }
-                            }
-                            NodeTest::VarAgain(s) => {
-                                let dom = &set.slots[s.index()].domain;
-                                let inc = incoming(*s, &self.bufs, &self.state);
-                                match dom.binary_search(&e.region) {
-                                    Ok(k) if inc[k / 64] >> (k % 64) & 1 == 1 => {
-                                        let mut b = vec![0u64; words(dom.len())];
-                                        b[k / 64] |= 1 << (k % 64);
-                                        own = Some((*s, b));
-                                        true
+                                None => false,
+                            },
+                            NodeTest::VarAgain(s) => match self.bit(s.index(), e.region) {
+                                Some(k) => {
+                                    let hit = self.again_from[n].iter().any(|&(p, off)| {
+                                        self.state[p]
+                                            && self.words[off + k / 64] >> (k % 64) & 1 == 1
+                                    });
+                                    if hit {
+                                        own = Some((s.index(), k));
                                     }
-                                    _ => false,
+                                    hit
                                 }
-                            }
+                                None => false,
+                            },
                         }
                 }
             };
             self.next[n] = on;
-            for (k, s) in node.carries.iter().enumerate() {
-                let v = if !on {
-                    vec![0u64; words(set.slots[s.index()].domain.len())]
-                } else if let Some((_, b)) = own.as_ref().filter(|(os, _)| os == s) {
-                    b.clone()
-                } else {
-                    let mut v = incoming(*s, &self.bufs, &self.state);
-                    if node.test.is_none() {
-                        for (a, b) in v.iter_mut().zip(&self.bufs[n][k]) {
-                            *a |= b;
+            for b in &self.bufs[n] {
+                let acc = &mut self.scratch[..b.words];
+                acc.iter_mut().for_each(|w| *w = 0);
+                if on {
+                    match own {
+                        Some((slot, k)) if slot == b.slot => acc[k / 64] |= 1 << (k % 64),
+                        _ => {
+                            for &(p, off) in &b.from {
+                                if self.state[p] {
+                                    for (a, w) in
+                                        acc.iter_mut().zip(&self.words[off..off + b.words])
+                                    {
+                                        *a |= w;
+                                    }
+                                }
+                            }
+                            if node.test.is_none() {
+                                for (a, w) in acc
+                                    .iter_mut()
+                                    .zip(&self.words[b.offset..b.offset + b.words])
+                                {
+                                    *a |= w;
+                                }
+                            }
                         }
                     }
-                    v
-                };
-                self.next_bufs[n][k] = v;
+                }
+                self.next_words[b.offset..b.offset + b.words].copy_from_slice(acc);
             }
         }
         std::mem::swap(&mut self.state, &mut self.next);
-        std::mem::swap(&mut self.bufs, &mut self.next_bufs);
+        std::mem::swap(&mut self.words, &mut self.next_words);
         for (m, o) in self.matched.iter_mut().zip(&set.outs) {
             *m |= o.accepts.iter().any(|a| self.state[a.index()]);
         }
