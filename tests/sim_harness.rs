@@ -335,7 +335,15 @@ fn traces_are_written() {
 #[test]
 fn bad_specs_are_rejected_before_building() {
     let rtl = fixture("axis_sum.v");
-    for (in_bits, out_bits) in [(12, 32), (0, 32), (1032, 32), (8, 0), (8, 4097)] {
+    use qrtl_compiler::sim::{MAX_IN_BITS, MAX_OUT_BITS};
+    assert!(MAX_IN_BITS >= 1024 && MAX_OUT_BITS >= 4096);
+    for (in_bits, out_bits) in [
+        (12, 32),
+        (0, 32),
+        (MAX_IN_BITS + 8, 32),
+        (8, 0),
+        (8, MAX_OUT_BITS + 1),
+    ] {
         let mut spec = DriverSpec::axis("axis_sum");
         spec.in_data_bits = in_bits;
         spec.out_word_bits = out_bits;
