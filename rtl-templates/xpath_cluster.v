@@ -81,7 +81,7 @@ module {{ module }} (
     wire {{ a.name }} = {{ prefix }}_an[{{ a.bit }}]; // @{{ a.comment }}
 {%- endfor %}
 {%- endif %}
-{%- if !vcmps.is_empty() %}
+{%- if !vcmps.is_empty() || !text_vcmps.is_empty() %}
 
     // ---- value comparators (one per distinct comparison) ----
 {%- for v in vcmps %}

@@ -1,7 +1,8 @@
 //! File-driven tests of the stack passes and the emitter.
 //!
 //! * `tests/passes/PASS/NAME.txt`: a query file whose first line may be
-//!   `# flags: --mode paths --cluster-size 2`. The pipeline runs with every
+//!   `# flags: --mode paths --cluster-size 2` (also `--ordered`,
+//!   `--disable-pass P`). The pipeline runs with every
 //!   stack pass up to and including PASS (later ones skipped, `naming`
 //!   always last) and the stack IR dump is compared with `NAME.expected`.
 //! * `tests/emit/NAME.txt`: a query file (same flags line); the full
@@ -20,7 +21,7 @@ mod common;
 
 use common::design_from_text;
 use qrtl_compiler::driver::{build_xpath_hw, XpathHw, XpathHwOptions};
-use qrtl_compiler::ir::xpath::Mode;
+use qrtl_compiler::ir::xpath::{Mode, SiblingOrder};
 use qrtl_compiler::passes::registry::{stack_passes, StackPassConfig};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -33,6 +34,7 @@ fn bless() -> bool {
 fn compile(path: &Path, upto: Option<&str>) -> XpathHw {
     let text = fs::read_to_string(path).expect("case file");
     let mut mode = Mode::Holistic;
+    let mut order = SiblingOrder::Unordered;
     let mut passes = StackPassConfig::default();
     if let Some(flags) = text.lines().next().and_then(|l| l.strip_prefix("# flags:")) {
         let mut it = flags.split_whitespace();
@@ -49,6 +51,7 @@ fn compile(path: &Path, upto: Option<&str>) -> XpathHw {
                     passes.cluster_size = it.next().and_then(|v| v.parse().ok()).expect("size")
                 }
                 "--disable-pass" => passes.disabled.push(it.next().expect("pass").to_string()),
+                "--ordered" => order = SiblingOrder::Ordered,
                 other => panic!("{}: unknown flag {other}", path.display()),
             }
         }
@@ -63,7 +66,8 @@ fn compile(path: &Path, upto: Option<&str>) -> XpathHw {
         }
     }
     let name = path.display().to_string();
-    let design = design_from_text(&name, &text, mode);
+    let mut design = design_from_text(&name, &text, mode);
+    design.order = order;
     build_xpath_hw(
         &name,
         &design,

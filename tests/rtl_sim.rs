@@ -15,11 +15,11 @@ mod common;
 use common::{
     design_from_text, nitf_dir, nitf_docs, random_docs, random_queries, random_twig_queries,
 };
-use qrtl_compiler::driver::{build_xpath_hw, simulate_xpath, XpathHw, XpathHwOptions};
+use qrtl_compiler::driver::{build_xpath_hw, simulate_xpath_with, XpathHw, XpathHwOptions};
 use qrtl_compiler::ir::xpath::{Mode, SiblingOrder};
 use qrtl_compiler::passes::registry::StackPassConfig;
 use qrtl_compiler::refmodel::xpath::{Engine, EngineConfig};
-use qrtl_compiler::sim::{Simulator, Stalls};
+use qrtl_compiler::sim::{BuildOptions, Simulator, Stalls};
 use qrtl_compiler::xml::XmlConfig;
 
 struct Case<'a> {
@@ -65,7 +65,13 @@ fn check(
     simulator: Simulator,
     stalls: Stalls,
 ) -> qrtl_compiler::driver::XpathSimRun {
-    let run = simulate_xpath(hw, docs, simulator, &stalls, None)
+    // Unoptimized C++: the NITF designs build several times faster, and
+    // their short inputs simulate fast enough.
+    let build = BuildOptions {
+        unoptimized_cxx: true,
+        ..BuildOptions::default()
+    };
+    let run = simulate_xpath_with(hw, docs, simulator, &stalls, None, &build)
         .unwrap_or_else(|e| panic!("{}: simulation failed: {e}", case.name));
     let mut failures = Vec::new();
     for (i, doc) in docs.iter().enumerate() {

@@ -78,7 +78,7 @@ fn check_design(
         },
     );
     let want: Vec<_> = docs.iter().map(|d| engine.filter(d)).collect();
-    for passes in points.iter().cloned() {
+    for passes in points {
         let hw = build_xpath_hw(
             name,
             &design,

@@ -491,10 +491,6 @@ impl HwOpts {
             eprintln!("error: --clock-mhz must be in (0, 2000]");
             return Err(2);
         }
-        if opts.ordered {
-            eprintln!("error: --ordered applies to twig queries, which have no RTL yet");
-            return Err(2);
-        }
         Ok(XpathHwOptions {
             xml: XmlConfig::with_max_depth(opts.max_depth),
             passes,
@@ -505,7 +501,10 @@ impl HwOpts {
 /// Load, split and compile a query file to RTL.
 fn compile_hw(queries: &PathBuf, opts: &XpathOpts, hw: &HwOpts) -> Result<XpathHw, i32> {
     let hw_opts = hw.driver_options(opts)?;
-    let design = load_design(queries, opts.mode.into())?;
+    let mut design = load_design(queries, opts.mode.into())?;
+    if opts.ordered {
+        design.order = SiblingOrder::Ordered;
+    }
     build_xpath_hw(&queries.display().to_string(), &design, &hw_opts).map_err(|diags| {
         print_diagnostics(&diags);
         1
@@ -517,18 +516,55 @@ fn print_pass_stats(hw: &XpathHw) {
     let row = |out: &mut std::io::StdoutLock, name: &str, s: &StackStats, ran: &str| {
         let _ = writeln!(
             out,
-            "{name:<14} {ran:<4} {:>8} {:>8} {:>8} {:>8}",
-            s.clusters, s.nodes, s.columns, s.gs_bits
+            "{name:<14} {ran:<4} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+            s.clusters, s.nodes, s.columns, s.gs_bits, s.pops, s.pop_columns
         );
     };
     let _ = writeln!(
         out,
-        "{:<14} {:<4} {:>8} {:>8} {:>8} {:>8}",
-        "pass", "ran", "clusters", "nodes", "columns", "gs_bits"
+        "{:<14} {:<4} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "pass", "ran", "clusters", "nodes", "columns", "gs_bits", "pops", "pop_cols"
     );
     row(&mut out, "(lowered)", &hw.before, "");
     for r in &hw.reports {
         row(&mut out, r.pass, &r.after, if r.ran { "yes" } else { "no" });
+    }
+}
+
+/// `--stats`: the same queries compiled in each mode, and what each saves
+/// against holistic matching (push columns + global-stack bits + pop
+/// columns per row; paths and pairs may report false positives).
+fn print_mode_stats(queries: &PathBuf, opts: &XpathOpts, hw: &HwOpts) {
+    let mut rows = Vec::new();
+    for mode in [ModeArg::Holistic, ModeArg::Paths, ModeArg::Pairs] {
+        let o = XpathOpts {
+            mode,
+            ..opts.clone()
+        };
+        let Ok(c) = compile_hw(queries, &o, hw) else {
+            return;
+        };
+        let s = c.reports.last().map_or(c.before, |r| r.after);
+        rows.push((Mode::from(mode), s, s.columns + s.gs_bits + s.pop_columns));
+    }
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "{:<14} {:>8} {:>8} {:>8} {:>9} {:>8}",
+        "mode", "columns", "gs_bits", "pop_cols", "row_bits", "saves"
+    );
+    let base = rows[0].2 as i64;
+    for (mode, s, bits) in rows {
+        let _ = writeln!(
+            out,
+            "{:<14} {:>8} {:>8} {:>8} {:>9} {:>8}",
+            mode.as_str(),
+            s.columns,
+            s.gs_bits,
+            s.pop_columns,
+            bits,
+            base - bits as i64
+        );
     }
 }
 
@@ -545,6 +581,7 @@ fn xpath_compile(
     };
     if stats {
         print_pass_stats(&compiled);
+        print_mode_stats(queries, opts, hw);
     }
     let hw_opts = match hw.driver_options(opts) {
         Ok(o) => o,

@@ -116,7 +116,8 @@ pub fn xpath_project_spec(
         .iter()
         .map(|r| {
             json!({"pass": r.pass, "ran": r.ran, "nodes": r.after.nodes,
-                        "columns": r.after.columns, "gs_bits": r.after.gs_bits})
+                        "columns": r.after.columns, "gs_bits": r.after.gs_bits,
+                        "pop_nodes": r.after.pops, "pop_columns": r.after.pop_columns})
         })
         .collect();
     let last = hw.reports.last().map(|r| r.after).unwrap_or(hw.before);
@@ -124,6 +125,7 @@ pub fn xpath_project_spec(
         "kind": "xpath",
         "parameters": {
             "mode": mode.as_str(),
+            "ordered": hw.stack.order == crate::ir::xpath::SiblingOrder::Ordered,
             "max_depth": opts.xml.max_depth,
             "name_stack_bytes": opts.xml.name_stack_bytes,
             "cluster_size": opts.passes.cluster_size,
@@ -245,6 +247,26 @@ pub fn simulate_xpath(
     stalls: &crate::sim::Stalls,
     trace: Option<&std::path::Path>,
 ) -> Result<XpathSimRun, String> {
+    simulate_xpath_with(
+        hw,
+        docs,
+        simulator,
+        stalls,
+        trace,
+        &crate::sim::BuildOptions::default(),
+    )
+}
+
+/// [`simulate_xpath`] with explicit build options (e.g. unoptimized C++ for
+/// large designs simulated on short inputs).
+pub fn simulate_xpath_with(
+    hw: &XpathHw,
+    docs: &[Vec<u8>],
+    simulator: crate::sim::Simulator,
+    stalls: &crate::sim::Stalls,
+    trace: Option<&std::path::Path>,
+    options: &crate::sim::BuildOptions,
+) -> Result<XpathSimRun, String> {
     let spec = crate::sim::DriverSpec::axis(&hw.rtl.top);
     let rtl: Vec<(String, String)> = hw
         .rtl
@@ -252,7 +274,8 @@ pub fn simulate_xpath(
         .iter()
         .map(|f| (f.name.clone(), f.text.clone()))
         .collect();
-    let build = crate::sim::build(&spec, &rtl, simulator).map_err(|e| e.to_string())?;
+    let build =
+        crate::sim::build_with(&spec, &rtl, simulator, options).map_err(|e| e.to_string())?;
     let run = build.run(docs, stalls, trace).map_err(|e| e.to_string())?;
     let n = hw.rtl.queries.len();
     let mut out = Vec::with_capacity(docs.len());

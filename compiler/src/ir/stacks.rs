@@ -282,6 +282,31 @@ impl Cluster {
         (col, gs)
     }
 
+    /// Per pop node, the report bits its rows hold: `(raw, accepted)`. A
+    /// pop node that is some pop node's child needs a raw report bit
+    /// (unordered), or an accepted-report bit plus a raw bit only if it is
+    /// a `//` node whose reports travel up (ordered). Pop roots set flags
+    /// and need none.
+    pub fn report_bits(&self, order: SiblingOrder) -> Vec<(bool, bool)> {
+        let mut is_child = vec![false; self.pops.len()];
+        for p in &self.pops {
+            for c in &p.children {
+                is_child[c.index()] = true;
+            }
+        }
+        let ordered = order == SiblingOrder::Ordered;
+        self.pops
+            .iter()
+            .zip(is_child)
+            .map(|(p, child)| {
+                (
+                    child && (!ordered || p.axis == Axis::Descendant),
+                    child && ordered,
+                )
+            })
+            .collect()
+    }
+
     /// The counters some node's conditions read, directly or through the
     /// guards of the counters they read, sorted.
     pub fn counters_used(&self, conds: &[CondKind], counters: &[Counter]) -> Vec<CounterId> {
@@ -344,6 +369,14 @@ impl StackDesign {
     }
     pub fn pop_count(&self) -> usize {
         self.clusters.iter().map(|c| c.pops.len()).sum()
+    }
+    /// Pop-stack columns: report bits per row (see [`Cluster::report_bits`]).
+    pub fn pop_column_count(&self) -> usize {
+        self.clusters
+            .iter()
+            .flat_map(|c| c.report_bits(self.order))
+            .map(|(r, a)| usize::from(r) + usize::from(a))
+            .sum()
     }
 
     /// The invariants every pass preserves and the emitter relies on.

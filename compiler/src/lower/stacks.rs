@@ -15,7 +15,7 @@ use crate::ir::stacks::{
     Cluster, ColId, ColKind, Column, Flag, FlagId, FlagSrc, HwNode, HwNodeId, HwQuery, PopId,
     PopNode, StackDesign, StepOrigin,
 };
-use crate::ir::xpath::{Axis, Design, NodeId, PartId};
+use crate::ir::xpath::{Axis, Design, NodeId, PartId, SiblingOrder};
 use std::collections::HashMap;
 
 /// Options of the lowering.
@@ -141,7 +141,11 @@ fn lower_pops(
     let mut prev = None;
     for &c in &node.children {
         let id = lower_pops(design, c, hw_of, cluster);
-        cluster.pops[id.index()].prev = prev;
+        // Sibling order matters only with `--ordered`; without it, no
+        // `prev` link keeps identical subtrees mergeable.
+        if design.order == SiblingOrder::Ordered {
+            cluster.pops[id.index()].prev = prev;
+        }
         prev = Some(id);
         children.push(id);
     }

@@ -99,6 +99,9 @@ pub struct StackStats {
     pub nodes: usize,
     pub columns: usize,
     pub gs_bits: usize,
+    /// Pop nodes (twigs, `text()`) and their report columns.
+    pub pops: usize,
+    pub pop_columns: usize,
 }
 
 impl StackStats {
@@ -108,6 +111,8 @@ impl StackStats {
             nodes: d.node_count(),
             columns: d.column_count(),
             gs_bits: d.gs_bit_count(),
+            pops: d.pop_count(),
+            pop_columns: d.pop_column_count(),
         }
     }
 }

@@ -50,10 +50,12 @@ module qrtl_xpath_top (
     wire        s0_open;
     wire        s0_open_empty;
     wire        s0_close;
+    wire        s0_text_unit;
+    wire        s0_text_end;
     wire        s0_doc_end;
     wire [1:0] s0_status;
     wire [4:0] s0_reason;
-    wire s0_name_end, s0_attr_name_end, s0_text_unit, s0_text_end;
+    wire s0_name_end, s0_attr_name_end;
     qrtl_sax #(
         .MAX_DEPTH(32),
         .NAME_STACK_BYTES(2048)
@@ -77,16 +79,16 @@ module qrtl_xpath_top (
         .o_open(s0_open),
         .o_open_empty(s0_open_empty),
         .o_close(s0_close),
+        .o_text_unit(s0_text_unit),
+        .o_text_end(s0_text_end),
         .o_doc_end(s0_doc_end),
         .o_status(s0_status),
         .o_reason(s0_reason),
         .o_name_end(s0_name_end),
-        .o_attr_name_end(s0_attr_name_end),
-        .o_text_unit(s0_text_unit),
-        .o_text_end(s0_text_end)
+        .o_attr_name_end(s0_attr_name_end)
     );
-    // Parser outputs the path-filtering clusters do not use.
-    wire unused_sax = &{1'b0, s0_name_end, s0_attr_name_end, s0_text_unit, s0_text_end};
+    // Parser outputs the clusters do not use.
+    wire unused_sax = &{1'b0, s0_name_end, s0_attr_name_end};
 
     // ---- clusters ----
     wire [4:0] u_c0_match;
@@ -107,6 +109,8 @@ module qrtl_xpath_top (
         .ev_open(s0_open),
         .ev_open_empty(s0_open_empty),
         .ev_close(s0_close),
+        .ev_text_unit(s0_text_unit),
+        .ev_text_end(s0_text_end),
         .ev_doc_end(s0_doc_end),
         .q_match(u_c0_match)
     );

@@ -50,10 +50,12 @@ module qrtl_xpath_top (
     wire        s0_open;
     wire        s0_open_empty;
     wire        s0_close;
+    wire        s0_text_unit;
+    wire        s0_text_end;
     wire        s0_doc_end;
     wire [1:0] s0_status;
     wire [4:0] s0_reason;
-    wire s0_name_end, s0_attr_name_end, s0_text_unit, s0_text_end;
+    wire s0_name_end, s0_attr_name_end;
     qrtl_sax #(
         .MAX_DEPTH(32),
         .NAME_STACK_BYTES(2048)
@@ -77,16 +79,16 @@ module qrtl_xpath_top (
         .o_open(s0_open),
         .o_open_empty(s0_open_empty),
         .o_close(s0_close),
+        .o_text_unit(s0_text_unit),
+        .o_text_end(s0_text_end),
         .o_doc_end(s0_doc_end),
         .o_status(s0_status),
         .o_reason(s0_reason),
         .o_name_end(s0_name_end),
-        .o_attr_name_end(s0_attr_name_end),
-        .o_text_unit(s0_text_unit),
-        .o_text_end(s0_text_end)
+        .o_attr_name_end(s0_attr_name_end)
     );
-    // Parser outputs the path-filtering clusters do not use.
-    wire unused_sax = &{1'b0, s0_name_end, s0_attr_name_end, s0_text_unit, s0_text_end};
+    // Parser outputs the clusters do not use.
+    wire unused_sax = &{1'b0, s0_name_end, s0_attr_name_end};
 
     // ---- event pipeline stage 1: cluster c1 sees the stream one clock after c0 ----
     reg [7:0] s1_byte;
@@ -103,6 +105,8 @@ module qrtl_xpath_top (
     reg        s1_open;
     reg        s1_open_empty;
     reg        s1_close;
+    reg        s1_text_unit;
+    reg        s1_text_end;
     reg        s1_doc_end;
     reg [1:0] s1_status;
     reg [4:0] s1_reason;
@@ -122,6 +126,8 @@ module qrtl_xpath_top (
             s1_open <= 1'd0;
             s1_open_empty <= 1'd0;
             s1_close <= 1'd0;
+            s1_text_unit <= 1'd0;
+            s1_text_end <= 1'd0;
             s1_doc_end <= 1'd0;
             s1_status <= 2'd0;
             s1_reason <= 5'd0;
@@ -140,6 +146,8 @@ module qrtl_xpath_top (
             s1_open <= s0_open;
             s1_open_empty <= s0_open_empty;
             s1_close <= s0_close;
+            s1_text_unit <= s0_text_unit;
+            s1_text_end <= s0_text_end;
             s1_doc_end <= s0_doc_end;
             s1_status <= s0_status;
             s1_reason <= s0_reason;
@@ -165,6 +173,8 @@ module qrtl_xpath_top (
         .ev_open(s0_open),
         .ev_open_empty(s0_open_empty),
         .ev_close(s0_close),
+        .ev_text_unit(s0_text_unit),
+        .ev_text_end(s0_text_end),
         .ev_doc_end(s0_doc_end),
         .q_match(u_c0_match)
     );
@@ -186,6 +196,8 @@ module qrtl_xpath_top (
         .ev_open(s1_open),
         .ev_open_empty(s1_open_empty),
         .ev_close(s1_close),
+        .ev_text_unit(s1_text_unit),
+        .ev_text_end(s1_text_end),
         .ev_doc_end(s1_doc_end),
         .q_match(u_c1_match)
     );

@@ -1093,22 +1093,17 @@ fn mutable_part(x: MutableCtx<'_>) -> Mutable {
     // accepted-report bit per such node, and a raw bit only for `//` nodes
     // (their reports still travel up).
     let ordered = d.order == SiblingOrder::Ordered;
-    let mut is_child = vec![false; cl.pops.len()];
-    for pop in &cl.pops {
-        for c in &pop.children {
-            is_child[c.index()] = true;
-        }
-    }
     let mut rep_bit = vec![None; cl.pops.len()];
     let mut acc_bit = vec![None; cl.pops.len()];
-    for (i, pop) in cl.pops.iter().enumerate() {
-        if is_child[i] && (!ordered || pop.axis == Axis::Descendant) {
+    let bits = cl.report_bits(d.order);
+    for (i, &(raw, _)) in bits.iter().enumerate() {
+        if raw {
             rep_bit[i] = Some(at);
             at += 1;
         }
     }
-    for i in 0..cl.pops.len() {
-        if is_child[i] && ordered {
+    for (i, &(_, accepted)) in bits.iter().enumerate() {
+        if accepted {
             acc_bit[i] = Some(at);
             at += 1;
         }
