@@ -16,7 +16,7 @@
 //!
 //! Figures are reported, never asserted.
 
-use qrtl_compiler::driver::{build_xpath_hw, simulate_xpath, XpathHwOptions};
+use qrtl_compiler::driver::{build_xpath_hw, simulate_xpath_with, XpathHwOptions};
 use qrtl_compiler::frontend::xpath::parse_query_file;
 use qrtl_compiler::ir::xpath::Mode;
 use qrtl_compiler::lower::xpath::lower_queries;
@@ -173,8 +173,50 @@ fn main() {
             c.columns as f64 / 2000.0
         );
     }
+    twig_report(&mut report);
     simulation_report(&mut report, quick);
     print!("{report}");
+}
+
+/// The NITF suites in each matching mode: push columns, global-stack bits,
+/// pop nodes and pop columns after every pass, and compile time.
+fn twig_report(report: &mut String) {
+    let dir = qrtl_compiler::workload::nitf_dir();
+    let _ = writeln!(
+        report,
+        "\n## Twig designs per mode (YFilter NITF suites, default options)\n"
+    );
+    let _ = writeln!(
+        report,
+        "| suite | mode | compile s | nodes | columns | global-stack bits | pop nodes | pop columns | row bits |"
+    );
+    let _ = writeln!(report, "|---|---|--:|--:|--:|--:|--:|--:|--:|");
+    for suite in ["simple_predicates", "mixed", "nested_paths"] {
+        let Ok(text) = std::fs::read_to_string(dir.join(format!("queries/{suite}.txt"))) else {
+            continue;
+        };
+        for mode in [Mode::Holistic, Mode::Paths, Mode::Pairs] {
+            let t = Instant::now();
+            let (queries, _) = parse_query_file(suite, &text);
+            let design = lower_queries(suite, &queries).expect("suite lowers");
+            let design = run_pipeline(design, &PassConfig { mode });
+            let hw =
+                build_xpath_hw(suite, &design, &XpathHwOptions::default()).expect("suite compiles");
+            let s = hw.reports.last().expect("passes ran").after;
+            let _ = writeln!(
+                report,
+                "| {suite} | {} | {:.3} | {} | {} | {} | {} | {} | {} |",
+                mode.as_str(),
+                t.elapsed().as_secs_f64(),
+                s.nodes,
+                s.columns,
+                s.gs_bits,
+                s.pops,
+                s.pop_columns,
+                s.columns + s.gs_bits + s.pop_columns
+            );
+        }
+    }
 }
 
 /// Verilator on the NITF documents: build time, cycles per byte, speed.
@@ -198,11 +240,14 @@ fn simulation_report(report: &mut String, quick: bool) {
         "| query set | queries | clusters | build s (cached?) | cycles / byte | input stall cycles | simulated MHz |"
     );
     let _ = writeln!(report, "|---|--:|--:|--:|--:|--:|--:|");
-    let mut sets = vec![("simple_paths", false)];
+    // (suite, attribute subset only, unoptimized C++: the twig designs'
+    // C++ takes over 20 minutes to build at -Os on two cores).
+    let mut sets = vec![("simple_paths", false, false)];
     if !quick {
-        sets.push(("simple_predicates", true));
+        sets.push(("simple_predicates", true, false));
+        sets.push(("mixed", false, true));
     }
-    for (suite, subset) in sets {
+    for (suite, subset, unoptimized_cxx) in sets {
         let Ok(text) = std::fs::read_to_string(dir.join(format!("queries/{suite}.txt"))) else {
             continue;
         };
@@ -222,12 +267,16 @@ fn simulation_report(report: &mut String, quick: bool) {
         let hw =
             build_xpath_hw(suite, &design, &XpathHwOptions::default()).expect("suite compiles");
         let t = Instant::now();
-        let run = match simulate_xpath(
+        let run = match simulate_xpath_with(
             &hw,
             &docs,
             qrtl_compiler::sim::Simulator::Verilator,
             &qrtl_compiler::sim::Stalls::NONE,
             None,
+            &qrtl_compiler::sim::BuildOptions {
+                unoptimized_cxx,
+                ..qrtl_compiler::sim::BuildOptions::default()
+            },
         ) {
             Ok(r) => r,
             Err(e) => {
@@ -239,8 +288,9 @@ fn simulation_report(report: &mut String, quick: bool) {
         let bytes: usize = docs.iter().map(Vec::len).sum();
         let _ = writeln!(
             report,
-            "| {suite}{} | {} | {} | {:.1} ({}) | {:.4} | {} | {:.2} |",
+            "| {suite}{}{} | {} | {} | {:.1} ({}) | {:.4} | {} | {:.2} |",
             if subset { " (attribute subset)" } else { "" },
+            if unoptimized_cxx { " (C++ -O0)" } else { "" },
             queries.len(),
             hw.stack.clusters.len(),
             run.build.build_time.as_secs_f64(),
