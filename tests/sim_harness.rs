@@ -336,7 +336,7 @@ fn traces_are_written() {
 fn bad_specs_are_rejected_before_building() {
     let rtl = fixture("axis_sum.v");
     use qrtl_compiler::sim::{MAX_IN_BITS, MAX_OUT_BITS};
-    assert!(MAX_IN_BITS >= 1024 && MAX_OUT_BITS >= 4096);
+    const { assert!(MAX_IN_BITS >= 1024 && MAX_OUT_BITS >= 4096) };
     for (in_bits, out_bits) in [
         (12, 32),
         (0, 32),
