@@ -225,7 +225,10 @@ fn differential(seed: u64, rounds: usize) {
     let mut total = 0;
     for round in 0..rounds {
         let np = rng.gen_range(1..=8);
-        let patterns: Vec<String> = (0..np).map(|_| gen::pattern(&mut rng, 6)).collect();
+        let mut patterns: Vec<String> = (0..np).map(|_| gen::pattern(&mut rng, 6)).collect();
+        if round % 3 == 0 {
+            patterns.push(gen::two_variable_pattern(&mut rng));
+        }
         let text = patterns.join("\n");
         let csv = gen::csv(&mut rng, 6, 10);
         let l = load(&text, &csv);

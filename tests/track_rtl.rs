@@ -30,7 +30,9 @@ mod gen;
 
 fn check(strategy: Strategy, cluster_size: usize, broadcast: bool, seed: u64) {
     let mut rng = SmallRng::seed_from_u64(seed);
-    let patterns: Vec<String> = (0..48).map(|_| gen::pattern(&mut rng, 6)).collect();
+    let mut patterns: Vec<String> = (0..48).map(|_| gen::pattern(&mut rng, 6)).collect();
+    // ch. 4.4.6's shape, where buffer and or report false positives.
+    patterns.extend((0..6).map(|_| gen::two_variable_pattern(&mut rng)));
     let text = patterns.join("\n") + "\n?*\nA.?*\n";
     // QRTL_SOAK=N: N times the trajectories (same build).
     let soak: usize = std::env::var("QRTL_SOAK")
@@ -72,6 +74,7 @@ fn check(strategy: Strategy, cluster_size: usize, broadcast: bool, seed: u64) {
             .unwrap_or_else(|e| panic!("{} simulation: {e}", strategy.as_str()));
         assert_eq!(got.len(), trajs.len());
         let mut exact_cycles = 0;
+        let mut false_positives = 0;
         for (i, (t, r)) in trajs.iter().zip(&got).enumerate() {
             let want = model.run(&t.events);
             assert_eq!(
@@ -83,6 +86,7 @@ fn check(strategy: Strategy, cluster_size: usize, broadcast: bool, seed: u64) {
                 t.id,
                 t.events
             );
+            false_positives += want.len() - exact.matches(&t.events).len();
             if strategy == Strategy::Expand {
                 assert_eq!(
                     r.matched,

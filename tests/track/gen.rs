@@ -97,3 +97,20 @@ pub fn csv(rng: &mut SmallRng, trajs: usize, max_samples: usize) -> String {
     }
     out
 }
+
+/// Two variables around an aggregator (ch. 4.4.6's false-positive shape),
+/// e.g. `@x.@y.?+.@x.@y {@x: A, B, C} {@y: B, D}`, with random order and sets.
+pub fn two_variable_pattern(rng: &mut SmallRng) -> String {
+    let agg = if rng.gen_bool(0.5) { "?+" } else { "?*" };
+    let head = if rng.gen_bool(0.5) { "@x.@y" } else { "@y.@x" };
+    let tail = if rng.gen_bool(0.5) { "@x.@y" } else { "@y.@x" };
+    let mut p = format!("{head}.{agg}.{tail}");
+    for v in ["x", "y"] {
+        if rng.gen_bool(0.7) {
+            let k = rng.gen_range(2..=4);
+            let set: Vec<&str> = (0..k).map(|_| region(rng)).collect();
+            p.push_str(&format!(" {{@{v}: {}}}", set.join(", ")));
+        }
+    }
+    p
+}
