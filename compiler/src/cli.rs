@@ -2,7 +2,14 @@
 //! (diagnostics on stderr), 2 usage errors. Never panics on input.
 
 use crate::diag::{plain_error, Diagnostic, Span};
-use crate::driver::{build_xpath_hw, simulate_xpath, xpath_project_spec, XpathHw, XpathHwOptions};
+use crate::driver::{
+    build_xpath_hw, simulate_xpath_with, xpath_project_spec, XpathHw, XpathHwOptions,
+};
+
+/// `qrtl xpath sim` builds designs with more Verilog than this without C++
+/// optimization (Verilator's C++ of a 1,000-twig design takes over 20
+/// minutes at -Os on two cores, under 3 at -O0).
+const LARGE_RTL_BYTES: usize = 1 << 20;
 use crate::frontend::xpath::parse_query_file;
 use crate::ir::xpath::{Design, Mode, SiblingOrder};
 use crate::lower::xpath::lower_queries;
@@ -663,12 +670,21 @@ fn xpath_sim(
         in_gap_percent: sim.in_gap,
         out_stall_percent: sim.out_stall,
     };
-    let run = match simulate_xpath(
+    // Large designs (thousands of twig nodes and comparators) take tens of
+    // minutes to compile as optimized C++; unoptimized they build several
+    // times faster and still simulate documents quickly.
+    let rtl_bytes: usize = compiled.rtl.files.iter().map(|f| f.text.len()).sum();
+    let build = crate::sim::BuildOptions {
+        unoptimized_cxx: rtl_bytes > LARGE_RTL_BYTES,
+        ..crate::sim::BuildOptions::default()
+    };
+    let run = match simulate_xpath_with(
         &compiled,
         &packets,
         simulator,
         &stalls,
         sim.trace.as_deref(),
+        &build,
     ) {
         Ok(r) => r,
         Err(e) => {
