@@ -1,4 +1,4 @@
 //! Front ends: text in, syntax trees and diagnostics out. They never see IR.
 
-pub mod xpath;
 pub mod flextrack;
+pub mod xpath;

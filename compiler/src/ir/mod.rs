@@ -18,6 +18,6 @@ macro_rules! id_type {
 
 pub mod print;
 pub mod stacks;
+pub mod track;
 pub mod value;
 pub mod xpath;
-pub mod track;

@@ -1,5 +1,5 @@
 //! Lowering: syntax trees → IR. The only code that sees both.
 
 pub mod stacks;
-pub mod xpath;
 pub mod track;
+pub mod xpath;

@@ -4,5 +4,5 @@
 
 pub mod rice;
 pub mod stacks;
-pub mod xpath;
 pub mod track;
+pub mod xpath;

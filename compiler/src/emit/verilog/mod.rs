@@ -2,6 +2,6 @@
 
 pub mod rice;
 pub mod sax;
+pub mod track;
 pub mod values;
 pub mod xpath;
-pub mod track;
