@@ -16,7 +16,7 @@ use crate::ir::stacks::{
     PopNode, StackDesign, StepOrigin,
 };
 use crate::ir::xpath::{Axis, Design, NodeId, PartId, SiblingOrder};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Options of the lowering.
 #[derive(Clone, Copy, Debug)]
@@ -37,7 +37,10 @@ pub fn lower_stacks(
     for (pi, part) in design.parts.iter().enumerate() {
         let nodes = design.part_nodes(PartId(pi as u32));
         let pop_root = part.pop_root(design);
-        let in_subtree: Vec<NodeId> = pop_root.map_or(Vec::new(), |r| design.subtree_nodes(r));
+        let in_subtree: HashSet<NodeId> = pop_root
+            .map_or(Vec::new(), |r| design.subtree_nodes(r))
+            .into_iter()
+            .collect();
         let in_pop: Vec<bool> = nodes.iter().map(|x| in_subtree.contains(x)).collect();
         // Push nodes, parents first (pre-order).
         let mut hw_of: HashMap<NodeId, HwNodeId> = HashMap::new();

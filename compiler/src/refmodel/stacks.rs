@@ -7,7 +7,7 @@
 //! pass combination must agree with `refmodel::xpath::Engine`) without a
 //! simulator, and it is the model the RTL is closest to.
 
-use crate::ir::stacks::{ColKind, FlagSrc, HwNodeId, PopId, Read, StackDesign};
+use crate::ir::stacks::{ColId, ColKind, FlagSrc, HwNodeId, PopId, Read, StackDesign};
 use crate::ir::value::compare_bytes;
 use crate::ir::xpath::{AttrId, Axis, CondKind, QueryId, SiblingOrder, TagId};
 use crate::xml::{tokenizer::tokenize, DocStatus, Sink, XmlConfig, XmlErrorAt};
@@ -46,6 +46,8 @@ impl Row {
 struct Sim<'a> {
     d: &'a StackDesign,
     reads: Vec<Vec<Read>>,
+    /// Per cluster and pop node: its "fired here" column and tag check.
+    heres: Vec<Vec<(ColId, Option<TagId>)>>,
     /// Per cluster: the stack of rows (index 0 = the document node).
     stacks: Vec<Vec<Row>>,
     flags: Vec<Vec<bool>>,
@@ -86,12 +88,11 @@ impl Sim<'_> {
     /// update the parent row's reports and set the flags of pop roots.
     fn close_row(&mut self, k: usize, closing: &Row, parent: &mut Row) {
         let cl = &self.d.clusters[k];
-        let members = cl.column_members();
         let ordered = self.d.order == SiblingOrder::Ordered;
         let before = parent.clone();
         let mut full = vec![false; cl.pops.len()];
         for (i, pop) in cl.pops.iter().enumerate() {
-            let (col, gs) = cl.here_of(PopId(i as u32), &members);
+            let (col, gs) = self.heres[k][i];
             let here = closing.cols[col.index()] && gs.is_none_or(|t| closing.tag == t);
             full[i] = here
                 && pop.close_conds.iter().all(|c| closing.texts[c.index()])
@@ -221,19 +222,25 @@ impl Sink for Sim<'_> {
 
 /// Filter one document with the stack model.
 pub fn run_document(design: &StackDesign, xml: XmlConfig, doc: &[u8]) -> StackRun {
-    let reads = design
-        .clusters
-        .iter()
-        .map(|cl| {
-            let members = cl.column_members();
+    let mut reads = Vec::new();
+    let mut heres = Vec::new();
+    for cl in &design.clusters {
+        let members = cl.column_members();
+        reads.push(
             (0..cl.nodes.len())
                 .map(|i| cl.read_of(HwNodeId(i as u32), &members))
-                .collect()
-        })
-        .collect();
+                .collect(),
+        );
+        heres.push(
+            (0..cl.pops.len())
+                .map(|i| cl.here_of(PopId(i as u32), &members))
+                .collect(),
+        );
+    }
     let mut sim = Sim {
         d: design,
         reads,
+        heres,
         stacks: design
             .clusters
             .iter()
