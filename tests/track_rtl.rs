@@ -74,7 +74,6 @@ fn check(strategy: Strategy, cluster_size: usize, broadcast: bool, seed: u64) {
             .unwrap_or_else(|e| panic!("{} simulation: {e}", strategy.as_str()));
         assert_eq!(got.len(), trajs.len());
         let mut exact_cycles = 0;
-        let mut false_positives = 0;
         for (i, (t, r)) in trajs.iter().zip(&got).enumerate() {
             let want = model.run(&t.events);
             assert_eq!(
@@ -86,7 +85,6 @@ fn check(strategy: Strategy, cluster_size: usize, broadcast: bool, seed: u64) {
                 t.id,
                 t.events
             );
-            false_positives += want.len() - exact.matches(&t.events).len();
             if strategy == Strategy::Expand {
                 assert_eq!(
                     r.matched,
