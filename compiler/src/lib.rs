@@ -14,6 +14,7 @@ pub mod passes;
 pub mod project;
 pub mod refmodel;
 pub mod sim;
+pub mod synth;
 pub mod track;
 pub mod workload;
 pub mod xml;

@@ -103,6 +103,9 @@ pub enum ProjectError {
     /// The spec is inconsistent (bad name, unknown clock port, ...); `path`
     /// is the project directory.
     InvalidSpec { path: PathBuf, message: String },
+    /// A project's `manifest.json` is missing or does not describe a
+    /// project (`path` is the manifest).
+    BadManifest { path: PathBuf, message: String },
 }
 
 impl fmt::Display for ProjectError {
@@ -115,6 +118,9 @@ impl fmt::Display for ProjectError {
             ProjectError::InvalidSpec { path, message } => {
                 write!(f, "{}: invalid project: {message}", path.display())
             }
+            ProjectError::BadManifest { path, message } => {
+                write!(f, "{}: {message}", path.display())
+            }
         }
     }
 }
@@ -124,7 +130,7 @@ impl std::error::Error for ProjectError {
         match self {
             ProjectError::Io { source, .. } => Some(source),
             ProjectError::Render { source, .. } => Some(source),
-            ProjectError::InvalidSpec { .. } => None,
+            ProjectError::InvalidSpec { .. } | ProjectError::BadManifest { .. } => None,
         }
     }
 }
@@ -522,4 +528,94 @@ pub fn write_project(dir: &Path, spec: &ProjectSpec) -> Result<(), ProjectError>
         write_file(path, text)?;
     }
     Ok(())
+}
+
+/// What a tool needs to know of a written project, read back from its
+/// `manifest.json` (the fields [`write_project`] always writes).
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+pub struct Manifest {
+    pub name: String,
+    pub top: String,
+    pub clock_mhz: f64,
+    pub clock_port: String,
+    #[serde(default)]
+    pub reset_port: String,
+    /// Sources relative to the project, in compile order.
+    pub files: Vec<String>,
+    pub ports: Vec<ManifestPort>,
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+pub struct ManifestPort {
+    pub name: String,
+    pub dir: String,
+    pub width: u32,
+}
+
+impl Manifest {
+    /// The ports in `dir` (`input` or `output`), the clock excluded.
+    pub fn ports_in(&self, dir: &str) -> impl Iterator<Item = &ManifestPort> {
+        let dir = dir.to_string();
+        self.ports
+            .iter()
+            .filter(move |p| p.dir == dir && p.name != self.clock_port)
+    }
+}
+
+/// Read the manifest of the project in `dir` and check that its sources
+/// exist.
+pub fn read_manifest(dir: &Path) -> Result<Manifest, ProjectError> {
+    let path = dir.join("manifest.json");
+    let bad = |message: String| ProjectError::BadManifest {
+        path: path.clone(),
+        message,
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(bad(
+            "not found: DIR must be a project written by `qrtl xpath|track|rice compile -o DIR`"
+                .into(),
+        )),
+        Err(source) => return Err(ProjectError::Io { path, source }),
+    };
+    let m: Manifest = serde_json::from_str(&text).map_err(|e| {
+        bad(format!(
+            "line {} column {}: not a qrtl project manifest: {e}",
+            e.line(),
+            e.column()
+        ))
+    })?;
+    if !is_identifier(&m.top) {
+        return Err(bad(format!("top `{}` is not a Verilog identifier", m.top)));
+    }
+    if m.files.is_empty() {
+        return Err(bad("no RTL sources in `files`".into()));
+    }
+    for f in &m.files {
+        if Path::new(f).is_absolute() || f.split('/').any(|c| c == "..") {
+            return Err(bad(format!("source `{f}` is not inside the project")));
+        }
+        if !dir.join(f).is_file() {
+            return Err(bad(format!("source `{f}` listed but missing")));
+        }
+    }
+    for p in &m.ports {
+        if !is_identifier(&p.name) || p.width == 0 || !(p.dir == "input" || p.dir == "output") {
+            return Err(bad(format!(
+                "port `{}` ({} {} bits) is not a valid port",
+                p.name, p.dir, p.width
+            )));
+        }
+    }
+    if !m
+        .ports
+        .iter()
+        .any(|p| p.name == m.clock_port && p.dir == "input" && p.width == 1)
+    {
+        return Err(bad(format!(
+            "clock `{}` is not a 1-bit input port",
+            m.clock_port
+        )));
+    }
+    Ok(m)
 }

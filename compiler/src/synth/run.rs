@@ -1,0 +1,165 @@
+//! Running the tools: a few at a time, with progress on stderr.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::SynthError;
+
+/// One tool run: `program args` in the project directory, its stdout and
+/// stderr appended to `log` (relative to the project).
+pub struct Job {
+    pub label: String,
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub log: String,
+}
+
+/// Progress lines: a line when a run starts, one every `every` while it
+/// runs, one when it ends.
+pub struct Progress {
+    on: bool,
+    every: Duration,
+}
+
+impl Progress {
+    pub fn new(on: bool) -> Progress {
+        Progress {
+            on,
+            every: Duration::from_secs(15),
+        }
+    }
+
+    fn say(&self, msg: &str) {
+        if self.on {
+            eprintln!("qrtl synth: {msg}");
+        }
+    }
+}
+
+/// The last `n` lines of a file, for error messages.
+pub fn tail(path: &Path, n: usize) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with("Warning: IO "))
+        .collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+struct Running {
+    job: Job,
+    child: Child,
+    started: Instant,
+    next_note: Instant,
+}
+
+fn spawn(dir: &Path, job: Job, progress: &Progress) -> Result<Running, SynthError> {
+    let out_path = dir.join(format!("{}.out", job.log));
+    let out = std::fs::File::create(&out_path).map_err(|source| SynthError::Io {
+        path: out_path.clone(),
+        source,
+    })?;
+    let err = out.try_clone().map_err(|source| SynthError::Io {
+        path: out_path.clone(),
+        source,
+    })?;
+    let child = Command::new(&job.program)
+        .args(&job.args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .spawn()
+        .map_err(|source| SynthError::Io {
+            path: job.program.clone(),
+            source,
+        })?;
+    progress.say(&format!(
+        "{} started (log: {})",
+        job.label,
+        dir.join(&job.log).display()
+    ));
+    let now = Instant::now();
+    Ok(Running {
+        job,
+        child,
+        started: now,
+        next_note: now + progress.every,
+    })
+}
+
+/// Run `jobs`, at most `parallel` at a time; the first failure stops the
+/// others and is returned.
+pub fn run_all(
+    dir: &Path,
+    progress: &Progress,
+    jobs: Vec<Job>,
+    parallel: usize,
+) -> Result<(), SynthError> {
+    let mut waiting = jobs.into_iter();
+    let mut running: Vec<Running> = Vec::new();
+    let mut failure: Option<SynthError> = None;
+    loop {
+        while failure.is_none() && running.len() < parallel.max(1) {
+            match waiting.next() {
+                Some(job) => running.push(spawn(dir, job, progress)?),
+                None => break,
+            }
+        }
+        if running.is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        let mut i = 0;
+        while i < running.len() {
+            let r = &mut running[i];
+            let status = r.child.try_wait().map_err(|source| SynthError::Io {
+                path: r.job.program.clone(),
+                source,
+            })?;
+            match status {
+                None => {
+                    if Instant::now() >= r.next_note {
+                        progress.say(&format!(
+                            "{} running, {} s",
+                            r.job.label,
+                            r.started.elapsed().as_secs()
+                        ));
+                        r.next_note += progress.every;
+                    }
+                    i += 1;
+                }
+                Some(st) => {
+                    let r = running.swap_remove(i);
+                    let secs = r.started.elapsed().as_secs_f64();
+                    if st.success() {
+                        progress.say(&format!("{} done in {secs:.1} s", r.job.label));
+                    } else if failure.is_none() {
+                        let log = dir.join(&r.job.log);
+                        let mut t = tail(&log, 12);
+                        if t.is_empty() {
+                            t = tail(&dir.join(format!("{}.out", r.job.log)), 12);
+                        }
+                        failure = Some(SynthError::ToolFailed {
+                            what: format!("{} ({st})", r.job.label),
+                            log,
+                            tail: t,
+                        });
+                    }
+                }
+            }
+        }
+        if failure.is_some() {
+            for r in &mut running {
+                let _ = r.child.kill();
+                let _ = r.child.wait();
+            }
+            running.clear();
+        }
+    }
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}

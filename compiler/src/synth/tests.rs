@@ -1,0 +1,125 @@
+use super::*;
+
+fn manifest(ports: &[(&str, &str, u32)]) -> Manifest {
+    Manifest {
+        name: "t".into(),
+        top: "core_top".into(),
+        clock_mhz: 125.0,
+        clock_port: "clk".into(),
+        reset_port: "rst".into(),
+        files: vec!["rtl/a.v".into(), "rtl/core_top.v".into()],
+        ports: ports
+            .iter()
+            .map(|(n, d, w)| crate::project::ManifestPort {
+                name: n.to_string(),
+                dir: d.to_string(),
+                width: *w,
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn wrapper_registers_every_port_bit_in_port_order() {
+    let m = manifest(&[
+        ("clk", "input", 1),
+        ("rst", "input", 1),
+        ("din", "input", 8),
+        ("dout", "output", 32),
+        ("done", "output", 1),
+    ]);
+    let v = ooc_wrapper(&m);
+    assert!(v.contains("reg [8:0] in_sr;"), "{v}");
+    assert!(v.contains("in_sr <= {in_sr[7:0], si};"), "{v}");
+    assert!(v.contains(".clk(clk),"), "{v}");
+    assert!(v.contains(".rst(in_sr[0:0]),"), "{v}");
+    assert!(v.contains(".din(in_sr[8:1]),"), "{v}");
+    assert!(v.contains(".dout(o_dout),"), "{v}");
+    assert!(v.contains(".done(o_done)\n"), "{v}");
+    assert!(v.contains("reg [32:0] out_sr;"), "{v}");
+    assert!(
+        v.contains("ld_q ? { o_dout, o_done } : {out_sr[31:0], 1'b0};"),
+        "{v}"
+    );
+    assert!(
+        v.contains("(* keep_hierarchy *)\n    core_top u_core"),
+        "{v}"
+    );
+}
+
+#[test]
+fn wrapper_of_one_bit_ports_has_no_empty_ranges() {
+    let m = manifest(&[("clk", "input", 1), ("go", "input", 1), ("y", "output", 1)]);
+    let v = ooc_wrapper(&m);
+    assert!(v.contains("in_sr <= si;"), "{v}");
+    assert!(v.contains(": 1'b0;"), "{v}");
+    assert!(!v.contains("[-1"), "{v}");
+}
+
+#[test]
+fn scripts_use_project_relative_paths_only() {
+    let m = manifest(&[("clk", "input", 1)]);
+    let x = yosys_script(&m, Target::Xc6v);
+    assert!(x.contains("read_verilog -defer rtl/a.v\nread_verilog -defer rtl/core_top.v\n"));
+    assert!(x.contains("synth_xilinx -family xc6v -top core_top -flatten -noiopad -noclkbuf\n"));
+    assert!(x.contains("tee -q -o build/xc6v_stat.json stat -json\n"));
+    assert!(!x.contains("qrtl_ooc"));
+    let e = yosys_script(&m, Target::Ecp5);
+    assert!(e.contains("read_verilog -defer build/qrtl_ooc.v\nsynth_ecp5 -top qrtl_ooc -json build/ecp5_ooc.json\n"));
+    for s in [x, e, yosys_script(&m, Target::Ice40)] {
+        for line in s.lines().filter(|l| !l.starts_with('#')) {
+            assert!(!line.contains(" /"), "absolute path in `{line}`");
+        }
+    }
+}
+
+#[test]
+fn fmax_comes_from_the_report_else_the_last_log_line() {
+    let report = r#"{"fmax": {"$glbnet$clk": {"achieved": 151.2, "constraint": 200.0}}}"#;
+    let log = "Info: Max frequency for clock '$glbnet$clk': 140.00 MHz (FAIL at 200.00 MHz)\n\
+               Info: Max frequency for clock '$glbnet$clk': 148.50 MHz (FAIL at 200.00 MHz)\n";
+    assert_eq!(parse_fmax(Some(report), log), Some(151.2));
+    assert_eq!(parse_fmax(None, log), Some(148.5));
+    assert_eq!(parse_fmax(Some("not json"), log), Some(148.5));
+    assert_eq!(parse_fmax(None, "Info: nothing\n"), None);
+    let two = r#"{"fmax": {"a": {"achieved": 90.0}, "b": {"achieved": 80.0}}}"#;
+    assert_eq!(parse_fmax(Some(two), ""), Some(80.0), "the slowest clock");
+}
+
+#[test]
+fn median_of_seeds() {
+    assert_eq!(median(&[]), None);
+    assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+    assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
+}
+
+#[test]
+fn targets_parse_and_print() {
+    for t in Target::ALL {
+        assert_eq!(t.name().parse::<Target>(), Ok(t));
+    }
+    assert!("xc5"
+        .parse::<Target>()
+        .unwrap_err()
+        .contains("xc6v, xc7, ecp5 or ice40"));
+}
+
+#[test]
+fn summary_has_exactly_the_contract_keys() {
+    let r = SynthReport {
+        target: Target::Ecp5,
+        luts: 10,
+        lut_eq: 16,
+        ffs: 5,
+        lutram: 6,
+        bram: 0.5,
+        fmax_mhz: Some(151.234),
+        seconds: 12.345,
+        fmax_seeds: vec![151.234],
+    };
+    let j = serde_json::to_string(&r.summary()).unwrap();
+    assert_eq!(
+        j,
+        r#"{"target":"ecp5","luts":10,"lut_eq":16,"ffs":5,"lutram":6,"bram":0.5,"fmax_mhz":151.23,"seconds":12.3}"#
+    );
+}
