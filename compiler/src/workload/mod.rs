@@ -669,6 +669,60 @@ pub fn query_file(queries: &[String]) -> String {
     s
 }
 
+/// Synthetic path queries over an abstract alphabet, in the style of the
+/// dissertation's scaling experiments (no vocabulary, so every query node is
+/// one tag comparison): `len` steps over the names `t0`..`t{tags-1}`, each
+/// step `//` with probability `prob_desc` (else `/`) and `*` with
+/// probability `prob_star`. Used by the hardware benches (compile time,
+/// area and clock rate against the number of queries).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SyntheticPathConfig {
+    pub count: usize,
+    /// Steps per query.
+    pub len: usize,
+    /// Size of the tag alphabet.
+    pub tags: usize,
+    pub prob_desc: f64,
+    pub prob_star: f64,
+    pub seed: u64,
+}
+
+impl SyntheticPathConfig {
+    /// `count` queries of `len` steps, 200 tags, 15% `//`, 15% `*`.
+    pub fn new(count: usize, len: usize, seed: u64) -> SyntheticPathConfig {
+        SyntheticPathConfig {
+            count,
+            len,
+            tags: 200,
+            prob_desc: 0.15,
+            prob_star: 0.15,
+            seed,
+        }
+    }
+}
+
+/// A query file of [`SyntheticPathConfig`] queries, one per line.
+pub fn synthetic_path_queries(cfg: &SyntheticPathConfig) -> String {
+    let mut rng = SmallRng::seed_from_u64(cfg.seed);
+    let mut out = String::new();
+    for _ in 0..cfg.count {
+        for _ in 0..cfg.len {
+            out.push_str(if rng.gen_bool(cfg.prob_desc) {
+                "//"
+            } else {
+                "/"
+            });
+            if rng.gen_bool(cfg.prob_star) {
+                out.push('*');
+            } else {
+                let _ = write!(out, "t{}", rng.gen_range(0..cfg.tags.max(1)));
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests;
 

@@ -1,0 +1,472 @@
+//! `qrtl-bench-report`: the performance report, `bench/REPORT.md` with one
+//! SVG per figure (`bench/fig-a-lut-eq.svg` … `bench/fig-f-rice.svg`).
+//!
+//! ```text
+//! qrtl-bench-report [--quick] [--only a,b,...] [--max-queries N] [--seeds N]
+//!                   [--no-synth] [--out DIR]
+//! ```
+//!
+//! Figures (issue 7):
+//!
+//! * (a) LUT-eq per query node vs number of queries (xc6v, area only),
+//!   lengths 4 and 8, stack passes on and all off;
+//! * (b) ECP5 Fmax vs cluster size for 2K length-4 queries;
+//! * (c) compile time (parse + lower + passes + Verilog text), 1K–32K
+//!   queries, median of 3 runs;
+//! * (d) Verilator simulated cycles per second and cycles per byte on the
+//!   NITF documents, vs design size;
+//! * (e) software engine MB/s vs number of queries on a generated corpus;
+//! * (f) Golomb-Rice no-stall decoder N ∈ {8, 16, 32, 64}: LUT-eq, ECP5
+//!   Fmax, Gbit/s.
+//!
+//! Synthesis points are cached in `bench/data/synth-points.json`, keyed by
+//! SHA-256 of the RTL, target and seeds: a point whose RTL is unchanged is
+//! reused (the report says which points were measured in this run). Every
+//! figure's data is also stored in `bench/data/figures.json`, so `--only`
+//! reruns some figures and keeps the others as last measured.
+//!
+//! `--quick`: small sizes only and one place-and-route seed.
+//! `--max-queries N`: skip synthesis and simulation points with more than N
+//! queries (listed as not measured). `--no-synth`: run no synthesis; take
+//! synthesis points from the cache only. Figures are reported, never
+//! asserted.
+
+#[path = "bench_report/cache.rs"]
+mod cache;
+#[path = "bench_report/figs.rs"]
+mod figs;
+#[path = "bench_report/md.rs"]
+mod md;
+#[path = "bench_report/plot.rs"]
+mod plot;
+#[path = "bench_report/synth_points.rs"]
+mod synth_points;
+
+use cache::now_stamp;
+use md::{markdown_report, Figure, Report, TargetRow};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Every figure: id, SVG file name, heading.
+pub const FIGURES: [(&str, &str, &str); 6] = [
+    (
+        "a",
+        "fig-a-lut-eq.svg",
+        "LUT-eq per query node vs number of queries (xc6v)",
+    ),
+    (
+        "b",
+        "fig-b-fmax-cluster.svg",
+        "ECP5 Fmax vs cluster size (2K length-4 queries)",
+    ),
+    (
+        "c",
+        "fig-c-compile-time.svg",
+        "Compile time vs number of queries",
+    ),
+    (
+        "d",
+        "fig-d-verilator.svg",
+        "Verilator simulation speed vs design size",
+    ),
+    (
+        "e",
+        "fig-e-engine.svg",
+        "Software engine throughput vs number of queries",
+    ),
+    (
+        "f",
+        "fig-f-rice.svg",
+        "Golomb-Rice no-stall decoder: area, Fmax, Gbit/s",
+    ),
+];
+
+/// Command-line options.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    pub quick: bool,
+    /// Figures to measure (ids); empty: all.
+    pub only: Vec<String>,
+    pub max_queries: Option<usize>,
+    pub seeds: u32,
+    /// Take synthesis points from the cache only.
+    pub no_synth: bool,
+    /// Where REPORT.md and the SVGs go (`bench/`).
+    pub out: PathBuf,
+}
+
+const USAGE: &str = "usage: qrtl-bench-report [--quick] [--only a,b,...] [--max-queries N] \
+                     [--seeds N] [--no-synth] [--out DIR]";
+
+/// Parse the command line (without the program name).
+pub fn parse_args(args: &[String], root: &Path) -> Result<Options, String> {
+    let mut o = Options {
+        quick: false,
+        only: Vec::new(),
+        max_queries: None,
+        seeds: 3,
+        no_synth: false,
+        out: root.join("bench"),
+    };
+    let mut seeds_given = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = |name: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{name} needs a value"))
+        };
+        match a.as_str() {
+            "--quick" => o.quick = true,
+            "--no-synth" => o.no_synth = true,
+            "--only" => {
+                let v = value("--only")?;
+                for id in v.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                    if !FIGURES.iter().any(|f| f.0 == id) {
+                        return Err(format!("--only: unknown figure `{id}` (a, b, c, d, e, f)"));
+                    }
+                    o.only.push(id.to_string());
+                }
+                if o.only.is_empty() {
+                    return Err("--only: no figure named".into());
+                }
+            }
+            "--max-queries" => {
+                let v = value("--max-queries")?;
+                o.max_queries =
+                    Some(v.parse().map_err(|_| {
+                        format!("--max-queries: `{v}` is not a non-negative integer")
+                    })?);
+            }
+            "--seeds" => {
+                let v = value("--seeds")?;
+                o.seeds = match v.parse::<u32>() {
+                    Ok(n) if (1..=32).contains(&n) => n,
+                    _ => return Err(format!("--seeds: `{v}` is not an integer in 1..=32")),
+                };
+                seeds_given = true;
+            }
+            "--out" => o.out = PathBuf::from(value("--out")?),
+            "-h" | "--help" => return Err(String::new()),
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    if o.quick && !seeds_given {
+        o.seeds = 1;
+    }
+    Ok(o)
+}
+
+impl Options {
+    pub fn selected(&self, id: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|o| o == id)
+    }
+
+    /// The command line that reproduces this run's figure `id`.
+    pub fn bench_command(&self, id: &str) -> String {
+        let mut s = format!("target/release/qrtl-bench-report --only {id}");
+        if self.quick {
+            s.push_str(" --quick");
+        }
+        if let Some(m) = self.max_queries {
+            s.push_str(&format!(" --max-queries {m}"));
+        }
+        s
+    }
+}
+
+/// Stored figures (`bench/data/figures.json`).
+fn load_figures(path: &Path) -> Result<BTreeMap<String, Figure>, String> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => serde_json::from_str(&t).map_err(|e| {
+            format!(
+                "{}:{}:{}: malformed stored figures: {e}",
+                path.display(),
+                e.line(),
+                e.column()
+            )
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
+        Err(e) => Err(format!("{}: {e}", path.display())),
+    }
+}
+
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+    }
+    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn run(o: &Options, root: &Path) -> Result<(), String> {
+    let data_dir = o.out.join("data");
+    let figures_path = data_dir.join("figures.json");
+    let mut stored = load_figures(&figures_path)?;
+    let mut synth = synth_points::Runner::new(o, root)?;
+    for (id, _, heading) in FIGURES {
+        if !o.selected(id) {
+            continue;
+        }
+        eprintln!("== ({id}) {heading}");
+        let fig = match id {
+            "a" => figs::fig_a(o, &mut synth)?,
+            "b" => figs::fig_b(o, &mut synth)?,
+            "c" => figs::fig_c(o)?,
+            "d" => figs::fig_d(o)?,
+            "e" => figs::fig_e(o)?,
+            "f" => figs::fig_f(o, &mut synth)?,
+            _ => unreachable!("FIGURES ids"),
+        };
+        stored.insert(id.to_string(), fig);
+        // Keep what is measured so far, in case a later figure fails.
+        write(
+            &figures_path,
+            &(serde_json::to_string_pretty(&stored).expect("figures serialise") + "\n"),
+        )?;
+    }
+    let mut report = Report {
+        intro: intro(o),
+        targets: Vec::new(),
+        figures: Vec::new(),
+        missing: Vec::new(),
+    };
+    for (id, file, heading) in FIGURES {
+        match stored.get(id) {
+            Some(f) => {
+                let mut f = f.clone();
+                if !o.selected(id) {
+                    f.notes.push(format!(
+                        "Not rerun by this invocation (`--only {}`): the data stored in `bench/data/figures.json`.",
+                        o.only.join(",")
+                    ));
+                }
+                let svg = plot::render_panels(&f.charts)
+                    .map_err(|e| format!("figure ({id}): drawing failed: {e}"))?;
+                write(&o.out.join(file), &svg)?;
+                report.figures.push(f);
+            }
+            None => report.missing.push((
+                id.to_string(),
+                heading.to_string(),
+                "not selected by `--only` and no stored data".to_string(),
+            )),
+        }
+    }
+    report.targets = targets(&stored);
+    write(&o.out.join("REPORT.md"), &markdown_report(&report))?;
+    eprintln!(
+        "wrote {} ({} synthesis point(s) measured in this run)",
+        o.out.join("REPORT.md").display(),
+        synth.measured_now
+    );
+    Ok(())
+}
+
+fn intro(o: &Options) -> Vec<String> {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    vec![
+        format!(
+            "Generated by `qrtl-bench-report` (`make bench`) on {} ({} logical cores visible), last run {}{}. \
+             Synthesis: Yosys `synth_xilinx -family xc6v` for area (LUT-eq counts each distributed-RAM \
+             primitive as the LUTs it occupies), Yosys `synth_ecp5` + nextpnr-ecp5 (LFE5U-85F, CABGA381, \
+             speed 6) for Fmax, the median over the place-and-route seeds — all through `qrtl synth`. \
+             Each synthesis point is cached in `bench/data/synth-points.json` by SHA-256 of its RTL, \
+             target and seed count; the tables say whether a point was measured in this run or taken \
+             from the cache, and when it was measured.",
+            cpu,
+            std::thread::available_parallelism().map_or(1, |n| n.get()),
+            now_stamp(),
+            if o.quick { " with `--quick`" } else { "" }
+        ),
+        "Synthetic path queries (`qrtl_compiler::workload::synthetic_path_queries`): each step `/` or \
+         (15%) `//`, name `*` (15%) or one of 200 tags `t0`…`t199`, the given number of steps; the \
+         query files are written to `bench/out/report/queries/` so the commands below can be rerun \
+         from the repository root. A query node is one step of a query (the naive node count, before \
+         any pass)."
+            .to_string(),
+    ]
+}
+
+/// The targets table (issue 7), from the stored figures.
+fn targets(stored: &BTreeMap<String, Figure>) -> Vec<TargetRow> {
+    let mut rows = Vec::new();
+    let fig = |id: &str| stored.get(id);
+    // Every figure stores the values the targets need as `target:NAME`
+    // notes-free cells: look them up in its table by the row key.
+    let lookup = |id: &str, key: &[(&str, &str)], col: &str| -> Option<f64> {
+        let f = fig(id)?;
+        let t = &f.table;
+        let ci = t.headers.iter().position(|h| h == col)?;
+        t.rows
+            .iter()
+            .find(|r| {
+                key.iter().all(|(k, v)| {
+                    t.headers
+                        .iter()
+                        .position(|h| h == k)
+                        .and_then(|i| r.get(i))
+                        .is_some_and(|c| c == v)
+                })
+            })
+            .and_then(|r| r.get(ci))
+            .and_then(|c| c.parse::<f64>().ok())
+    };
+    let fmax = lookup(
+        "b",
+        &[
+            ("cluster size", &figs::DEFAULT_CLUSTER.to_string()),
+            ("input", figs::DEFAULT_INPUT),
+        ],
+        "Fmax MHz",
+    );
+    rows.push(TargetRow {
+        what: "2K length-4 path queries: ECP5 Fmax".into(),
+        target: "≥ 150 MHz".into(),
+        measured: fmax.map(|f| format!("{f:.1} MHz")),
+        met: fmax.map(|f| f >= 150.0),
+        source: format!(
+            "(b), cluster size {}, {} input",
+            figs::DEFAULT_CLUSTER,
+            figs::DEFAULT_INPUT
+        ),
+    });
+    let lut = lookup(
+        "a",
+        &[("queries", "2048"), ("length", "4"), ("passes", "on")],
+        "LUT-eq / node",
+    );
+    rows.push(TargetRow {
+        what: "2K length-4 path queries: LUT-eq per query node (xc6v)".into(),
+        target: "≤ 3".into(),
+        measured: lut.map(|v| format!("{v:.2}")),
+        met: lut.map(|v| v <= 3.0),
+        source: "(a), passes on".into(),
+    });
+    let ct = lookup(
+        "c",
+        &[("queries", "32000"), ("length", "8")],
+        "compile s (median)",
+    );
+    rows.push(TargetRow {
+        what: "32K length-8 queries: compile to Verilog".into(),
+        target: "< 1 s".into(),
+        measured: ct.map(|v| format!("{v:.3} s")),
+        met: ct.map(|v| v < 1.0),
+        source: "(c)".into(),
+    });
+    let rice = lookup("f", &[("N", "32")], "ECP5 Fmax MHz");
+    rows.push(TargetRow {
+        what: "Golomb-Rice no-stall N=32: ECP5 Fmax".into(),
+        target: "≥ 150 MHz (≥ 4.8 Gbit/s)".into(),
+        measured: rice.map(|f| format!("{f:.1} MHz ({:.2} Gbit/s)", 32.0 * f / 1000.0)),
+        met: rice.map(|f| f >= 150.0),
+        source: "(f)".into(),
+    });
+    rows
+}
+
+fn main() -> ExitCode {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let o = match parse_args(&args, &root) {
+        Ok(o) => o,
+        Err(e) => {
+            if e.is_empty() {
+                println!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("error: {e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    // Relative paths in the commands and in the RTL (query file names)
+    // are relative to the repository root, as in the report's commands.
+    if let Err(e) = std::env::set_current_dir(&root) {
+        eprintln!("error: {}: {e}", root.display());
+        return ExitCode::from(1);
+    }
+    match run(&o, &root) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn options() {
+        let root = Path::new("/repo");
+        let o = parse_args(&args(""), root).unwrap();
+        assert_eq!(o.seeds, 3);
+        assert!(o.selected("a") && o.selected("f"));
+        assert_eq!(o.out, Path::new("/repo/bench"));
+        let o = parse_args(&args("--quick --only c,e --max-queries 512"), root).unwrap();
+        assert_eq!(o.seeds, 1);
+        assert!(o.selected("c") && o.selected("e") && !o.selected("a"));
+        assert_eq!(o.max_queries, Some(512));
+        assert_eq!(
+            o.bench_command("c"),
+            "target/release/qrtl-bench-report --only c --quick --max-queries 512"
+        );
+        let o = parse_args(&args("--quick --seeds 2"), root).unwrap();
+        assert_eq!(o.seeds, 2);
+        for (bad, msg) in [
+            ("--only z", "unknown figure `z`"),
+            ("--only", "needs a value"),
+            ("--seeds 0", "--seeds"),
+            ("--max-queries -1", "--max-queries"),
+            ("--frobnicate", "unknown argument"),
+        ] {
+            let e = parse_args(&args(bad), root).unwrap_err();
+            assert!(e.contains(msg), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn targets_read_the_figures() {
+        let mut stored = BTreeMap::new();
+        let mut t = md::Table::new(&[">N", ">ECP5 Fmax MHz"]);
+        t.push(vec!["16".into(), "200.0".into()]);
+        t.push(vec!["32".into(), "140.5".into()]);
+        stored.insert(
+            "f".to_string(),
+            Figure {
+                id: "f".into(),
+                file: "fig-f-rice.svg".into(),
+                heading: String::new(),
+                about: String::new(),
+                charts: vec![],
+                table: t,
+                commands: vec![],
+                notes: vec![],
+                measured: String::new(),
+            },
+        );
+        let rows = targets(&stored);
+        let rice = rows.iter().find(|r| r.what.contains("Golomb")).unwrap();
+        assert_eq!(rice.measured.as_deref(), Some("140.5 MHz (4.50 Gbit/s)"));
+        assert_eq!(rice.met, Some(false));
+        let fmax = rows
+            .iter()
+            .find(|r| r.what.contains("Fmax") && r.source.starts_with("(b)"));
+        assert_eq!(fmax.unwrap().measured, None);
+    }
+}
