@@ -10,13 +10,27 @@
 //
 // Interface (rtl-templates/README.md): in_valid/in_byte/in_last, one byte
 // per clock, never a stall. Every output is registered and describes the
-// byte consumed in the previous cycle, with one exception: text units of
-// CDATA `]` bytes (see "CDATA unit queue" below).
+// byte consumed two cycles earlier (LATENCY = 2), with one exception: text
+// units of CDATA `]` bytes (see "CDATA unit queue" below).
+//
+// Pipeline (for the clock rate; qrtl synth on ECP5, see "Timing" notes):
+//   stage 1, input:  the byte, in_valid and in_last are registered together
+//                    with its pre-decoded classes (whitespace, name
+//                    characters, digits, every delimiter the state machine
+//                    tests), so the state machine starts from flip-flops
+//                    instead of from a compare chain on a port that the
+//                    enclosing design drives through its handshake logic;
+//   stage 2, parse:  the state machine consumes the registered byte and
+//                    registers the events (the outputs).
+// The state machine's tests on wide registers (stack full, depth zero or
+// at the limit, end tag compared to the end) are kept as one-bit flags
+// updated with the registers they describe, and the close-tag compare
+// reads the name stack two bytes ahead (see "Memories").
 //
 // Memory: the name stack (NAME_STACK_BYTES bytes, one write and one
-// asynchronous read port) holds the names of the open elements to check
-// close tags; `starts` (MAX_DEPTH entries) holds where each open element's
-// name begins. Everything else is a few registers.
+// registered read port: block RAM) holds the names of the open elements to
+// check close tags; `starts` (MAX_DEPTH entries) holds where each open
+// element's name begins. Everything else is a few registers.
 `default_nettype none
 
 module qrtl_sax #(
@@ -65,47 +79,94 @@ module qrtl_sax #(
     // ------------------------------------------------------------------
     // States (tokenizer.rs `enum State`)
     // ------------------------------------------------------------------
-    localparam [5:0]
-        S_START              = 6'd0,  // Start: a UTF-8 BOM may come
-        S_BOM1               = 6'd1,  // Bom(1)
-        S_BOM2               = 6'd2,  // Bom(2)
-        S_MISC               = 6'd3,  // Misc: prolog / epilog
-        S_TEXT               = 6'd4,  // Text: character data in the root
-        S_LT                 = 6'd5,  // Lt: after `<`
-        S_START_NAME         = 6'd6,  // StartName
-        S_TAG_SPACE          = 6'd7,  // TagSpace
-        S_ATTR_NAME          = 6'd8,  // AttrName
-        S_ATTR_AFTER_NAME    = 6'd9,  // AttrAfterName
-        S_ATTR_EQ            = 6'd10, // AttrEq
-        S_ATTR_VALUE         = 6'd11, // AttrValue (quote in `quote_sq`)
-        S_AFTER_ATTR_VALUE   = 6'd12, // AfterAttrValue
-        S_EMPTY_TAG_SLASH    = 6'd13, // EmptyTagSlash
-        S_END_NAME           = 6'd14, // EndName (compare pointer `cp`)
-        S_END_TAG_SPACE      = 6'd15, // EndTagSpace
-        S_BANG               = 6'd16, // Bang: after `<!`
-        S_COMMENT_OPEN       = 6'd17, // CommentOpen
-        S_COMMENT_BODY       = 6'd18, // CommentBody
-        S_COMMENT_DASH1      = 6'd19, // CommentDash1
-        S_COMMENT_DASH2      = 6'd20, // CommentDash2
-        S_CDATA_OPEN         = 6'd21, // CdataOpen(kw)
-        S_CDATA_BODY         = 6'd22, // CdataBody
-        S_CDATA_BRACKET1     = 6'd23, // CdataBracket1
-        S_CDATA_BRACKET2     = 6'd24, // CdataBracket2
-        S_DOCTYPE_OPEN       = 6'd25, // DoctypeOpen(kw)
-        S_DOCTYPE_BODY       = 6'd26, // DoctypeBody
-        S_DOCTYPE_QUOTED     = 6'd27, // DoctypeQuoted (quote in `quote_sq`)
-        S_PI_TARGET_START    = 6'd28, // PiTargetStart
-        S_PI_TARGET          = 6'd29, // PiTarget
-        S_PI_BODY            = 6'd30, // PiBody
-        S_PI_QUESTION        = 6'd31, // PiQuestion
-        S_PI_TARGET_QUESTION = 6'd32, // PiTargetQuestion
-        S_REF_START          = 6'd33, // RefStart: after `&`
-        S_REF_NAME           = 6'd34, // RefName
-        S_REF_HASH           = 6'd35, // RefHash: after `&#`
-        S_REF_DECIMAL        = 6'd36, // RefDecimal
-        S_REF_HEX_START      = 6'd37, // RefHexStart: after `&#x`
-        S_REF_HEX            = 6'd38, // RefHex
-        S_FAILED             = 6'd39; // after the first error: ignore bytes until the last
+    localparam
+        S_START              = 0,  // Start: a UTF-8 BOM may come
+        S_BOM1               = 1,  // Bom(1)
+        S_BOM2               = 2,  // Bom(2)
+        S_MISC               = 3,  // Misc: prolog / epilog
+        S_TEXT               = 4,  // Text: character data in the root
+        S_LT                 = 5,  // Lt: after `<`
+        S_START_NAME         = 6,  // StartName
+        S_TAG_SPACE          = 7,  // TagSpace
+        S_ATTR_NAME          = 8,  // AttrName
+        S_ATTR_AFTER_NAME    = 9,  // AttrAfterName
+        S_ATTR_EQ            = 10, // AttrEq
+        S_ATTR_VALUE         = 11, // AttrValue (quote in `quote_sq`)
+        S_AFTER_ATTR_VALUE   = 12, // AfterAttrValue
+        S_EMPTY_TAG_SLASH    = 13, // EmptyTagSlash
+        S_END_NAME           = 14, // EndName (compare pointer `cp`)
+        S_END_TAG_SPACE      = 15, // EndTagSpace
+        S_BANG               = 16, // Bang: after `<!`
+        S_COMMENT_OPEN       = 17, // CommentOpen
+        S_COMMENT_BODY       = 18, // CommentBody
+        S_COMMENT_DASH1      = 19, // CommentDash1
+        S_COMMENT_DASH2      = 20, // CommentDash2
+        S_CDATA_OPEN         = 21, // CdataOpen(kw)
+        S_CDATA_BODY         = 22, // CdataBody
+        S_CDATA_BRACKET1     = 23, // CdataBracket1
+        S_CDATA_BRACKET2     = 24, // CdataBracket2
+        S_DOCTYPE_OPEN       = 25, // DoctypeOpen(kw)
+        S_DOCTYPE_BODY       = 26, // DoctypeBody
+        S_DOCTYPE_QUOTED     = 27, // DoctypeQuoted (quote in `quote_sq`)
+        S_PI_TARGET_START    = 28, // PiTargetStart
+        S_PI_TARGET          = 29, // PiTarget
+        S_PI_BODY            = 30, // PiBody
+        S_PI_QUESTION        = 31, // PiQuestion
+        S_PI_TARGET_QUESTION = 32, // PiTargetQuestion
+        S_REF_START          = 33, // RefStart: after `&`
+        S_REF_NAME           = 34, // RefName
+        S_REF_HASH           = 35, // RefHash: after `&#`
+        S_REF_DECIMAL        = 36, // RefDecimal
+        S_REF_HEX_START      = 37, // RefHexStart: after `&#x`
+        S_REF_HEX            = 38, // RefHex
+        S_FAILED             = 39, // after the first error: ignore bytes until the last
+        NS                   = 40; // number of states
+
+    // The state register is one-hot (bit S_X set in state X): the next
+    // value of a state bit is an OR of (state bit AND byte class) terms,
+    // all flip-flops, instead of a 6-bit decode in front of every test.
+    // ST_X is the state vector of state X.
+    localparam [NS-1:0]
+        ST_START             = 40'd1 << S_START,
+        ST_BOM1              = 40'd1 << S_BOM1,
+        ST_BOM2              = 40'd1 << S_BOM2,
+        ST_MISC              = 40'd1 << S_MISC,
+        ST_TEXT              = 40'd1 << S_TEXT,
+        ST_LT                = 40'd1 << S_LT,
+        ST_START_NAME        = 40'd1 << S_START_NAME,
+        ST_TAG_SPACE         = 40'd1 << S_TAG_SPACE,
+        ST_ATTR_NAME         = 40'd1 << S_ATTR_NAME,
+        ST_ATTR_AFTER_NAME   = 40'd1 << S_ATTR_AFTER_NAME,
+        ST_ATTR_EQ           = 40'd1 << S_ATTR_EQ,
+        ST_ATTR_VALUE        = 40'd1 << S_ATTR_VALUE,
+        ST_AFTER_ATTR_VALUE  = 40'd1 << S_AFTER_ATTR_VALUE,
+        ST_EMPTY_TAG_SLASH   = 40'd1 << S_EMPTY_TAG_SLASH,
+        ST_END_NAME          = 40'd1 << S_END_NAME,
+        ST_END_TAG_SPACE     = 40'd1 << S_END_TAG_SPACE,
+        ST_BANG              = 40'd1 << S_BANG,
+        ST_COMMENT_OPEN      = 40'd1 << S_COMMENT_OPEN,
+        ST_COMMENT_BODY      = 40'd1 << S_COMMENT_BODY,
+        ST_COMMENT_DASH1     = 40'd1 << S_COMMENT_DASH1,
+        ST_COMMENT_DASH2     = 40'd1 << S_COMMENT_DASH2,
+        ST_CDATA_OPEN        = 40'd1 << S_CDATA_OPEN,
+        ST_CDATA_BODY        = 40'd1 << S_CDATA_BODY,
+        ST_CDATA_BRACKET1    = 40'd1 << S_CDATA_BRACKET1,
+        ST_CDATA_BRACKET2    = 40'd1 << S_CDATA_BRACKET2,
+        ST_DOCTYPE_OPEN      = 40'd1 << S_DOCTYPE_OPEN,
+        ST_DOCTYPE_BODY      = 40'd1 << S_DOCTYPE_BODY,
+        ST_DOCTYPE_QUOTED    = 40'd1 << S_DOCTYPE_QUOTED,
+        ST_PI_TARGET_START   = 40'd1 << S_PI_TARGET_START,
+        ST_PI_TARGET         = 40'd1 << S_PI_TARGET,
+        ST_PI_BODY           = 40'd1 << S_PI_BODY,
+        ST_PI_QUESTION       = 40'd1 << S_PI_QUESTION,
+        ST_PI_TARGET_QUESTION = 40'd1 << S_PI_TARGET_QUESTION,
+        ST_REF_START         = 40'd1 << S_REF_START,
+        ST_REF_NAME          = 40'd1 << S_REF_NAME,
+        ST_REF_HASH          = 40'd1 << S_REF_HASH,
+        ST_REF_DECIMAL       = 40'd1 << S_REF_DECIMAL,
+        ST_REF_HEX_START     = 40'd1 << S_REF_HEX_START,
+        ST_REF_HEX           = 40'd1 << S_REF_HEX,
+        ST_FAILED            = 40'd1 << S_FAILED;
 
     // ------------------------------------------------------------------
     // Reasons (1 + index of `XmlError` in xml/mod.rs)
@@ -131,14 +192,13 @@ module qrtl_sax #(
         E_NAME_STACK_OVERFLOW     = 5'd17;
 
     localparam [7:0] TAB = 8'h09, LF = 8'h0A, CR = 8'h0D;
-    localparam [20:0] MAX_CODE_POINT = 21'h10FFFF;
 
     // ------------------------------------------------------------------
     // Registers
     // ------------------------------------------------------------------
-    reg [5:0]    state;
+    reg [NS-1:0] state;        // one-hot
     reg [2:0]    kw;           // bytes of `CDATA[` / `DOCTYPE` matched
-    reg [4:0]    err_code;     // the first error (valid in S_FAILED)
+    reg [4:0]    err_code;     // the first error, E_NONE until then
     reg [DW-1:0] depth;        // open elements (tokenizer `depth`)
     reg          root_seen;
     reg          doctype_seen;
@@ -159,6 +219,17 @@ module qrtl_sax #(
     reg [2:0]    pi_len;       // PI target length, saturating at 4
     reg          pi_ci;        // the target so far matches `xml`, any case
     reg          pi_exact;     // ... and exactly
+    reg          failed_q;     // the previous byte revealed the first error (see the state machine)
+    reg          ref_ovf_q;    // ... and it was a reference overflow (`ref_ovf_now`)
+    // One-bit views of the wide registers above, updated with them, so the
+    // state machine tests a flip-flop instead of a 6..12-bit compare.
+    reg          sp_full;      // sp == CAP
+    reg          ap_full;      // ap == CAP
+    reg          cmp_first;    // cp == top: no byte of the end tag's name yet
+    reg          cmp_done;     // cp == sp: every byte of the top name compared
+    reg          depth_zero;   // depth == 0
+    reg          depth_gt1;    // depth > 1
+    reg          depth_max;    // depth == MAX_DEPTH
 
     // CDATA unit queue. In a CDATA section a `]` is content only once the
     // following bytes show it does not start `]]>`; the tokenizer then hands
@@ -172,75 +243,183 @@ module qrtl_sax #(
     reg [1:0]    qn;
 
     // ------------------------------------------------------------------
+    // Stage 1: the input byte, registered with its classes
+    // ------------------------------------------------------------------
+    // Everything the state machine asks about a byte (tokenizer `CLASS` and
+    // the delimiters it matches) is decoded here from the port and kept in
+    // flip-flops, one cycle before the state machine consumes the byte.
+    reg        p_valid;        // the registered byte is consumed this cycle
+    reg        p_last;         // ... and is its document's last byte
+    reg  [7:0] p_byte;
+    reg        is_ws, is_alpha, is_digit, is_name_start, is_name_char, is_hex_letter;
+    reg  [3:0] hex_val;        // value of a hex digit (0-9, a-f, A-F)
+    reg        b_lt, b_gt, b_amp, b_slash, b_qmark, b_excl, b_equals, b_dquote, b_squote;
+    reg        b_lf, b_cr, b_dash, b_lsqb, b_rsqb, b_hash, b_semi, b_x, b_m, b_l;
+    reg        b_lower_x, b_lower_m, b_lower_l; // the letter in either case
+    reg        b_upper_a, b_upper_c, b_upper_d, b_upper_e, b_upper_o, b_upper_p, b_upper_t, b_upper_y;
+    reg        b_bom0, b_bom1, b_bom2; // EF BB BF
+
+    wire [7:0] ib = in_byte;
+    wire [7:0] ib_lower = ib | 8'h20;
+    wire ib_alpha = ib_lower >= "a" && ib_lower <= "z";
+    wire ib_digit = ib >= "0" && ib <= "9";
+    wire ib_name_start = ib_alpha || ib == "_" || ib == ":" || ib[7];
+
+    always @(posedge clk) begin
+        p_valid <= !rst && in_valid;
+        p_last <= in_last;
+        p_byte <= ib;
+        is_ws <= ib == 8'h20 || ib == TAB || ib == LF || ib == CR;
+        is_alpha <= ib_alpha;
+        is_digit <= ib_digit;
+        is_name_start <= ib_name_start;
+        is_name_char <= ib_name_start || ib_digit || ib == "-" || ib == ".";
+        is_hex_letter <= ib_lower >= "a" && ib_lower <= "f";
+        hex_val <= ib_digit ? ib[3:0] : ib[3:0] + 4'd9;
+        b_lt <= ib == "<";
+        b_gt <= ib == ">";
+        b_amp <= ib == "&";
+        b_slash <= ib == "/";
+        b_qmark <= ib == "?";
+        b_excl <= ib == "!";
+        b_equals <= ib == "=";
+        b_dquote <= ib == "\"";
+        b_squote <= ib == "'";
+        b_lf <= ib == LF;
+        b_cr <= ib == CR;
+        b_dash <= ib == "-";
+        b_lsqb <= ib == "[";
+        b_rsqb <= ib == "]";
+        b_hash <= ib == "#";
+        b_semi <= ib == ";";
+        b_x <= ib == "x";
+        b_m <= ib == "m";
+        b_l <= ib == "l";
+        b_lower_x <= ib_lower == "x";
+        b_lower_m <= ib_lower == "m";
+        b_lower_l <= ib_lower == "l";
+        b_upper_a <= ib == "A";
+        b_upper_c <= ib == "C";
+        b_upper_d <= ib == "D";
+        b_upper_e <= ib == "E";
+        b_upper_o <= ib == "O";
+        b_upper_p <= ib == "P";
+        b_upper_t <= ib == "T";
+        b_upper_y <= ib == "Y";
+        b_bom0 <= ib == 8'hEF;
+        b_bom1 <= ib == 8'hBB;
+        b_bom2 <= ib == 8'hBF;
+    end
+
+    // Stage 2 works on the registered byte.
+    wire [7:0] b = p_byte;
+
+    // `CDATA[` and `DOCTYPE` (tokenizer CDATA_KW, DOCTYPE_KW): the byte is
+    // the keyword's byte at kw.
+    reg cdata_kw_ok, doctype_kw_ok;
+    always @* begin
+        case (kw)
+            3'd0: cdata_kw_ok = b_upper_c;
+            3'd1: cdata_kw_ok = b_upper_d;
+            3'd2: cdata_kw_ok = b_upper_a;
+            3'd3: cdata_kw_ok = b_upper_t;
+            3'd4: cdata_kw_ok = b_upper_a;
+            default: cdata_kw_ok = b_lsqb;
+        endcase
+        case (kw)
+            3'd0: doctype_kw_ok = b_upper_d;
+            3'd1: doctype_kw_ok = b_upper_o;
+            3'd2: doctype_kw_ok = b_upper_c;
+            3'd3: doctype_kw_ok = b_upper_t;
+            3'd4: doctype_kw_ok = b_upper_y;
+            3'd5: doctype_kw_ok = b_upper_p;
+            default: doctype_kw_ok = b_upper_e;
+        endcase
+    end
+
+    // `xml` at PI target position pi_len (tokenizer `pi_buf` check): the
+    // byte is its letter exactly / in either case.
+    wire xml_exact_ok = (pi_len == 3'd0) ? b_x : (pi_len == 3'd1) ? b_m : b_l;
+    wire xml_ci_ok = (pi_len == 3'd0) ? b_lower_x : (pi_len == 3'd1) ? b_lower_m : b_lower_l;
+    wire is_quote = quote_sq ? b_squote : b_dquote;
+
+    // ------------------------------------------------------------------
     // Memories
     // ------------------------------------------------------------------
     reg  [7:0]    names  [0:NAME_STACK_BYTES-1];
     reg  [AW-1:0] starts [0:MAX_DEPTH-1];
-    reg           nm_we;   // push in_byte onto the name stack at sp
+    reg           nm_we;   // push the byte onto the name stack at sp
     reg           st_we;   // save `top` in starts[depth] (an element opens)
-    wire [7:0]    name_rd = names[cp[NIW-1:0]];
     wire [DW-1:0] depth_m1 = depth - 1'b1;
-    wire [AW-1:0] starts_rd = starts[depth_m1[SIW-1:0]];
 
     always @(posedge clk) begin
-        if (in_valid && nm_we) names[sp[NIW-1:0]] <= in_byte;
-        if (in_valid && st_we) starts[depth[SIW-1:0]] <= top;
+        if (p_valid && nm_we) names[sp[NIW-1:0]] <= b;
+        if (p_valid && st_we) starts[depth[SIW-1:0]] <= top;
     end
 
-    // ------------------------------------------------------------------
-    // Byte classes (tokenizer `CLASS`)
-    // ------------------------------------------------------------------
-    wire [7:0] b = in_byte;
-    wire [7:0] b_lower = b | 8'h20;
-    wire is_ws         = b == 8'h20 || b == TAB || b == LF || b == CR;
-    wire is_alpha      = b_lower >= "a" && b_lower <= "z";
-    wire is_digit      = b >= "0" && b <= "9";
-    wire is_name_start = is_alpha || b == "_" || b == ":" || b[7];
-    wire is_name_char  = is_name_start || is_digit || b == "-" || b == ".";
-    wire is_hex_letter = b_lower >= "a" && b_lower <= "f";
-    wire [3:0] hex_val = is_digit ? b[3:0] : b[3:0] + 4'd9;
-    wire is_quote      = quote_sq ? (b == "'") : (b == "\"");
-
-    // `CDATA[` and `DOCTYPE` (tokenizer CDATA_KW, DOCTYPE_KW) at kw.
-    reg [7:0] cdata_kw_byte, doctype_kw_byte;
-    always @* begin
-        case (kw)
-            3'd0: cdata_kw_byte = "C";
-            3'd1: cdata_kw_byte = "D";
-            3'd2: cdata_kw_byte = "A";
-            3'd3: cdata_kw_byte = "T";
-            3'd4: cdata_kw_byte = "A";
-            default: cdata_kw_byte = "[";
-        endcase
-        case (kw)
-            3'd0: doctype_kw_byte = "D";
-            3'd1: doctype_kw_byte = "O";
-            3'd2: doctype_kw_byte = "C";
-            3'd3: doctype_kw_byte = "T";
-            3'd4: doctype_kw_byte = "Y";
-            3'd5: doctype_kw_byte = "P";
-            default: doctype_kw_byte = "E";
-        endcase
+    // Close tags: the name stack is read two consumed bytes ahead of the
+    // compare, through the block RAM's own read register (`name_rd_q`) and
+    // one more register (`name_exp`), so no logic follows the RAM's slow
+    // clock-to-output. The address only depends on the state: the byte
+    // compared with the k-th byte of an end tag's name is names[top + k];
+    // two bytes earlier the parser consumed `<` (any state before S_LT:
+    // read top), `/` (in S_LT: read top + 1) or the name's byte k - 2 (in
+    // S_END_NAME with cp = top + k - 2: read cp + 2). No name byte is
+    // written in those states, and the top name was written at least three
+    // bytes before its end tag, so the data read is current. Both registers
+    // advance with consumed bytes only, so idle cycles change nothing.
+    reg  [7:0]    name_rd_q;  // names[rd_ptr] of the previous consumed byte
+    reg  [7:0]    name_exp;   // the name byte the current byte must equal
+    wire [NIW-1:0] rd_ptr = (state[S_END_NAME]) ? cp[NIW-1:0] + 1'b1 + 1'b1
+        : (state[S_LT]) ? top[NIW-1:0] + 1'b1 : top[NIW-1:0];
+    always @(posedge clk) begin
+        if (p_valid) name_rd_q <= names[rd_ptr];
     end
-
-    // `xml` at PI target position pi_len (tokenizer `pi_buf` check).
-    reg [7:0] xml_byte;
-    always @* begin
-        case (pi_len)
-            3'd0: xml_byte = "x";
-            3'd1: xml_byte = "m";
-            default: xml_byte = "l";
-        endcase
+    always @(posedge clk) begin
+        if (p_valid) name_exp <= name_rd_q;
     end
+    wire name_match = name_exp == b;
+    // cp + 1 reaches sp: the compare is done after this byte.
+    wire [AW-1:0] cp_inc = cp + 1'b1;
+    wire cp_inc_done = cp_inc == sp;
+
+    // The parent's `starts` entry, read ahead: `parent_top` is
+    // starts[depth - 1] of the previous cycle. A pop (the only user) never
+    // follows a push or a pop on the next byte (`<a/>` pops two bytes after
+    // the push of `a`; `</a>` is four bytes), so the value is current.
+    reg  [AW-1:0] parent_top;
+    always @(posedge clk) begin
+        parent_top <= starts[depth_m1[SIW-1:0]];
+    end
+    // Constants the flags are updated from.
+    wire sp_cap_m1 = sp == CAP - 1'b1;
+    wire ap_cap_m1 = ap == CAP - 1'b1;
+    wire depth_is1 = depth_m1 == {DW{1'b0}};
+    wire depth_gt2 = depth_gt1 && depth_m1 != 1;
+    wire depth_max_m1 = depth == MAXD - 1'b1;
 
     // Character references: the next value and the XML `Char` test
     // (tokenizer `xml_char`: tab, LF, CR, 20-D7FF, E000-FFFD, 10000-10FFFF).
-    wire [24:0] ref_dec_next = {1'b0, ref_val, 3'b000} + {3'b000, ref_val, 1'b0} + {21'd0, b[3:0]};
-    wire [24:0] ref_hex_next = {ref_val, 4'b0000} + {21'd0, hex_val};
-    wire ref_is_char = ref_val == 21'h9 || ref_val == 21'hA || ref_val == 21'hD
-        || (ref_val >= 21'h20 && ref_val <= 21'hD7FF)
-        || (ref_val >= 21'hE000 && ref_val <= 21'hFFFD)
-        || (ref_val >= 21'h10000 && ref_val <= MAX_CODE_POINT);
+    // (The sums are taken modulo 2^21: they are only kept when in range.)
+    wire [20:0] ref_dec_next = {ref_val[17:0], 3'b000} + {ref_val[19:0], 1'b0} + {17'd0, b[3:0]};
+    wire [20:0] ref_hex_next = {ref_val[16:0], 4'b0000} + {17'd0, hex_val};
+    // The digit makes the value exceed 0x10FFFF (tokenizer:
+    // BadReference at this digit). Tested on ref_val against constants
+    // rather than on the sums above, so their carry chains only feed
+    // ref_val (ref_val <= 0x10FFFF always; 0x10FFF * 16 + 15 = 0x10FFFF =
+    // 111411 * 10 + 1). The error is applied after the state machine's case
+    // (`ref_ovf_now`), off its longer paths: a digit has no events.
+    wire ref_overflow = state[S_REF_HEX]
+        ? (ref_val[20:17] != 4'd0 || (ref_val[16] && ref_val[15:12] != 4'd0))
+        : (ref_val > 21'd111411 || (ref_val == 21'd111411 && b[3:1] != 3'd0));
+    wire ref_ovf_now = ref_overflow && !failed_q
+        && ((state[S_REF_DECIMAL] && is_digit) || (state[S_REF_HEX] && (is_digit || is_hex_letter)));
+    // The XML `Char` test as bit tests (no comparators), valid as ref_val
+    // <= 0x10FFFF: 10000-10FFFF; 20-FFFD without the surrogates D800-DFFF
+    // and FFFE-FFFF; tab, LF, CR.
+    wire ref_is_char = ref_val[20:16] != 5'd0
+        || (ref_val[15:5] != 11'd0 && ref_val[15:11] != 5'b11011 && ref_val[15:1] != 15'h7FFF)
+        || (ref_val[15:4] == 12'd0 && (ref_val[3:0] == 4'h9 || ref_val[3:0] == 4'hA || ref_val[3:0] == 4'hD));
     // Predefined entities (tokenizer `RefName` at `;`).
     reg [7:0] entity_byte;
     reg       entity_ok;
@@ -256,9 +435,11 @@ module qrtl_sax #(
     end
 
     // ------------------------------------------------------------------
-    // Next state and events for the byte `b` (combinational)
+    // Events, errors and registers for the byte `b` (combinational); the
+    // next state is computed on its own below ("Next state"), and the
+    // transitions are repeated here as `-> ST_X` comments
     // ------------------------------------------------------------------
-    reg [5:0]    n_state;
+    reg [NS-1:0] n_state;
     reg [2:0]    n_kw;
     reg [DW-1:0] n_depth;
     reg          n_root_seen, n_doctype_seen, n_at_start, n_lt_first;
@@ -270,6 +451,10 @@ module qrtl_sax #(
     reg [20:0]   n_ref_val;
     reg [2:0]    n_pi_len;
     reg          n_pi_ci, n_pi_exact;
+    reg          n_ap_full, n_cmp_first, n_cmp_done;
+    reg          n_sp_full, n_depth_zero, n_depth_gt1, n_depth_max;
+    reg          push;         // an element opens: depth + 1, its name starts at sp
+    reg          pop;          // the top element closes (tokenizer `close_element`)
 
     reg          fail;
     reg [4:0]    fail_code;
@@ -278,10 +463,9 @@ module qrtl_sax #(
     reg e_attr_name_byte, e_attr_name_first, e_attr_name_end;
     reg e_val_start, e_val_unit, e_val_end;
     reg e_open, e_open_empty, e_close, e_text_end;
-    reg [7:0]  vu_byte;          // attribute value unit (byte)
-    reg        u_is_cp;          // the value / text unit is a code point
     // New text units of this byte, in order: tu_n of (tu_b0, tu_b1, tu_b2),
-    // or one code point (u_is_cp, ref_val) from a reference.
+    // or one code point (ref_val) from a reference. (The unit sent is chosen
+    // again by `unit_byte` below; tu_b0..2 feed the CDATA unit queue.)
     reg [1:0]  tu_n;
     reg [7:0]  tu_b0, tu_b1, tu_b2;
 
@@ -289,18 +473,17 @@ module qrtl_sax #(
     // `begin_text` clears skip_lf when a text node starts; CR becomes LF and
     // the LF of a CRLF is dropped.
     wire       txt_skip = in_text && skip_lf;
-    wire       txt_drop = txt_skip && b == LF;
-    wire [7:0] txt_byte = (b == CR) ? LF : b;
+    wire       txt_drop = txt_skip && b_lf;
+    wire [7:0] txt_byte = (b_cr) ? LF : b;
     // After `]` units (which clear skip_lf) the byte is never dropped.
     wire [7:0] cdata_byte = txt_byte;
 
     // Pop the top element (tokenizer `close_element`).
-    wire [5:0] after_pop = (depth > 1) ? S_TEXT : S_MISC;
+    wire [NS-1:0] after_pop = depth_gt1 ? ST_TEXT : ST_MISC;
     // Where markup ends (tokenizer `after_markup`).
-    wire [5:0] after_markup = (depth != 0) ? S_TEXT : S_MISC;
+    wire [NS-1:0] after_markup = depth_zero ? ST_MISC : ST_TEXT;
 
     always @* begin
-        n_state = state;
         n_kw = kw;
         n_depth = depth;
         n_root_seen = root_seen;
@@ -322,6 +505,11 @@ module qrtl_sax #(
         n_pi_len = pi_len;
         n_pi_ci = pi_ci;
         n_pi_exact = pi_exact;
+        n_ap_full = ap_full;
+        n_cmp_first = cmp_first;
+        n_cmp_done = cmp_done;
+        push = 1'b0;
+        pop = 1'b0;
         fail = 1'b0;
         fail_code = E_NONE;
         nm_we = 1'b0;
@@ -339,689 +527,909 @@ module qrtl_sax #(
         e_open_empty = 1'b0;
         e_close = 1'b0;
         e_text_end = 1'b0;
-        vu_byte = b;
-        u_is_cp = 1'b0;
         tu_n = 2'd0;
         tu_b0 = b;
         tu_b1 = b;
         tu_b2 = b;
 
-        case (state)
-            // ---- Start / Bom(k): an optional UTF-8 BOM ----
-            S_START, S_MISC: begin
-                if (state == S_START && b == 8'hEF) begin
-                    n_state = S_BOM1;
-                end else if (is_ws) begin
-                    // Misc: whitespace
-                    n_state = S_MISC;
-                end else if (b == "<") begin
-                    // `lt!`: remember whether this `<` is the first byte
-                    n_lt_first = at_start;
-                    n_state = S_LT;
-                end else begin
-                    fail = 1'b1;
-                    fail_code = E_CONTENT_OUTSIDE_ROOT;
-                end
-            end
-            S_BOM1: begin
-                if (b != 8'hBB) begin
-                    fail = 1'b1;
-                    fail_code = E_CONTENT_OUTSIDE_ROOT;
-                end else begin
-                    n_state = S_BOM2;
-                end
-            end
-            S_BOM2: begin
-                if (b != 8'hBF) begin
-                    fail = 1'b1;
-                    fail_code = E_CONTENT_OUTSIDE_ROOT;
-                end else begin
-                    n_at_start = 1'b1; // bom_len = 3: the next byte is "first"
-                    n_state = S_MISC;
-                end
-            end
-
-            // ---- Text: character data ----
-            S_TEXT: begin
-                if (b == "<") begin
-                    n_brackets = 2'd0;
-                    n_skip_lf = 1'b0;
-                    n_lt_first = at_start;
-                    n_state = S_LT;
-                end else if (b == "&") begin
-                    n_brackets = 2'd0;
-                    n_skip_lf = 1'b0;
-                    n_ref_in_attr = 1'b0;
-                    n_state = S_REF_START;
-                end else if (b == ">" && brackets == 2'd2) begin
-                    fail = 1'b1;
-                    fail_code = E_CDATA_END_IN_TEXT;
-                end else begin
-                    n_brackets = (b == "]") ? ((brackets == 2'd0) ? 2'd1 : 2'd2) : 2'd0;
-                    n_in_text = 1'b1;
-                    if (txt_drop) begin
-                        n_skip_lf = 1'b0;
+        // After the document's first error (`failed_q`: found on the previous
+        // byte) nothing happens until the last byte. The error is applied
+        // here, one byte late, rather than by overriding every next-state
+        // bit with the (deep) error logic of the failing byte: that byte
+        // only records it, and a failing byte has no events the tokenizer
+        // would not also emit.
+        if (!failed_q) begin
+            (* parallel_case *)
+            case (1'b1)
+                // ---- Start / Bom(k): an optional UTF-8 BOM ----
+                state[S_START], state[S_MISC]: begin
+                    if (state[S_START] && b_bom0) begin
+                        // -> ST_BOM1
+                    end else if (is_ws) begin
+                        // Misc: whitespace
+                        // -> ST_MISC
+                    end else if (b_lt) begin
+                        // `lt!`: remember whether this `<` is the first byte
+                        n_lt_first = at_start;
+                        // -> ST_LT
                     end else begin
-                        tu_n = 2'd1;
-                        tu_b0 = txt_byte;
-                        n_skip_lf = b == CR;
+                        fail = 1'b1;
+                        fail_code = E_CONTENT_OUTSIDE_ROOT;
                     end
                 end
-            end
-
-            // ---- Lt: `markup_start` ----
-            S_LT: begin
-                if (is_name_start) begin
-                    // A start tag: the text node ends even if the element is rejected.
-                    e_text_end = in_text;
-                    n_in_text = 1'b0;
-                    if (depth == 0 && root_seen) begin
+                state[S_BOM1]: begin
+                    if (!b_bom1) begin
                         fail = 1'b1;
-                        fail_code = E_MULTIPLE_ROOTS;
-                    end else if (depth == MAXD) begin
-                        fail = 1'b1;
-                        fail_code = E_TOO_DEEP;
+                        fail_code = E_CONTENT_OUTSIDE_ROOT;
                     end else begin
-                        n_depth = depth + 1'b1;
-                        n_root_seen = 1'b1;
-                        st_we = 1'b1;
-                        n_top = sp;
-                        // StartName on this same byte (the name's first byte).
-                        if (sp == CAP) begin
+                        // -> ST_BOM2
+                    end
+                end
+                state[S_BOM2]: begin
+                    if (!b_bom2) begin
+                        fail = 1'b1;
+                        fail_code = E_CONTENT_OUTSIDE_ROOT;
+                    end else begin
+                        n_at_start = 1'b1; // bom_len = 3: the next byte is "first"
+                        // -> ST_MISC
+                    end
+                end
+
+                // ---- Text: character data ----
+                state[S_TEXT]: begin
+                    if (b_lt) begin
+                        n_brackets = 2'd0;
+                        n_skip_lf = 1'b0;
+                        n_lt_first = at_start;
+                        // -> ST_LT
+                    end else if (b_amp) begin
+                        n_brackets = 2'd0;
+                        n_skip_lf = 1'b0;
+                        n_ref_in_attr = 1'b0;
+                        // -> ST_REF_START
+                    end else if (b_gt && brackets == 2'd2) begin
+                        fail = 1'b1;
+                        fail_code = E_CDATA_END_IN_TEXT;
+                    end else begin
+                        n_brackets = (b_rsqb) ? ((brackets == 2'd0) ? 2'd1 : 2'd2) : 2'd0;
+                        n_in_text = 1'b1;
+                        if (txt_drop) begin
+                            n_skip_lf = 1'b0;
+                        end else begin
+                            tu_n = 2'd1;
+                            tu_b0 = txt_byte;
+                            n_skip_lf = b_cr;
+                        end
+                    end
+                end
+
+                // ---- Lt: `markup_start` ----
+                state[S_LT]: begin
+                    if (is_name_start) begin
+                        // A start tag: the text node ends even if the element is rejected.
+                        e_text_end = in_text;
+                        n_in_text = 1'b0;
+                        if (depth_zero && root_seen) begin
+                            fail = 1'b1;
+                            fail_code = E_MULTIPLE_ROOTS;
+                        end else if (depth_max) begin
+                            fail = 1'b1;
+                            fail_code = E_TOO_DEEP;
+                        end else begin
+                            push = 1'b1;
+                            n_root_seen = 1'b1;
+                            st_we = 1'b1;
+                            // StartName on this same byte (the name's first byte).
+                            if (sp_full) begin
+                                fail = 1'b1;
+                                fail_code = E_NAME_STACK_OVERFLOW;
+                            end else begin
+                                nm_we = 1'b1;
+                                n_sp = sp + 1'b1;
+                                e_name_byte = 1'b1;
+                                e_name_first = 1'b1;
+                                // -> ST_START_NAME
+                            end
+                        end
+                    end else if (b_slash) begin
+                        if (depth_zero) begin
+                            fail = 1'b1;
+                            fail_code = E_CLOSE_WITHOUT_OPEN;
+                        end else begin
+                            e_text_end = in_text;
+                            n_in_text = 1'b0;
+                            n_cp = top;
+                            n_cmp_first = 1'b1;
+                            n_cmp_done = 1'b0; // top < sp: a name has at least one byte
+                            // -> ST_END_NAME
+                        end
+                    end else if (b_qmark) begin
+                        e_text_end = in_text;
+                        n_in_text = 1'b0;
+                        // -> ST_PI_TARGET_START
+                    end else if (b_excl) begin
+                        // -> ST_BANG
+                    end else begin
+                        fail = 1'b1;
+                        fail_code = E_UNEXPECTED_BYTE;
+                    end
+                end
+
+                // ---- StartName: the element name goes onto the name stack ----
+                state[S_START_NAME]: begin
+                    if (is_name_char) begin
+                        if (sp_full) begin
                             fail = 1'b1;
                             fail_code = E_NAME_STACK_OVERFLOW;
                         end else begin
                             nm_we = 1'b1;
                             n_sp = sp + 1'b1;
                             e_name_byte = 1'b1;
-                            e_name_first = 1'b1;
-                            n_state = S_START_NAME;
                         end
-                    end
-                end else if (b == "/") begin
-                    if (depth == 0) begin
-                        fail = 1'b1;
-                        fail_code = E_CLOSE_WITHOUT_OPEN;
+                    end else if (b_gt) begin
+                        e_name_end = 1'b1;
+                        e_open = 1'b1;
+                        // -> ST_TEXT
+                    end else if (b_slash) begin
+                        e_name_end = 1'b1;
+                        // -> ST_EMPTY_TAG_SLASH
+                    end else if (is_ws) begin
+                        e_name_end = 1'b1;
+                        // -> ST_TAG_SPACE
                     end else begin
+                        fail = 1'b1;
+                        fail_code = E_UNEXPECTED_BYTE;
+                    end
+                end
+
+                // ---- TagSpace: between attributes ----
+                state[S_TAG_SPACE]: begin
+                    if (is_ws) begin
+                        // -> ST_TAG_SPACE
+                    end else if (is_name_start) begin
+                        // AttrName on this same byte (attr_len = 0).
+                        if (sp_full) begin
+                            fail = 1'b1;
+                            fail_code = E_NAME_STACK_OVERFLOW;
+                        end else begin
+                            n_ap = sp + 1'b1;
+                            n_ap_full = sp_cap_m1;
+                            e_attr_name_byte = 1'b1;
+                            e_attr_name_first = 1'b1;
+                            // -> ST_ATTR_NAME
+                        end
+                    end else if (b_gt) begin
+                        e_open = 1'b1;
+                        // -> ST_TEXT
+                    end else if (b_slash) begin
+                        // -> ST_EMPTY_TAG_SLASH
+                    end else begin
+                        fail = 1'b1;
+                        fail_code = E_UNEXPECTED_BYTE;
+                    end
+                end
+
+                // ---- AttrName: counted against the name stack's free bytes ----
+                state[S_ATTR_NAME]: begin
+                    if (is_name_char) begin
+                        if (ap_full) begin
+                            fail = 1'b1;
+                            fail_code = E_NAME_STACK_OVERFLOW;
+                        end else begin
+                            n_ap = ap + 1'b1;
+                            n_ap_full = ap_cap_m1;
+                            e_attr_name_byte = 1'b1;
+                        end
+                    end else if (b_equals) begin
+                        e_attr_name_end = 1'b1;
+                        // -> ST_ATTR_EQ
+                    end else if (is_ws) begin
+                        e_attr_name_end = 1'b1;
+                        // -> ST_ATTR_AFTER_NAME
+                    end else begin
+                        fail = 1'b1;
+                        fail_code = E_BAD_ATTRIBUTE;
+                    end
+                end
+                state[S_ATTR_AFTER_NAME]: begin
+                    if (b_equals) begin
+                        // -> ST_ATTR_EQ
+                    end else if (!is_ws) begin
+                        fail = 1'b1;
+                        fail_code = E_BAD_ATTRIBUTE;
+                    end
+                end
+                state[S_ATTR_EQ]: begin
+                    if (b_dquote || b_squote) begin
+                        n_quote_sq = b_squote;
+                        n_skip_lf = 1'b0;
+                        e_val_start = 1'b1;
+                        // -> ST_ATTR_VALUE
+                    end else if (!is_ws) begin
+                        fail = 1'b1;
+                        fail_code = E_BAD_ATTRIBUTE;
+                    end
+                end
+
+                // ---- AttrValue: normalisation (`deliver_attr`) ----
+                state[S_ATTR_VALUE]: begin
+                    if (is_quote) begin
+                        e_val_end = 1'b1;
+                        n_skip_lf = 1'b0;
+                        // -> ST_AFTER_ATTR_VALUE
+                    end else if (b_amp) begin
+                        n_skip_lf = 1'b0;
+                        n_ref_in_attr = 1'b1;
+                        // -> ST_REF_START
+                    end else if (b_lt) begin
+                        fail = 1'b1;
+                        fail_code = E_BAD_ATTRIBUTE;
+                    end else if (skip_lf && b_lf) begin
+                        n_skip_lf = 1'b0; // the LF of a CRLF
+                    end else begin
+                        // tab, LF, CR → one space
+                        e_val_unit = 1'b1;
+                        n_skip_lf = b_cr;
+                    end
+                end
+                state[S_AFTER_ATTR_VALUE]: begin
+                    if (b_gt) begin
+                        e_open = 1'b1;
+                        // -> ST_TEXT
+                    end else if (b_slash) begin
+                        // -> ST_EMPTY_TAG_SLASH
+                    end else if (is_ws) begin
+                        // -> ST_TAG_SPACE
+                    end else if (is_name_start) begin
+                        fail = 1'b1;
+                        fail_code = E_BAD_ATTRIBUTE;
+                    end else begin
+                        fail = 1'b1;
+                        fail_code = E_UNEXPECTED_BYTE;
+                    end
+                end
+                state[S_EMPTY_TAG_SLASH]: begin
+                    if (b_gt) begin
+                        // open + close_element
+                        e_open = 1'b1;
+                        e_open_empty = 1'b1;
+                        pop = 1'b1;
+                        // -> after_pop
+                    end else begin
+                        fail = 1'b1;
+                        fail_code = E_UNEXPECTED_BYTE;
+                    end
+                end
+
+                // ---- EndName: compare with the top name, byte by byte ----
+                state[S_END_NAME]: begin
+                    if (cmp_first && !is_name_start) begin
+                        fail = 1'b1;
+                        fail_code = E_UNEXPECTED_BYTE;
+                    end else if (is_name_char) begin
+                        if (!cmp_done && name_match) begin
+                            n_cp = cp + 1'b1;
+                            n_cmp_first = 1'b0;
+                            n_cmp_done = cp_inc_done;
+                        end else begin
+                            fail = 1'b1;
+                            fail_code = E_MISMATCHED_CLOSE;
+                        end
+                    end else if (b_gt || is_ws) begin
+                        if (!cmp_done) begin
+                            fail = 1'b1;
+                            fail_code = E_MISMATCHED_CLOSE;
+                        end else if (b_gt) begin
+                            e_close = 1'b1;
+                            pop = 1'b1;
+                            // -> after_pop
+                        end else begin
+                            // -> ST_END_TAG_SPACE
+                        end
+                    end else begin
+                        fail = 1'b1;
+                        fail_code = E_UNEXPECTED_BYTE;
+                    end
+                end
+                state[S_END_TAG_SPACE]: begin
+                    if (b_gt) begin
+                        e_close = 1'b1;
+                        pop = 1'b1;
+                        // -> after_pop
+                    end else if (!is_ws) begin
+                        fail = 1'b1;
+                        fail_code = E_UNEXPECTED_BYTE;
+                    end
+                end
+
+                // ---- Bang: `<!` ----
+                state[S_BANG]: begin
+                    if (b_dash) begin
                         e_text_end = in_text;
                         n_in_text = 1'b0;
-                        n_cp = top;
-                        n_state = S_END_NAME;
-                    end
-                end else if (b == "?") begin
-                    e_text_end = in_text;
-                    n_in_text = 1'b0;
-                    n_state = S_PI_TARGET_START;
-                end else if (b == "!") begin
-                    n_state = S_BANG;
-                end else begin
-                    fail = 1'b1;
-                    fail_code = E_UNEXPECTED_BYTE;
-                end
-            end
-
-            // ---- StartName: the element name goes onto the name stack ----
-            S_START_NAME: begin
-                if (is_name_char) begin
-                    if (sp == CAP) begin
-                        fail = 1'b1;
-                        fail_code = E_NAME_STACK_OVERFLOW;
-                    end else begin
-                        nm_we = 1'b1;
-                        n_sp = sp + 1'b1;
-                        e_name_byte = 1'b1;
-                    end
-                end else if (b == ">") begin
-                    e_name_end = 1'b1;
-                    e_open = 1'b1;
-                    n_state = S_TEXT;
-                end else if (b == "/") begin
-                    e_name_end = 1'b1;
-                    n_state = S_EMPTY_TAG_SLASH;
-                end else if (is_ws) begin
-                    e_name_end = 1'b1;
-                    n_state = S_TAG_SPACE;
-                end else begin
-                    fail = 1'b1;
-                    fail_code = E_UNEXPECTED_BYTE;
-                end
-            end
-
-            // ---- TagSpace: between attributes ----
-            S_TAG_SPACE: begin
-                if (is_ws) begin
-                    n_state = S_TAG_SPACE;
-                end else if (is_name_start) begin
-                    // AttrName on this same byte (attr_len = 0).
-                    if (sp == CAP) begin
-                        fail = 1'b1;
-                        fail_code = E_NAME_STACK_OVERFLOW;
-                    end else begin
-                        n_ap = sp + 1'b1;
-                        e_attr_name_byte = 1'b1;
-                        e_attr_name_first = 1'b1;
-                        n_state = S_ATTR_NAME;
-                    end
-                end else if (b == ">") begin
-                    e_open = 1'b1;
-                    n_state = S_TEXT;
-                end else if (b == "/") begin
-                    n_state = S_EMPTY_TAG_SLASH;
-                end else begin
-                    fail = 1'b1;
-                    fail_code = E_UNEXPECTED_BYTE;
-                end
-            end
-
-            // ---- AttrName: counted against the name stack's free bytes ----
-            S_ATTR_NAME: begin
-                if (is_name_char) begin
-                    if (ap == CAP) begin
-                        fail = 1'b1;
-                        fail_code = E_NAME_STACK_OVERFLOW;
-                    end else begin
-                        n_ap = ap + 1'b1;
-                        e_attr_name_byte = 1'b1;
-                    end
-                end else if (b == "=") begin
-                    e_attr_name_end = 1'b1;
-                    n_state = S_ATTR_EQ;
-                end else if (is_ws) begin
-                    e_attr_name_end = 1'b1;
-                    n_state = S_ATTR_AFTER_NAME;
-                end else begin
-                    fail = 1'b1;
-                    fail_code = E_BAD_ATTRIBUTE;
-                end
-            end
-            S_ATTR_AFTER_NAME: begin
-                if (b == "=") begin
-                    n_state = S_ATTR_EQ;
-                end else if (!is_ws) begin
-                    fail = 1'b1;
-                    fail_code = E_BAD_ATTRIBUTE;
-                end
-            end
-            S_ATTR_EQ: begin
-                if (b == "\"" || b == "'") begin
-                    n_quote_sq = b == "'";
-                    n_skip_lf = 1'b0;
-                    e_val_start = 1'b1;
-                    n_state = S_ATTR_VALUE;
-                end else if (!is_ws) begin
-                    fail = 1'b1;
-                    fail_code = E_BAD_ATTRIBUTE;
-                end
-            end
-
-            // ---- AttrValue: normalisation (`deliver_attr`) ----
-            S_ATTR_VALUE: begin
-                if (is_quote) begin
-                    e_val_end = 1'b1;
-                    n_skip_lf = 1'b0;
-                    n_state = S_AFTER_ATTR_VALUE;
-                end else if (b == "&") begin
-                    n_skip_lf = 1'b0;
-                    n_ref_in_attr = 1'b1;
-                    n_state = S_REF_START;
-                end else if (b == "<") begin
-                    fail = 1'b1;
-                    fail_code = E_BAD_ATTRIBUTE;
-                end else if (skip_lf && b == LF) begin
-                    n_skip_lf = 1'b0; // the LF of a CRLF
-                end else begin
-                    // tab, LF, CR → one space
-                    e_val_unit = 1'b1;
-                    vu_byte = is_ws ? 8'h20 : b;
-                    n_skip_lf = b == CR;
-                end
-            end
-            S_AFTER_ATTR_VALUE: begin
-                if (b == ">") begin
-                    e_open = 1'b1;
-                    n_state = S_TEXT;
-                end else if (b == "/") begin
-                    n_state = S_EMPTY_TAG_SLASH;
-                end else if (is_ws) begin
-                    n_state = S_TAG_SPACE;
-                end else if (is_name_start) begin
-                    fail = 1'b1;
-                    fail_code = E_BAD_ATTRIBUTE;
-                end else begin
-                    fail = 1'b1;
-                    fail_code = E_UNEXPECTED_BYTE;
-                end
-            end
-            S_EMPTY_TAG_SLASH: begin
-                if (b == ">") begin
-                    // open + close_element
-                    e_open = 1'b1;
-                    e_open_empty = 1'b1;
-                    n_sp = top;
-                    n_top = starts_rd;
-                    n_depth = depth_m1;
-                    n_state = after_pop;
-                end else begin
-                    fail = 1'b1;
-                    fail_code = E_UNEXPECTED_BYTE;
-                end
-            end
-
-            // ---- EndName: compare with the top name, byte by byte ----
-            S_END_NAME: begin
-                if (cp == top && !is_name_start) begin
-                    fail = 1'b1;
-                    fail_code = E_UNEXPECTED_BYTE;
-                end else if (is_name_char) begin
-                    if (cp != sp && name_rd == b) begin
-                        n_cp = cp + 1'b1;
+                        // -> ST_COMMENT_OPEN
+                    end else if (b_lsqb) begin
+                        if (depth_zero) begin
+                            fail = 1'b1;
+                            fail_code = E_CONTENT_OUTSIDE_ROOT;
+                        end else begin
+                            n_kw = 3'd0;
+                            // -> ST_CDATA_OPEN
+                        end
+                    end else if (b_upper_d) begin
+                        if (!depth_zero || root_seen || doctype_seen) begin
+                            fail = 1'b1;
+                            fail_code = E_MISPLACED_DOCTYPE;
+                        end else begin
+                            n_doctype_seen = 1'b1;
+                            n_kw = 3'd1;
+                            // -> ST_DOCTYPE_OPEN
+                        end
                     end else begin
                         fail = 1'b1;
-                        fail_code = E_MISMATCHED_CLOSE;
+                        fail_code = E_UNEXPECTED_BYTE;
                     end
-                end else if (b == ">" || is_ws) begin
-                    if (cp != sp) begin
-                        fail = 1'b1;
-                        fail_code = E_MISMATCHED_CLOSE;
-                    end else if (b == ">") begin
-                        e_close = 1'b1;
-                        n_sp = top;
-                        n_top = starts_rd;
-                        n_depth = depth_m1;
-                        n_state = after_pop;
-                    end else begin
-                        n_state = S_END_TAG_SPACE;
-                    end
-                end else begin
-                    fail = 1'b1;
-                    fail_code = E_UNEXPECTED_BYTE;
                 end
-            end
-            S_END_TAG_SPACE: begin
-                if (b == ">") begin
-                    e_close = 1'b1;
-                    n_sp = top;
-                    n_top = starts_rd;
-                    n_depth = depth_m1;
-                    n_state = after_pop;
-                end else if (!is_ws) begin
-                    fail = 1'b1;
-                    fail_code = E_UNEXPECTED_BYTE;
-                end
-            end
 
-            // ---- Bang: `<!` ----
-            S_BANG: begin
-                if (b == "-") begin
-                    e_text_end = in_text;
-                    n_in_text = 1'b0;
-                    n_state = S_COMMENT_OPEN;
-                end else if (b == "[") begin
-                    if (depth == 0) begin
-                        fail = 1'b1;
-                        fail_code = E_CONTENT_OUTSIDE_ROOT;
-                    end else begin
-                        n_kw = 3'd0;
-                        n_state = S_CDATA_OPEN;
-                    end
-                end else if (b == "D") begin
-                    if (depth != 0 || root_seen || doctype_seen) begin
-                        fail = 1'b1;
-                        fail_code = E_MISPLACED_DOCTYPE;
-                    end else begin
-                        n_doctype_seen = 1'b1;
-                        n_kw = 3'd1;
-                        n_state = S_DOCTYPE_OPEN;
-                    end
-                end else begin
-                    fail = 1'b1;
-                    fail_code = E_UNEXPECTED_BYTE;
-                end
-            end
-
-            // ---- Comments ----
-            S_COMMENT_OPEN: begin
-                if (b != "-") begin
-                    fail = 1'b1;
-                    fail_code = E_UNEXPECTED_BYTE;
-                end else begin
-                    n_state = S_COMMENT_BODY;
-                end
-            end
-            S_COMMENT_BODY: begin
-                if (b == "-") n_state = S_COMMENT_DASH1;
-            end
-            S_COMMENT_DASH1: begin
-                n_state = (b == "-") ? S_COMMENT_DASH2 : S_COMMENT_BODY;
-            end
-            S_COMMENT_DASH2: begin
-                if (b != ">") begin
-                    fail = 1'b1;
-                    fail_code = E_DOUBLE_HYPHEN;
-                end else begin
-                    n_state = after_markup;
-                end
-            end
-
-            // ---- CDATA sections ----
-            S_CDATA_OPEN: begin
-                if (b != cdata_kw_byte) begin
-                    fail = 1'b1;
-                    fail_code = E_UNEXPECTED_BYTE;
-                end else if (kw == 3'd5) begin
-                    n_skip_lf = 1'b0;
-                    n_state = S_CDATA_BODY;
-                end else begin
-                    n_kw = kw + 1'b1;
-                end
-            end
-            S_CDATA_BODY: begin
-                if (b == "]") begin
-                    n_state = S_CDATA_BRACKET1;
-                end else begin
-                    n_in_text = 1'b1;
-                    if (txt_drop) begin
-                        n_skip_lf = 1'b0;
-                    end else begin
-                        tu_n = 2'd1;
-                        tu_b0 = txt_byte;
-                        n_skip_lf = b == CR;
-                    end
-                end
-            end
-            S_CDATA_BRACKET1: begin
-                if (b == "]") begin
-                    n_state = S_CDATA_BRACKET2;
-                end else begin
-                    // `]` is content, then the byte as in CdataBody.
-                    n_in_text = 1'b1;
-                    tu_n = 2'd2;
-                    tu_b0 = "]";
-                    tu_b1 = cdata_byte;
-                    n_skip_lf = b == CR;
-                    n_state = S_CDATA_BODY;
-                end
-            end
-            S_CDATA_BRACKET2: begin
-                if (b == ">") begin
-                    n_skip_lf = 1'b0;
-                    n_brackets = 2'd0;
-                    n_state = S_TEXT;
-                end else if (b == "]") begin
-                    // The oldest `]` is content.
-                    n_in_text = 1'b1;
-                    tu_n = 2'd1;
-                    tu_b0 = "]";
-                    n_skip_lf = 1'b0;
-                end else begin
-                    // `]]` is content, then the byte as in CdataBody.
-                    n_in_text = 1'b1;
-                    tu_n = 2'd3;
-                    tu_b0 = "]";
-                    tu_b1 = "]";
-                    tu_b2 = cdata_byte;
-                    n_skip_lf = b == CR;
-                    n_state = S_CDATA_BODY;
-                end
-            end
-
-            // ---- DOCTYPE ----
-            S_DOCTYPE_OPEN: begin
-                if (kw != 3'd7) begin
-                    if (b != doctype_kw_byte) begin
+                // ---- Comments ----
+                state[S_COMMENT_OPEN]: begin
+                    if (!b_dash) begin
                         fail = 1'b1;
                         fail_code = E_UNEXPECTED_BYTE;
                     end else begin
+                        // -> ST_COMMENT_BODY
+                    end
+                end
+                state[S_COMMENT_BODY]: begin
+                    // if (b_dash) -> ST_COMMENT_DASH1
+                end
+                state[S_COMMENT_DASH1]: begin
+                    // -> b_dash ? ST_COMMENT_DASH2 : ST_COMMENT_BODY
+                end
+                state[S_COMMENT_DASH2]: begin
+                    if (!b_gt) begin
+                        fail = 1'b1;
+                        fail_code = E_DOUBLE_HYPHEN;
+                    end else begin
+                        // -> after_markup
+                    end
+                end
+
+                // ---- CDATA sections ----
+                state[S_CDATA_OPEN]: begin
+                    if (!cdata_kw_ok) begin
+                        fail = 1'b1;
+                        fail_code = E_UNEXPECTED_BYTE;
+                    end else if (kw == 3'd5) begin
+                        n_skip_lf = 1'b0;
+                        // -> ST_CDATA_BODY
+                    end else begin
                         n_kw = kw + 1'b1;
                     end
-                end else if (!is_ws) begin
-                    fail = 1'b1;
-                    fail_code = E_UNEXPECTED_BYTE;
-                end else begin
-                    n_state = S_DOCTYPE_BODY;
                 end
-            end
-            S_DOCTYPE_BODY: begin
-                if (b == ">") begin
-                    n_state = S_MISC;
-                end else if (b == "[") begin
-                    fail = 1'b1;
-                    fail_code = E_DOCTYPE_INTERNAL_SUBSET;
-                end else if (b == "\"" || b == "'") begin
-                    n_quote_sq = b == "'";
-                    n_state = S_DOCTYPE_QUOTED;
-                end else if (b == "<") begin
-                    fail = 1'b1;
-                    fail_code = E_UNEXPECTED_BYTE;
-                end
-            end
-            S_DOCTYPE_QUOTED: begin
-                if (is_quote) n_state = S_DOCTYPE_BODY;
-            end
-
-            // ---- Processing instructions ----
-            S_PI_TARGET_START, S_PI_TARGET: begin
-                if (state == S_PI_TARGET_START && !is_name_start) begin
-                    fail = 1'b1;
-                    fail_code = E_UNEXPECTED_BYTE;
-                end else if (state == S_PI_TARGET_START || is_name_char) begin
-                    // A target byte; the first three are checked against `xml`.
-                    if (state == S_PI_TARGET_START) begin
-                        n_pi_len = 3'd1;
-                        n_pi_ci = b_lower == "x";
-                        n_pi_exact = b == "x";
+                state[S_CDATA_BODY]: begin
+                    if (b_rsqb) begin
+                        // -> ST_CDATA_BRACKET1
                     end else begin
-                        if (pi_len < 3'd3) begin
-                            n_pi_ci = pi_ci && b_lower == xml_byte;
-                            n_pi_exact = pi_exact && b == xml_byte;
+                        n_in_text = 1'b1;
+                        if (txt_drop) begin
+                            n_skip_lf = 1'b0;
+                        end else begin
+                            tu_n = 2'd1;
+                            tu_b0 = txt_byte;
+                            n_skip_lf = b_cr;
                         end
-                        if (pi_len != 3'd4) n_pi_len = pi_len + 1'b1;
                     end
-                    n_state = S_PI_TARGET;
-                end else if (b != "?" && !is_ws) begin
-                    fail = 1'b1;
-                    fail_code = E_UNEXPECTED_BYTE;
-                end else if (pi_len == 3'd3 && pi_ci && !(lt_first && pi_exact)) begin
-                    fail = 1'b1;
-                    fail_code = E_MISPLACED_XML_DECL;
-                end else begin
-                    n_state = (b == "?") ? S_PI_TARGET_QUESTION : S_PI_BODY;
                 end
-            end
-            S_PI_BODY: begin
-                if (b == "?") n_state = S_PI_QUESTION;
-            end
-            S_PI_TARGET_QUESTION: begin
-                if (b != ">") begin
-                    fail = 1'b1;
-                    fail_code = E_UNEXPECTED_BYTE;
-                end else begin
-                    n_state = after_markup;
+                state[S_CDATA_BRACKET1]: begin
+                    if (b_rsqb) begin
+                        // -> ST_CDATA_BRACKET2
+                    end else begin
+                        // `]` is content, then the byte as in CdataBody.
+                        n_in_text = 1'b1;
+                        tu_n = 2'd2;
+                        tu_b0 = "]";
+                        tu_b1 = cdata_byte;
+                        n_skip_lf = b_cr;
+                        // -> ST_CDATA_BODY
+                    end
                 end
-            end
-            S_PI_QUESTION: begin
-                if (b == ">") n_state = after_markup;
-                else if (b != "?") n_state = S_PI_BODY;
-            end
+                state[S_CDATA_BRACKET2]: begin
+                    if (b_gt) begin
+                        n_skip_lf = 1'b0;
+                        n_brackets = 2'd0;
+                        // -> ST_TEXT
+                    end else if (b_rsqb) begin
+                        // The oldest `]` is content.
+                        n_in_text = 1'b1;
+                        tu_n = 2'd1;
+                        tu_b0 = "]";
+                        n_skip_lf = 1'b0;
+                    end else begin
+                        // `]]` is content, then the byte as in CdataBody.
+                        n_in_text = 1'b1;
+                        tu_n = 2'd3;
+                        tu_b0 = "]";
+                        tu_b1 = "]";
+                        tu_b2 = cdata_byte;
+                        n_skip_lf = b_cr;
+                        // -> ST_CDATA_BODY
+                    end
+                end
 
-            // ---- References ----
-            S_REF_START: begin
-                if (b == "#") begin
-                    n_state = S_REF_HASH;
-                end else if (is_alpha) begin
-                    n_ref_buf = {24'd0, b};
-                    n_ref_len = 3'd1;
-                    n_state = S_REF_NAME;
-                end else begin
-                    fail = 1'b1;
-                    fail_code = E_BAD_REFERENCE;
+                // ---- DOCTYPE ----
+                state[S_DOCTYPE_OPEN]: begin
+                    if (kw != 3'd7) begin
+                        if (!doctype_kw_ok) begin
+                            fail = 1'b1;
+                            fail_code = E_UNEXPECTED_BYTE;
+                        end else begin
+                            n_kw = kw + 1'b1;
+                        end
+                    end else if (!is_ws) begin
+                        fail = 1'b1;
+                        fail_code = E_UNEXPECTED_BYTE;
+                    end else begin
+                        // -> ST_DOCTYPE_BODY
+                    end
                 end
-            end
-            S_REF_NAME: begin
-                if (b == ";") begin
-                    if (!entity_ok) begin
+                state[S_DOCTYPE_BODY]: begin
+                    if (b_gt) begin
+                        // -> ST_MISC
+                    end else if (b_lsqb) begin
+                        fail = 1'b1;
+                        fail_code = E_DOCTYPE_INTERNAL_SUBSET;
+                    end else if (b_dquote || b_squote) begin
+                        n_quote_sq = b_squote;
+                        // -> ST_DOCTYPE_QUOTED
+                    end else if (b_lt) begin
+                        fail = 1'b1;
+                        fail_code = E_UNEXPECTED_BYTE;
+                    end
+                end
+                state[S_DOCTYPE_QUOTED]: begin
+                    // if (is_quote) -> ST_DOCTYPE_BODY
+                end
+
+                // ---- Processing instructions ----
+                state[S_PI_TARGET_START], state[S_PI_TARGET]: begin
+                    if (state[S_PI_TARGET_START] && !is_name_start) begin
+                        fail = 1'b1;
+                        fail_code = E_UNEXPECTED_BYTE;
+                    end else if (state[S_PI_TARGET_START] || is_name_char) begin
+                        // A target byte; the first three are checked against `xml`.
+                        if (state[S_PI_TARGET_START]) begin
+                            n_pi_len = 3'd1;
+                            n_pi_ci = b_lower_x;
+                            n_pi_exact = b_x;
+                        end else begin
+                            if (pi_len < 3'd3) begin
+                                n_pi_ci = pi_ci && xml_ci_ok;
+                                n_pi_exact = pi_exact && xml_exact_ok;
+                            end
+                            if (pi_len != 3'd4) n_pi_len = pi_len + 1'b1;
+                        end
+                        // -> ST_PI_TARGET
+                    end else if (!b_qmark && !is_ws) begin
+                        fail = 1'b1;
+                        fail_code = E_UNEXPECTED_BYTE;
+                    end else if (pi_len == 3'd3 && pi_ci && !(lt_first && pi_exact)) begin
+                        fail = 1'b1;
+                        fail_code = E_MISPLACED_XML_DECL;
+                    end else begin
+                        // -> b_qmark ? ST_PI_TARGET_QUESTION : ST_PI_BODY
+                    end
+                end
+                state[S_PI_BODY]: begin
+                    // if (b_qmark) -> ST_PI_QUESTION
+                end
+                state[S_PI_TARGET_QUESTION]: begin
+                    if (!b_gt) begin
+                        fail = 1'b1;
+                        fail_code = E_UNEXPECTED_BYTE;
+                    end else begin
+                        // -> after_markup
+                    end
+                end
+                state[S_PI_QUESTION]: begin
+                    // if (b_gt) -> after_markup
+                    // else if (!b_qmark) -> ST_PI_BODY
+                end
+
+                // ---- References ----
+                state[S_REF_START]: begin
+                    if (b_hash) begin
+                        // -> ST_REF_HASH
+                    end else if (is_alpha) begin
+                        n_ref_buf = {24'd0, b};
+                        n_ref_len = 3'd1;
+                        // -> ST_REF_NAME
+                    end else begin
+                        fail = 1'b1;
+                        fail_code = E_BAD_REFERENCE;
+                    end
+                end
+                state[S_REF_NAME]: begin
+                    if (b_semi) begin
+                        if (!entity_ok) begin
+                            fail = 1'b1;
+                            fail_code = E_BAD_REFERENCE;
+                        end else begin
+                            // `decoded`
+                            n_skip_lf = 1'b0;
+                            if (ref_in_attr) begin
+                                e_val_unit = 1'b1;
+                                // -> ST_ATTR_VALUE
+                            end else begin
+                                n_in_text = 1'b1;
+                                tu_n = 2'd1;
+                                tu_b0 = entity_byte;
+                                n_brackets = 2'd0;
+                                // -> ST_TEXT
+                            end
+                        end
+                    end else if (!is_alpha || ref_len == 3'd4) begin
                         fail = 1'b1;
                         fail_code = E_BAD_REFERENCE;
                     end else begin
-                        // `decoded`
-                        n_skip_lf = 1'b0;
-                        if (ref_in_attr) begin
-                            e_val_unit = 1'b1;
-                            vu_byte = entity_byte;
-                            n_state = S_ATTR_VALUE;
-                        end else begin
-                            n_in_text = 1'b1;
-                            tu_n = 2'd1;
-                            tu_b0 = entity_byte;
-                            n_brackets = 2'd0;
-                            n_state = S_TEXT;
-                        end
+                        n_ref_buf = {ref_buf[23:0], b};
+                        n_ref_len = ref_len + 1'b1;
                     end
-                end else if (!is_alpha || ref_len == 3'd4) begin
-                    fail = 1'b1;
-                    fail_code = E_BAD_REFERENCE;
-                end else begin
-                    n_ref_buf = {ref_buf[23:0], b};
-                    n_ref_len = ref_len + 1'b1;
                 end
-            end
-            S_REF_HASH: begin
-                if (b == "x") begin
-                    n_state = S_REF_HEX_START;
-                end else if (is_digit) begin
-                    n_ref_val = {17'd0, b[3:0]};
-                    n_state = S_REF_DECIMAL;
-                end else begin
-                    fail = 1'b1;
-                    fail_code = E_BAD_REFERENCE;
+                state[S_REF_HASH]: begin
+                    if (b_x) begin
+                        // -> ST_REF_HEX_START
+                    end else if (is_digit) begin
+                        n_ref_val = {17'd0, b[3:0]};
+                        // -> ST_REF_DECIMAL
+                    end else begin
+                        fail = 1'b1;
+                        fail_code = E_BAD_REFERENCE;
+                    end
                 end
-            end
-            S_REF_HEX_START: begin
-                if (is_digit || is_hex_letter) begin
-                    n_ref_val = {17'd0, hex_val};
-                    n_state = S_REF_HEX;
-                end else begin
-                    fail = 1'b1;
-                    fail_code = E_BAD_REFERENCE;
+                state[S_REF_HEX_START]: begin
+                    if (is_digit || is_hex_letter) begin
+                        n_ref_val = {17'd0, hex_val};
+                        // -> ST_REF_HEX
+                    end else begin
+                        fail = 1'b1;
+                        fail_code = E_BAD_REFERENCE;
+                    end
                 end
-            end
-            S_REF_DECIMAL, S_REF_HEX: begin
-                if (b == ";") begin
-                    if (!ref_is_char) begin
+                state[S_REF_DECIMAL], state[S_REF_HEX]: begin
+                    if (b_semi) begin
+                        if (!ref_is_char) begin
+                            fail = 1'b1;
+                            fail_code = E_BAD_REFERENCE;
+                        end else begin
+                            // `decoded`: one code point unit
+                            n_skip_lf = 1'b0;
+                            if (ref_in_attr) begin
+                                e_val_unit = 1'b1;
+                                // -> ST_ATTR_VALUE
+                            end else begin
+                                n_in_text = 1'b1;
+                                tu_n = 2'd1;
+                                n_brackets = 2'd0;
+                                // -> ST_TEXT
+                            end
+                        end
+                    end else if (state[S_REF_HEX] ? !(is_digit || is_hex_letter) : !is_digit) begin
                         fail = 1'b1;
                         fail_code = E_BAD_REFERENCE;
                     end else begin
-                        // `decoded`: one code point unit
-                        n_skip_lf = 1'b0;
-                        u_is_cp = 1'b1;
-                        if (ref_in_attr) begin
-                            e_val_unit = 1'b1;
-                            n_state = S_ATTR_VALUE;
-                        end else begin
-                            n_in_text = 1'b1;
-                            tu_n = 2'd1;
-                            n_brackets = 2'd0;
-                            n_state = S_TEXT;
-                        end
+                        // (an overflow is `ref_ovf_now`)
+                        n_ref_val = state[S_REF_HEX] ? ref_hex_next : ref_dec_next;
                     end
-                end else if (state == S_REF_HEX ? !(is_digit || is_hex_letter) : !is_digit) begin
-                    fail = 1'b1;
-                    fail_code = E_BAD_REFERENCE;
-                end else if ((state == S_REF_HEX ? ref_hex_next : ref_dec_next) > {4'd0, MAX_CODE_POINT}) begin
-                    fail = 1'b1;
-                    fail_code = E_BAD_REFERENCE;
-                end else begin
-                    n_ref_val = state == S_REF_HEX ? ref_hex_next[20:0] : ref_dec_next[20:0];
                 end
-            end
 
+                default: begin
+                    // S_FAILED: the rest of the document is ignored.
+                end
+            endcase
+        end
+
+        // Element push / pop: the stack registers and their flags.
+        n_sp_full = sp_full;
+        n_depth_zero = depth_zero;
+        n_depth_gt1 = depth_gt1;
+        n_depth_max = depth_max;
+        if (nm_we) n_sp_full = sp_cap_m1; // n_sp = sp + 1
+        if (push) begin
+            n_depth = depth + 1'b1;
+            n_top = sp;
+            n_depth_zero = 1'b0;
+            n_depth_gt1 = !depth_zero;
+            n_depth_max = depth_max_m1;
+        end
+        if (pop) begin
+            n_sp = top;
+            n_top = parent_top;
+            n_depth = depth_m1;
+            n_sp_full = 1'b0; // top < sp <= CAP
+            n_depth_zero = depth_is1;
+            n_depth_gt1 = depth_gt2;
+            n_depth_max = 1'b0;
+        end
+
+    end
+    // ------------------------------------------------------------------
+    // Next state (one-hot), ignoring the byte's errors
+    // ------------------------------------------------------------------
+    // The transitions of the state machine above, written on their own: a
+    // byte that reveals an error may leave any state behind, since
+    // `failed_q` then forces S_FAILED before the next byte is parsed, so
+    // the error conditions (depth, stack room, name compare, keyword bytes,
+    // reference checks) stay out of this logic, the deepest of the module
+    // otherwise (timing). Each line is the success path of the state's
+    // branch above.
+    always @* begin
+        n_state = state; // stay
+        (* parallel_case *)
+        case (1'b1)
+            state[S_START]: n_state = b_bom0 ? ST_BOM1 : b_lt ? ST_LT : ST_MISC;
+            state[S_BOM1]: n_state = ST_BOM2;
+            state[S_BOM2]: n_state = ST_MISC;
+            state[S_MISC]: if (b_lt) n_state = ST_LT;
+            state[S_TEXT]: begin
+                if (b_lt) n_state = ST_LT;
+                else if (b_amp) n_state = ST_REF_START;
+            end
+            state[S_LT]: n_state = b_slash ? ST_END_NAME : b_qmark ? ST_PI_TARGET_START
+                : b_excl ? ST_BANG : ST_START_NAME;
+            state[S_START_NAME], state[S_AFTER_ATTR_VALUE]: begin
+                if (b_gt) n_state = ST_TEXT;
+                else if (b_slash) n_state = ST_EMPTY_TAG_SLASH;
+                else if (is_ws) n_state = ST_TAG_SPACE;
+            end
+            state[S_TAG_SPACE]: begin
+                if (is_name_start) n_state = ST_ATTR_NAME;
+                else if (b_gt) n_state = ST_TEXT;
+                else if (b_slash) n_state = ST_EMPTY_TAG_SLASH;
+            end
+            state[S_ATTR_NAME]: begin
+                if (b_equals) n_state = ST_ATTR_EQ;
+                else if (is_ws) n_state = ST_ATTR_AFTER_NAME;
+            end
+            state[S_ATTR_AFTER_NAME]: if (b_equals) n_state = ST_ATTR_EQ;
+            state[S_ATTR_EQ]: if (b_dquote || b_squote) n_state = ST_ATTR_VALUE;
+            state[S_ATTR_VALUE]: begin
+                if (is_quote) n_state = ST_AFTER_ATTR_VALUE;
+                else if (b_amp) n_state = ST_REF_START;
+            end
+            state[S_EMPTY_TAG_SLASH]: n_state = after_pop;
+            state[S_END_NAME]: begin
+                if (b_gt) n_state = after_pop;
+                else if (is_ws) n_state = ST_END_TAG_SPACE;
+            end
+            state[S_END_TAG_SPACE]: if (b_gt) n_state = after_pop;
+            state[S_BANG]: n_state = b_dash ? ST_COMMENT_OPEN : b_lsqb ? ST_CDATA_OPEN : ST_DOCTYPE_OPEN;
+            state[S_COMMENT_OPEN]: n_state = ST_COMMENT_BODY;
+            state[S_COMMENT_BODY]: if (b_dash) n_state = ST_COMMENT_DASH1;
+            state[S_COMMENT_DASH1]: n_state = b_dash ? ST_COMMENT_DASH2 : ST_COMMENT_BODY;
+            state[S_COMMENT_DASH2]: n_state = after_markup;
+            state[S_CDATA_OPEN]: if (kw == 3'd5) n_state = ST_CDATA_BODY;
+            state[S_CDATA_BODY]: if (b_rsqb) n_state = ST_CDATA_BRACKET1;
+            state[S_CDATA_BRACKET1]: n_state = b_rsqb ? ST_CDATA_BRACKET2 : ST_CDATA_BODY;
+            state[S_CDATA_BRACKET2]: begin
+                if (b_gt) n_state = ST_TEXT;
+                else if (!b_rsqb) n_state = ST_CDATA_BODY;
+            end
+            state[S_DOCTYPE_OPEN]: if (kw == 3'd7) n_state = ST_DOCTYPE_BODY;
+            state[S_DOCTYPE_BODY]: begin
+                if (b_gt) n_state = ST_MISC;
+                else if (b_dquote || b_squote) n_state = ST_DOCTYPE_QUOTED;
+            end
+            state[S_DOCTYPE_QUOTED]: if (is_quote) n_state = ST_DOCTYPE_BODY;
+            state[S_PI_TARGET_START]: n_state = ST_PI_TARGET;
+            state[S_PI_TARGET]: begin
+                if (!is_name_char) n_state = b_qmark ? ST_PI_TARGET_QUESTION : ST_PI_BODY;
+            end
+            state[S_PI_BODY]: if (b_qmark) n_state = ST_PI_QUESTION;
+            state[S_PI_TARGET_QUESTION]: n_state = after_markup;
+            state[S_PI_QUESTION]: begin
+                if (b_gt) n_state = after_markup;
+                else if (!b_qmark) n_state = ST_PI_BODY;
+            end
+            state[S_REF_START]: n_state = b_hash ? ST_REF_HASH : ST_REF_NAME;
+            state[S_REF_NAME], state[S_REF_DECIMAL], state[S_REF_HEX]: begin
+                if (b_semi) n_state = ref_in_attr ? ST_ATTR_VALUE : ST_TEXT;
+            end
+            state[S_REF_HASH]: n_state = b_x ? ST_REF_HEX_START : ST_REF_DECIMAL;
+            state[S_REF_HEX_START]: n_state = ST_REF_HEX;
             default: begin
-                // S_FAILED: the rest of the document is ignored.
+                // S_FAILED
             end
         endcase
-
-        if (fail) n_state = S_FAILED;
+        if (failed_q) n_state = ST_FAILED;
     end
 
-    // End of document (tokenizer `finish`): the first error, else the
-    // end-of-document checks on the state after the last byte.
-    reg [4:0] end_code;
+    // The byte reveals the document's first error (sim/sax_trace.cpp reads
+    // this to check the error offset).
+    wire error_here = fail || ref_ovf_now;
+    // Its code. fail_code is E_NONE unless `fail`, and neither can be set
+    // once err_code is, so OR-ing them needs no priority logic behind the
+    // deep `fail`. A reference overflow (`ref_ovf_now`, behind a comparator)
+    // reaches err_code one byte later through `ref_ovf_q`, and the status of
+    // a document ending on that very byte through `r_end_ovf`.
+    wire [4:0] new_err_code = fail_code | (ref_ovf_q ? E_BAD_REFERENCE : E_NONE);
+
+    // Stage 2 output registers (stage 3 passes them on, see below).
+    reg [7:0]  r_byte;
+    reg [0:0]  r_name_byte;
+    reg [0:0]  r_name_first;
+    reg [0:0]  r_name_end;
+    reg [0:0]  r_attr_name_byte;
+    reg [0:0]  r_attr_name_first;
+    reg [0:0]  r_attr_name_end;
+    reg [0:0]  r_val_start;
+    reg [0:0]  r_val_unit;
+    reg [0:0]  r_val_end;
+    reg [0:0]  r_open;
+    reg [0:0]  r_open_empty;
+    reg [0:0]  r_close;
+    reg [0:0]  r_text_unit;
+    reg [0:0]  r_text_end;
+    reg [0:0]  r_unit_is_cp;
+    reg [7:0]  r_unit_byte;
+    reg [20:0] r_unit_cp;
+    reg [0:0]  r_doc_end;
+    reg [4:0]  r_end_err;      // the document's first error, if any
+    reg        r_end_ovf;      // ... or it is a reference overflow on the last byte
+    reg        r_end_misc;     // else the state after the last byte is Misc ...
+    reg        r_end_text;     // ... or Text (an element is open), else markup is open
+    reg        r_end_root;     // a root element was seen
+
+    // The value of the unit event (o_val_unit / o_text_unit), if any, chosen
+    // by the state alone: it only matters with a unit event, and the event's
+    // own conditions (a valid reference, a byte not dropped) stay off this
+    // data path (timing). The same values as the state machine's units.
+    reg        unit_is_cp;
+    reg [7:0]  unit_byte;
     always @* begin
-        if (fail) end_code = fail_code;
-        else if (state == S_FAILED) end_code = err_code;
-        else if (n_state == S_MISC) end_code = n_root_seen ? E_NONE : E_NO_ROOT_ELEMENT;
-        else if (n_state == S_TEXT) end_code = E_UNCLOSED_ELEMENT;
-        else end_code = E_UNTERMINATED_MARKUP;
+        unit_is_cp = 1'b0;
+        if (qn != 2'd0) begin
+            unit_byte = q0;                        // CDATA unit queue
+        end else if (state[S_REF_DECIMAL] || state[S_REF_HEX]) begin
+            unit_is_cp = 1'b1;                     // `&#...;`: ref_val
+            unit_byte = b;
+        end else if (state[S_REF_NAME]) begin
+            unit_byte = entity_byte;               // `&name;`
+        end else if (state[S_ATTR_VALUE]) begin
+            unit_byte = is_ws ? 8'h20 : b;         // value normalisation
+        end else if (state[S_CDATA_BRACKET1] || state[S_CDATA_BRACKET2]) begin
+            unit_byte = "]";                       // a `]` that is content
+        end else begin
+            unit_byte = txt_byte;                  // Text, CdataBody
+        end
     end
-    wire [1:0] end_status = (end_code == E_NONE) ? 2'd0
-        : (end_code == E_TOO_DEEP || end_code == E_NAME_STACK_OVERFLOW) ? 2'd2 : 2'd1;
 
     // ------------------------------------------------------------------
-    // Registers and registered outputs
+    // Stage 2 registers: the events of the consumed byte
     // ------------------------------------------------------------------
     always @(posedge clk) begin
         if (rst) begin
+            r_byte <= 8'd0;
+            r_name_byte <= 1'b0;
+            r_name_first <= 1'b0;
+            r_name_end <= 1'b0;
+            r_attr_name_byte <= 1'b0;
+            r_attr_name_first <= 1'b0;
+            r_attr_name_end <= 1'b0;
+            r_val_start <= 1'b0;
+            r_val_unit <= 1'b0;
+            r_val_end <= 1'b0;
+            r_open <= 1'b0;
+            r_open_empty <= 1'b0;
+            r_close <= 1'b0;
+            r_text_unit <= 1'b0;
+            r_text_end <= 1'b0;
+            r_unit_is_cp <= 1'b0;
+            r_unit_byte <= 8'd0;
+            r_unit_cp <= 21'd0;
+            r_doc_end <= 1'b0;
+            r_end_err <= E_NONE;
+            r_end_ovf <= 1'b0;
+            r_end_misc <= 1'b0;
+            r_end_text <= 1'b0;
+            r_end_root <= 1'b0;
+        end else begin
+            r_byte <= b;
+            r_name_byte <= p_valid && e_name_byte;
+            r_name_first <= p_valid && e_name_first;
+            r_name_end <= p_valid && e_name_end;
+            r_attr_name_byte <= p_valid && e_attr_name_byte;
+            r_attr_name_first <= p_valid && e_attr_name_first;
+            r_attr_name_end <= p_valid && e_attr_name_end;
+            r_val_start <= p_valid && e_val_start;
+            r_val_unit <= p_valid && e_val_unit;
+            r_val_end <= p_valid && e_val_end;
+            r_open <= p_valid && e_open;
+            r_open_empty <= p_valid && e_open_empty;
+            r_close <= p_valid && e_close;
+            r_text_end <= p_valid && e_text_end;
+            r_text_unit <= p_valid && (qn != 2'd0 || tu_n != 2'd0);
+            // The unit: the queue's head, else this byte's first unit.
+            r_unit_is_cp <= unit_is_cp;
+            r_unit_byte <= unit_byte;
+            r_unit_cp <= unit_is_cp ? ref_val : {13'd0, unit_byte};
+            r_doc_end <= p_valid && p_last;
+            // The end-of-document checks (tokenizer `finish`), in pieces
+            // that come straight from the parser's next-state logic; stage
+            // 3 combines them into the status.
+            r_end_err <= err_code | new_err_code;
+            r_end_ovf <= ref_ovf_now;
+            r_end_misc <= n_state[S_MISC];
+            r_end_text <= n_state[S_TEXT];
+            r_end_root <= n_root_seen;
+        end
+    end
+
+
+    // ------------------------------------------------------------------
+    // Stage 3: the outputs
+    // ------------------------------------------------------------------
+    // The events are passed on unchanged; the end-of-document status and
+    // reason are decoded here from stage 2's pieces, so this decode does
+    // not sit behind the parser's next-state logic (timing).
+    wire [4:0] end_code = r_end_ovf ? E_BAD_REFERENCE
+        : (r_end_err != E_NONE) ? r_end_err
+        : r_end_misc ? (r_end_root ? E_NONE : E_NO_ROOT_ELEMENT)
+        : r_end_text ? E_UNCLOSED_ELEMENT : E_UNTERMINATED_MARKUP;
+    wire [1:0] end_status = (end_code == E_NONE) ? 2'd0
+        : (end_code == E_TOO_DEEP || end_code == E_NAME_STACK_OVERFLOW) ? 2'd2 : 2'd1;
+    always @(posedge clk) begin
+        if (rst) begin
             o_byte <= 8'd0;
-            o_name_byte <= 1'b0;
-            o_name_first <= 1'b0;
-            o_name_end <= 1'b0;
-            o_attr_name_byte <= 1'b0;
-            o_attr_name_first <= 1'b0;
-            o_attr_name_end <= 1'b0;
-            o_val_start <= 1'b0;
-            o_val_unit <= 1'b0;
-            o_val_end <= 1'b0;
-            o_open <= 1'b0;
-            o_open_empty <= 1'b0;
-            o_close <= 1'b0;
-            o_text_unit <= 1'b0;
-            o_text_end <= 1'b0;
-            o_unit_is_cp <= 1'b0;
+            o_name_byte <= 1'd0;
+            o_name_first <= 1'd0;
+            o_name_end <= 1'd0;
+            o_attr_name_byte <= 1'd0;
+            o_attr_name_first <= 1'd0;
+            o_attr_name_end <= 1'd0;
+            o_val_start <= 1'd0;
+            o_val_unit <= 1'd0;
+            o_val_end <= 1'd0;
+            o_open <= 1'd0;
+            o_open_empty <= 1'd0;
+            o_close <= 1'd0;
+            o_text_unit <= 1'd0;
+            o_text_end <= 1'd0;
+            o_unit_is_cp <= 1'd0;
             o_unit_byte <= 8'd0;
             o_unit_cp <= 21'd0;
-            o_doc_end <= 1'b0;
+            o_doc_end <= 1'd0;
             o_status <= 2'd0;
             o_reason <= 5'd0;
         end else begin
-            o_byte <= b;
-            o_name_byte <= in_valid && e_name_byte;
-            o_name_first <= in_valid && e_name_first;
-            o_name_end <= in_valid && e_name_end;
-            o_attr_name_byte <= in_valid && e_attr_name_byte;
-            o_attr_name_first <= in_valid && e_attr_name_first;
-            o_attr_name_end <= in_valid && e_attr_name_end;
-            o_val_start <= in_valid && e_val_start;
-            o_val_unit <= in_valid && e_val_unit;
-            o_val_end <= in_valid && e_val_end;
-            o_open <= in_valid && e_open;
-            o_open_empty <= in_valid && e_open_empty;
-            o_close <= in_valid && e_close;
-            o_text_end <= in_valid && e_text_end;
-            o_text_unit <= in_valid && (qn != 2'd0 || tu_n != 2'd0);
-            // The unit: the queue's head, else this byte's first unit.
-            if (qn != 2'd0) begin
-                o_unit_is_cp <= 1'b0;
-                o_unit_byte <= q0;
-                o_unit_cp <= {13'd0, q0};
-            end else if (e_val_unit) begin
-                o_unit_is_cp <= u_is_cp;
-                o_unit_byte <= vu_byte;
-                o_unit_cp <= u_is_cp ? ref_val : {13'd0, vu_byte};
-            end else begin
-                o_unit_is_cp <= u_is_cp;
-                o_unit_byte <= tu_b0;
-                o_unit_cp <= u_is_cp ? ref_val : {13'd0, tu_b0};
-            end
-            o_doc_end <= in_valid && in_last;
+            o_byte <= r_byte;
+            o_name_byte <= r_name_byte;
+            o_name_first <= r_name_first;
+            o_name_end <= r_name_end;
+            o_attr_name_byte <= r_attr_name_byte;
+            o_attr_name_first <= r_attr_name_first;
+            o_attr_name_end <= r_attr_name_end;
+            o_val_start <= r_val_start;
+            o_val_unit <= r_val_unit;
+            o_val_end <= r_val_end;
+            o_open <= r_open;
+            o_open_empty <= r_open_empty;
+            o_close <= r_close;
+            o_text_unit <= r_text_unit;
+            o_text_end <= r_text_end;
+            o_unit_is_cp <= r_unit_is_cp;
+            o_unit_byte <= r_unit_byte;
+            o_unit_cp <= r_unit_cp;
+            o_doc_end <= r_doc_end;
             o_status <= end_status;
             o_reason <= end_code;
         end
     end
 
     always @(posedge clk) begin
-        if (rst || (in_valid && in_last)) begin
+        if (rst || (p_valid && p_last)) begin
             // A new document: tokenizer `reset`.
-            state <= S_START;
+            state <= ST_START;
             kw <= 3'd0;
             err_code <= E_NONE;
             depth <= {DW{1'b0}};
@@ -1044,13 +1452,22 @@ module qrtl_sax #(
             pi_len <= 3'd0;
             pi_ci <= 1'b0;
             pi_exact <= 1'b0;
+            failed_q <= 1'b0;
+            ref_ovf_q <= 1'b0;
+            sp_full <= 1'b0;
+            ap_full <= 1'b0;
+            cmp_first <= 1'b1;
+            cmp_done <= 1'b1;
+            depth_zero <= 1'b1;
+            depth_gt1 <= 1'b0;
+            depth_max <= 1'b0;
             q0 <= 8'd0;
             q1 <= 8'd0;
             qn <= 2'd0;
-        end else if (in_valid) begin
+        end else if (p_valid) begin
             state <= n_state;
             kw <= n_kw;
-            if (fail) err_code <= fail_code;
+            err_code <= err_code | new_err_code;
             depth <= n_depth;
             root_seen <= n_root_seen;
             doctype_seen <= n_doctype_seen;
@@ -1071,6 +1488,15 @@ module qrtl_sax #(
             pi_len <= n_pi_len;
             pi_ci <= n_pi_ci;
             pi_exact <= n_pi_exact;
+            failed_q <= error_here;
+            ref_ovf_q <= ref_ovf_now;
+            sp_full <= n_sp_full;
+            ap_full <= n_ap_full;
+            cmp_first <= n_cmp_first;
+            cmp_done <= n_cmp_done;
+            depth_zero <= n_depth_zero;
+            depth_gt1 <= n_depth_gt1;
+            depth_max <= n_depth_max;
             // CDATA unit queue: (q0, q1)[0..qn] ++ new units, minus the one sent.
             // qn + tu_n <= 3 always (see above).
             case (qn)

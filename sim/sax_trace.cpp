@@ -8,8 +8,9 @@
 // chosen by a xorshift generator seeded with it.
 //
 // OUTPUT: one 16-byte record per cycle in which any event output is set,
-// sampled right after the clock edge (the outputs describe the byte
-// consumed at that edge):
+// sampled right after the clock edge (the outputs describe the byte the
+// parser stage consumed at that edge: the byte fed on the clock before,
+// qrtl_sax's LATENCY = 2):
 //   u32 flags (bit order: see FLAG_* below), u8 o_byte, u8 o_unit_byte,
 //   u32 o_unit_cp (bit 31: o_unit_is_cp), u8 o_status, u8 o_reason,
 //   u32 error offset.
@@ -17,9 +18,12 @@
 // I/O errors.
 //
 // The error offset (meaningful with o_doc_end) is the index in its document
-// of the byte at which the module's internal `fail` was first raised, else
-// the document's length: the tokenizer's `XmlErrorAt::offset`. Reading
-// `fail` needs the model built with --public-flat-rw; it is not a port.
+// of the byte at which the module's internal `error_here` was first raised, else
+// the document's length: the tokenizer's `XmlErrorAt::offset`. It
+// belongs to the byte in the parser stage (`p_valid`, `p_last`: the input
+// register), so the driver counts the bytes that stage consumes and queues
+// one offset per document until its o_doc_end comes out. Reading these
+// signals needs the model built with --public-flat-rw; they are not ports.
 
 #include "Vqrtl_sax.h"
 #include "Vqrtl_sax___024root.h"
@@ -28,6 +32,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <vector>
 
 enum : uint32_t {
@@ -48,18 +53,39 @@ enum : uint32_t {
     FLAG_DOC_END = 1u << 14,
 };
 
-static void tick(Vqrtl_sax* m) {
-    m->clk = 0;
-    m->eval();
-    m->clk = 1;
-    m->eval();
-}
-
 static void put_u32(std::vector<uint8_t>& out, uint32_t v) {
     for (int i = 0; i < 4; i++) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
 }
 
-static void record(Vqrtl_sax* m, std::vector<uint8_t>& out, uint32_t err_offset) {
+// Error offsets of documents whose last byte the parser stage consumed and
+// whose o_doc_end has not been recorded yet, oldest first.
+struct ErrOffsets {
+    std::deque<uint32_t> done;
+    uint32_t pos = 0;                 // bytes of the current document consumed
+    uint32_t err = UINT32_MAX;        // where `error_here` was first raised in it
+
+    // Call with the clock low and the inputs of the coming edge evaluated.
+    void before_edge(Vqrtl_sax* m) {
+        if (!m->rootp->qrtl_sax__DOT__p_valid) return;
+        if (m->rootp->qrtl_sax__DOT__error_here && err == UINT32_MAX) err = pos;
+        pos++;
+        if (m->rootp->qrtl_sax__DOT__p_last) {
+            done.push_back(err == UINT32_MAX ? pos : err);
+            pos = 0;
+            err = UINT32_MAX;
+        }
+    }
+};
+
+static void tick(Vqrtl_sax* m, ErrOffsets& e) {
+    m->clk = 0;
+    m->eval();
+    e.before_edge(m);
+    m->clk = 1;
+    m->eval();
+}
+
+static void record(Vqrtl_sax* m, std::vector<uint8_t>& out, ErrOffsets& e) {
     uint32_t f = 0;
     if (m->o_name_byte) f |= FLAG_NAME_BYTE;
     if (m->o_name_first) f |= FLAG_NAME_FIRST;
@@ -77,6 +103,15 @@ static void record(Vqrtl_sax* m, std::vector<uint8_t>& out, uint32_t err_offset)
     if (m->o_text_end) f |= FLAG_TEXT_END;
     if (m->o_doc_end) f |= FLAG_DOC_END;
     if (f == 0) return;
+    uint32_t err_offset = 0;
+    if (f & FLAG_DOC_END) {
+        if (e.done.empty()) {
+            std::fprintf(stderr, "o_doc_end without a consumed last byte\n");
+            std::exit(1);
+        }
+        err_offset = e.done.front();
+        e.done.pop_front();
+    }
     put_u32(out, f);
     out.push_back(static_cast<uint8_t>(m->o_byte));
     out.push_back(static_cast<uint8_t>(m->o_unit_byte));
@@ -113,9 +148,10 @@ int main(int argc, char** argv) {
     m->in_valid = 0;
     m->in_byte = 0;
     m->in_last = 0;
+    ErrOffsets errs;
     m->rst = 1;
-    tick(m);
-    tick(m);
+    tick(m, errs);
+    tick(m, errs);
     m->rst = 0;
 
     size_t pos = 0;
@@ -128,7 +164,6 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "bad document length %u at offset %zu\n", len, pos - 4);
             return 1;
         }
-        uint32_t err_at = len;
         for (uint32_t i = 0; i < len; i++) {
             if (idles) {
                 // xorshift64: about one byte in eight is preceded by idle cycles.
@@ -141,27 +176,24 @@ int main(int argc, char** argv) {
                     m->in_last = 0;
                     m->in_byte = static_cast<uint8_t>(rng >> 8);
                     for (int j = 0; j < k; j++) {
-                        tick(m);
-                        record(m, out, 0);
+                        tick(m, errs);
+                        record(m, out, errs);
                     }
                 }
             }
             m->in_valid = 1;
             m->in_byte = stim[pos + i];
             m->in_last = i + 1 == len;
-            m->clk = 0;
-            m->eval();
-            if (m->rootp->qrtl_sax__DOT__fail && err_at == len) err_at = i;
-            tick(m);
-            record(m, out, err_at);
+            tick(m, errs);
+            record(m, out, errs);
         }
         pos += len;
     }
     m->in_valid = 0;
     m->in_last = 0;
     for (int j = 0; j < 4; j++) {
-        tick(m);
-        record(m, out, 0);
+        tick(m, errs);
+        record(m, out, errs);
     }
     m->final();
     delete m;

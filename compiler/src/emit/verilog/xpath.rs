@@ -894,9 +894,9 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
         files,
         queries,
         result_words,
-        // SAX output register, one register per further cluster, the
+        // The SAX parser's pipeline, one register per further cluster, the
         // result load.
-        latency: 1 + (stages as u32 - 1) + 1,
+        latency: super::sax::SAX_LATENCY + (stages as u32 - 1) + 1,
     }
 }
 
