@@ -10,22 +10,30 @@
 //
 // Interface (rtl-templates/README.md): in_valid/in_byte/in_last, one byte
 // per clock, never a stall. Every output is registered and describes the
-// byte consumed two cycles earlier (LATENCY = 2), with one exception: text
-// units of CDATA `]` bytes (see "CDATA unit queue" below).
+// byte consumed three clocks earlier (LATENCY = 3, SAX_LATENCY in
+// compiler/src/emit/verilog/sax.rs), with one exception: text units of
+// CDATA `]` bytes (see "CDATA unit queue" below).
 //
-// Pipeline (for the clock rate; qrtl synth on ECP5, see "Timing" notes):
+// Pipeline, for the clock rate (ECP5 LFE5U-85F speed 6, `qrtl synth`: the
+// single-stage parser reached about 50 MHz, this one about 120 MHz):
 //   stage 1, input:  the byte, in_valid and in_last are registered together
 //                    with its pre-decoded classes (whitespace, name
 //                    characters, digits, every delimiter the state machine
 //                    tests), so the state machine starts from flip-flops
-//                    instead of from a compare chain on a port that the
-//                    enclosing design drives through its handshake logic;
+//                    instead of from compares on a port that the enclosing
+//                    design drives through its handshake logic;
 //   stage 2, parse:  the state machine consumes the registered byte and
-//                    registers the events (the outputs).
-// The state machine's tests on wide registers (stack full, depth zero or
-// at the limit, end tag compared to the end) are kept as one-bit flags
-// updated with the registers they describe, and the close-tag compare
-// reads the name stack two bytes ahead (see "Memories").
+//                    registers its events (`r_*`);
+//   stage 3, output: the events are passed on and the end-of-document
+//                    status is decoded from stage 2's pieces (`o_*`).
+// Inside stage 2: the state is one-hot and its next value is computed
+// apart from the error checks (a byte that reveals an error records it in
+// `failed_q`, which forces S_FAILED before the next byte); the tests on
+// wide registers (stack full, depth zero or at the limit, end tag compared
+// to the end) are one-bit flags updated with the registers they describe;
+// the close-tag compare reads the name stack two bytes ahead, so the block
+// RAM's slow output only feeds a register (see "Memories"); the reference
+// value checks are bit tests or constant compares on ref_val.
 //
 // Memory: the name stack (NAME_STACK_BYTES bytes, one write and one
 // registered read port: block RAM) holds the names of the open elements to

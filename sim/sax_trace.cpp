@@ -8,9 +8,8 @@
 // chosen by a xorshift generator seeded with it.
 //
 // OUTPUT: one 16-byte record per cycle in which any event output is set,
-// sampled right after the clock edge (the outputs describe the byte the
-// parser stage consumed at that edge: the byte fed on the clock before,
-// qrtl_sax's LATENCY = 2):
+// sampled right after the clock edge (the outputs describe the byte fed
+// qrtl_sax's LATENCY = 3 clocks earlier; the trace only uses their order):
 //   u32 flags (bit order: see FLAG_* below), u8 o_byte, u8 o_unit_byte,
 //   u32 o_unit_cp (bit 31: o_unit_is_cp), u8 o_status, u8 o_reason,
 //   u32 error offset.

@@ -15,9 +15,10 @@ use askama::Template;
 
 /// Clock cycles from a byte on `qrtl_sax`'s input to its events on the
 /// registered outputs: the input register with the byte's pre-decoded
-/// classes, then the state machine and its output registers (see the
-/// pipeline notes at the top of `rtl-templates/sax.v`).
-pub const SAX_LATENCY: u32 = 2;
+/// classes, the state machine's event registers, the output registers
+/// with the decoded end-of-document status (see the pipeline notes at the
+/// top of `rtl-templates/sax.v`).
+pub const SAX_LATENCY: u32 = 3;
 
 /// The parser's compiled limits (the same as the tokenizer's
 /// [`XmlConfig`](crate::xml::XmlConfig)).
