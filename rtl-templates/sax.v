@@ -206,7 +206,7 @@ module qrtl_sax #(
     // ------------------------------------------------------------------
     reg [NS-1:0] state;        // one-hot
     reg [2:0]    kw;           // bytes of `CDATA[` / `DOCTYPE` matched
-    reg [4:0]    err_code;     // the first error, E_NONE until then
+    reg [17:1]   err_vec;      // the first error, one-hot by reason (bit E_X), 0 until then
     reg [DW-1:0] depth;        // open elements (tokenizer `depth`)
     reg          root_seen;
     reg          doctype_seen;
@@ -215,20 +215,27 @@ module qrtl_sax #(
     reg [AW-1:0] sp;           // bytes of open element names on the stack
     reg [AW-1:0] top;          // where the top element's name starts
     reg [AW-1:0] cp;           // close tag: next stack byte to compare (top + cmp_pos)
+    // Name stack read addresses kept ready (see "Close tags"), updated with
+    // top and cp so no adder sits in front of the block RAM's address.
+    reg [NIW-1:0] top_p1, top_p2, cp_p3; // top + 1, top + 2, cp + 3
     reg [AW-1:0] ap;           // attribute name: sp + attr_len (the same stack limit)
     reg          quote_sq;     // the open quote is `'` (else `"`)
     reg [1:0]    brackets;     // consecutive `]` ending the character data (max 2)
     reg          skip_lf;      // the previous byte was a CR turned into LF / space
     reg          in_text;      // a text node is open
     reg          ref_in_attr;  // the reference is inside an attribute value
-    reg [31:0]   ref_buf;      // letters of an entity name, last one in [7:0]
-    reg [2:0]    ref_len;
+    reg [4:0]    ref_ent;      // the entity name so far is a prefix of: lt, gt, amp, apos, quot (bits 0-4)
+    reg [2:0]    ref_len;      // its letters
     reg [20:0]   ref_val;      // character reference value so far (<= 0x10FFFF)
     reg [2:0]    pi_len;       // PI target length, saturating at 4
     reg          pi_ci;        // the target so far matches `xml`, any case
     reg          pi_exact;     // ... and exactly
-    reg          failed_q;     // the previous byte revealed the first error (see the state machine)
-    reg          ref_ovf_q;    // ... and it was a reference overflow (`ref_ovf_now`)
+    reg          failed_q;     // the previous byte revealed the first error (`fail`, see the state machine)
+    reg          ref_ovf_q;    // ... or a reference overflow (`ref_ovf_now`)
+    // The previous byte revealed the first error: this byte is ignored and
+    // the state becomes S_FAILED. (Two flags: the overflow's comparator
+    // stays off the path of `fail`.)
+    wire         halted = failed_q || ref_ovf_q;
     // One-bit views of the wide registers above, updated with them, so the
     // state machine tests a flip-flop instead of a 6..12-bit compare.
     reg          sp_full;      // sp == CAP
@@ -263,6 +270,7 @@ module qrtl_sax #(
     reg  [3:0] hex_val;        // value of a hex digit (0-9, a-f, A-F)
     reg        b_lt, b_gt, b_amp, b_slash, b_qmark, b_excl, b_equals, b_dquote, b_squote;
     reg        b_lf, b_cr, b_dash, b_lsqb, b_rsqb, b_hash, b_semi, b_x, b_m, b_l;
+    reg        b_a, b_g, b_o, b_p, b_q, b_s, b_t, b_u; // entity name letters
     reg        b_lower_x, b_lower_m, b_lower_l; // the letter in either case
     reg        b_upper_a, b_upper_c, b_upper_d, b_upper_e, b_upper_o, b_upper_p, b_upper_t, b_upper_y;
     reg        b_bom0, b_bom1, b_bom2; // EF BB BF
@@ -303,6 +311,14 @@ module qrtl_sax #(
         b_x <= ib == "x";
         b_m <= ib == "m";
         b_l <= ib == "l";
+        b_a <= ib == "a";
+        b_g <= ib == "g";
+        b_o <= ib == "o";
+        b_p <= ib == "p";
+        b_q <= ib == "q";
+        b_s <= ib == "s";
+        b_t <= ib == "t";
+        b_u <= ib == "u";
         b_lower_x <= ib_lower == "x";
         b_lower_m <= ib_lower == "m";
         b_lower_l <= ib_lower == "l";
@@ -354,6 +370,10 @@ module qrtl_sax #(
     // ------------------------------------------------------------------
     // Memories
     // ------------------------------------------------------------------
+    // no_rw_check (Yosys): a read and a write of the same name byte in one
+    // cycle never matters (see the close-tag read below), so no collision
+    // logic goes between the block RAM and `name_rd_q`.
+    (* no_rw_check *)
     reg  [7:0]    names  [0:NAME_STACK_BYTES-1];
     reg  [AW-1:0] starts [0:MAX_DEPTH-1];
     reg           nm_we;   // push the byte onto the name stack at sp
@@ -365,32 +385,6 @@ module qrtl_sax #(
         if (p_valid && st_we) starts[depth[SIW-1:0]] <= top;
     end
 
-    // Close tags: the name stack is read two consumed bytes ahead of the
-    // compare, through the block RAM's own read register (`name_rd_q`) and
-    // one more register (`name_exp`), so no logic follows the RAM's slow
-    // clock-to-output. The address only depends on the state: the byte
-    // compared with the k-th byte of an end tag's name is names[top + k];
-    // two bytes earlier the parser consumed `<` (any state before S_LT:
-    // read top), `/` (in S_LT: read top + 1) or the name's byte k - 2 (in
-    // S_END_NAME with cp = top + k - 2: read cp + 2). No name byte is
-    // written in those states, and the top name was written at least three
-    // bytes before its end tag, so the data read is current. Both registers
-    // advance with consumed bytes only, so idle cycles change nothing.
-    reg  [7:0]    name_rd_q;  // names[rd_ptr] of the previous consumed byte
-    reg  [7:0]    name_exp;   // the name byte the current byte must equal
-    wire [NIW-1:0] rd_ptr = (state[S_END_NAME]) ? cp[NIW-1:0] + 1'b1 + 1'b1
-        : (state[S_LT]) ? top[NIW-1:0] + 1'b1 : top[NIW-1:0];
-    always @(posedge clk) begin
-        if (p_valid) name_rd_q <= names[rd_ptr];
-    end
-    always @(posedge clk) begin
-        if (p_valid) name_exp <= name_rd_q;
-    end
-    wire name_match = name_exp == b;
-    // cp + 1 reaches sp: the compare is done after this byte.
-    wire [AW-1:0] cp_inc = cp + 1'b1;
-    wire cp_inc_done = cp_inc == sp;
-
     // The parent's `starts` entry, read ahead: `parent_top` is
     // starts[depth - 1] of the previous cycle. A pop (the only user) never
     // follows a push or a pop on the next byte (`<a/>` pops two bytes after
@@ -399,6 +393,48 @@ module qrtl_sax #(
     always @(posedge clk) begin
         parent_top <= starts[depth_m1[SIW-1:0]];
     end
+
+    // Close tags: the name stack is read three consumed bytes ahead of the
+    // compare, through the block RAM's own read register (`name_rd_q`) and
+    // two more registers (`name_ahead`, `name_exp`): the RAM's slow
+    // clock-to-output only feeds a flip-flop whose one load is another
+    // flip-flop, so the placer can put it next to the RAM. The address
+    // needs the state and the byte's classes only: the byte compared with
+    // the k-th byte of an end tag's name is names[top + k]; three bytes
+    // earlier the parser consumed the byte before `<` (read the top after
+    // it: parent_top if it is the `>` that closes an element, else top),
+    // `<` (read top + 1), `/` (in S_LT: read top + 2) or the name's byte
+    // k - 3 (in S_END_NAME with cp = top + k - 3: read cp + 3). Any other
+    // byte in those places makes the read useless and harmless (an error,
+    // or no end tag). No name byte is written in those places and the top
+    // name was written before them, so the data read is current. The
+    // registers advance with consumed bytes only, so idle cycles change
+    // nothing.
+    reg  [7:0]    name_rd_q;  // names[rd_ptr] of the previous consumed byte
+    reg  [7:0]    name_ahead; // ... of the one before
+    reg  [7:0]    name_exp;   // the name byte the current byte must equal
+    wire          pops_now = b_gt && (state[S_EMPTY_TAG_SLASH] || state[S_END_NAME] || state[S_END_TAG_SPACE]);
+    wire [NIW-1:0] top_lo = top[NIW-1:0];
+    wire [NIW-1:0] sp_lo = sp[NIW-1:0];
+    wire [NIW-1:0] parent_lo = parent_top[NIW-1:0];
+    wire [NIW-1:0] rd_ptr = pops_now ? parent_lo
+        : state[S_END_NAME] ? cp_p3
+        : state[S_LT] ? top_p2
+        : b_lt ? top_p1 : top_lo;
+    always @(posedge clk) begin
+        if (p_valid) name_rd_q <= names[rd_ptr];
+    end
+    always @(posedge clk) begin
+        if (p_valid) begin
+            name_ahead <= name_rd_q;
+            name_exp <= name_ahead;
+        end
+    end
+    wire name_match = name_exp == b;
+    // cp + 1 reaches sp: the compare is done after this byte.
+    wire [AW-1:0] cp_inc = cp + 1'b1;
+    wire cp_inc_done = cp_inc == sp;
+
     // Constants the flags are updated from.
     wire sp_cap_m1 = sp == CAP - 1'b1;
     wire ap_cap_m1 = ap == CAP - 1'b1;
@@ -420,7 +456,7 @@ module qrtl_sax #(
     wire ref_overflow = state[S_REF_HEX]
         ? (ref_val[20:17] != 4'd0 || (ref_val[16] && ref_val[15:12] != 4'd0))
         : (ref_val > 21'd111411 || (ref_val == 21'd111411 && b[3:1] != 3'd0));
-    wire ref_ovf_now = ref_overflow && !failed_q
+    wire ref_ovf_now = ref_overflow && !halted
         && ((state[S_REF_DECIMAL] && is_digit) || (state[S_REF_HEX] && (is_digit || is_hex_letter)));
     // The XML `Char` test as bit tests (no comparators), valid as ref_val
     // <= 0x10FFFF: 10000-10FFFF; 20-FFFD without the surrogates D800-DFFF
@@ -429,18 +465,16 @@ module qrtl_sax #(
         || (ref_val[15:5] != 11'd0 && ref_val[15:11] != 5'b11011 && ref_val[15:1] != 15'h7FFF)
         || (ref_val[15:4] == 12'd0 && (ref_val[3:0] == 4'h9 || ref_val[3:0] == 4'hA || ref_val[3:0] == 4'hD));
     // Predefined entities (tokenizer `RefName` at `;`).
-    reg [7:0] entity_byte;
-    reg       entity_ok;
-    always @* begin
-        entity_ok = 1'b1;
-        entity_byte = 8'h00;
-        if (ref_len == 3'd2 && ref_buf[15:0] == "lt") entity_byte = "<";
-        else if (ref_len == 3'd2 && ref_buf[15:0] == "gt") entity_byte = ">";
-        else if (ref_len == 3'd3 && ref_buf[23:0] == "amp") entity_byte = "&";
-        else if (ref_len == 3'd4 && ref_buf == "apos") entity_byte = "'";
-        else if (ref_len == 3'd4 && ref_buf == "quot") entity_byte = "\"";
-        else entity_ok = 1'b0;
-    end
+    // The names are matched letter by letter in `ref_ent` (rather than by
+    // comparing a buffer of the letters at `;`: timing).
+    wire [4:0] ent_next = (ref_len == 3'd1) ? {b_u, b_p, b_m, b_t, b_t}
+        : (ref_len == 3'd2) ? {b_o, b_o, b_p, 1'b0, 1'b0}
+        : (ref_len == 3'd3) ? {b_t, b_s, 1'b0, 1'b0, 1'b0} : 5'd0;
+    wire [4:0] ent_full = ref_ent & {ref_len == 3'd4, ref_len == 3'd4, ref_len == 3'd3,
+                                     ref_len == 3'd2, ref_len == 3'd2};
+    wire       entity_ok = ent_full != 5'd0;
+    wire [7:0] entity_byte = ent_full[0] ? "<" : ent_full[1] ? ">" : ent_full[2] ? "&"
+        : ent_full[3] ? "'" : "\"";
 
     // ------------------------------------------------------------------
     // Events, errors and registers for the byte `b` (combinational); the
@@ -452,9 +486,10 @@ module qrtl_sax #(
     reg [DW-1:0] n_depth;
     reg          n_root_seen, n_doctype_seen, n_at_start, n_lt_first;
     reg [AW-1:0] n_sp, n_top, n_cp, n_ap;
+    reg [NIW-1:0] n_top_p1, n_top_p2, n_cp_p3;
     reg          n_quote_sq, n_skip_lf, n_in_text, n_ref_in_attr;
     reg [1:0]    n_brackets;
-    reg [31:0]   n_ref_buf;
+    reg [4:0]    n_ref_ent;
     reg [2:0]    n_ref_len;
     reg [20:0]   n_ref_val;
     reg [2:0]    n_pi_len;
@@ -465,7 +500,7 @@ module qrtl_sax #(
     reg          pop;          // the top element closes (tokenizer `close_element`)
 
     reg          fail;
-    reg [4:0]    fail_code;
+    reg [17:1]   fail_vec;     // the reason of `fail`, one-hot (bit E_X)
 
     reg e_name_byte, e_name_first, e_name_end;
     reg e_attr_name_byte, e_attr_name_first, e_attr_name_end;
@@ -501,13 +536,14 @@ module qrtl_sax #(
         n_sp = sp;
         n_top = top;
         n_cp = cp;
+        n_cp_p3 = cp_p3;
         n_ap = ap;
         n_quote_sq = quote_sq;
         n_skip_lf = skip_lf;
         n_in_text = in_text;
         n_ref_in_attr = ref_in_attr;
         n_brackets = brackets;
-        n_ref_buf = ref_buf;
+        n_ref_ent = ref_ent;
         n_ref_len = ref_len;
         n_ref_val = ref_val;
         n_pi_len = pi_len;
@@ -519,7 +555,7 @@ module qrtl_sax #(
         push = 1'b0;
         pop = 1'b0;
         fail = 1'b0;
-        fail_code = E_NONE;
+        fail_vec = 17'd0;
         nm_we = 1'b0;
         st_we = 1'b0;
         e_name_byte = 1'b0;
@@ -546,7 +582,7 @@ module qrtl_sax #(
         // bit with the (deep) error logic of the failing byte: that byte
         // only records it, and a failing byte has no events the tokenizer
         // would not also emit.
-        if (!failed_q) begin
+        if (!halted) begin
             (* parallel_case *)
             case (1'b1)
                 // ---- Start / Bom(k): an optional UTF-8 BOM ----
@@ -562,13 +598,13 @@ module qrtl_sax #(
                         // -> ST_LT
                     end else begin
                         fail = 1'b1;
-                        fail_code = E_CONTENT_OUTSIDE_ROOT;
+                        fail_vec[E_CONTENT_OUTSIDE_ROOT] = 1'b1;
                     end
                 end
                 state[S_BOM1]: begin
                     if (!b_bom1) begin
                         fail = 1'b1;
-                        fail_code = E_CONTENT_OUTSIDE_ROOT;
+                        fail_vec[E_CONTENT_OUTSIDE_ROOT] = 1'b1;
                     end else begin
                         // -> ST_BOM2
                     end
@@ -576,7 +612,7 @@ module qrtl_sax #(
                 state[S_BOM2]: begin
                     if (!b_bom2) begin
                         fail = 1'b1;
-                        fail_code = E_CONTENT_OUTSIDE_ROOT;
+                        fail_vec[E_CONTENT_OUTSIDE_ROOT] = 1'b1;
                     end else begin
                         n_at_start = 1'b1; // bom_len = 3: the next byte is "first"
                         // -> ST_MISC
@@ -597,7 +633,7 @@ module qrtl_sax #(
                         // -> ST_REF_START
                     end else if (b_gt && brackets == 2'd2) begin
                         fail = 1'b1;
-                        fail_code = E_CDATA_END_IN_TEXT;
+                        fail_vec[E_CDATA_END_IN_TEXT] = 1'b1;
                     end else begin
                         n_brackets = (b_rsqb) ? ((brackets == 2'd0) ? 2'd1 : 2'd2) : 2'd0;
                         n_in_text = 1'b1;
@@ -619,10 +655,10 @@ module qrtl_sax #(
                         n_in_text = 1'b0;
                         if (depth_zero && root_seen) begin
                             fail = 1'b1;
-                            fail_code = E_MULTIPLE_ROOTS;
+                            fail_vec[E_MULTIPLE_ROOTS] = 1'b1;
                         end else if (depth_max) begin
                             fail = 1'b1;
-                            fail_code = E_TOO_DEEP;
+                            fail_vec[E_TOO_DEEP] = 1'b1;
                         end else begin
                             push = 1'b1;
                             n_root_seen = 1'b1;
@@ -630,7 +666,7 @@ module qrtl_sax #(
                             // StartName on this same byte (the name's first byte).
                             if (sp_full) begin
                                 fail = 1'b1;
-                                fail_code = E_NAME_STACK_OVERFLOW;
+                                fail_vec[E_NAME_STACK_OVERFLOW] = 1'b1;
                             end else begin
                                 nm_we = 1'b1;
                                 n_sp = sp + 1'b1;
@@ -642,11 +678,12 @@ module qrtl_sax #(
                     end else if (b_slash) begin
                         if (depth_zero) begin
                             fail = 1'b1;
-                            fail_code = E_CLOSE_WITHOUT_OPEN;
+                            fail_vec[E_CLOSE_WITHOUT_OPEN] = 1'b1;
                         end else begin
                             e_text_end = in_text;
                             n_in_text = 1'b0;
                             n_cp = top;
+                            n_cp_p3 = top_lo + 1'b1 + 1'b1 + 1'b1;
                             n_cmp_first = 1'b1;
                             n_cmp_done = 1'b0; // top < sp: a name has at least one byte
                             // -> ST_END_NAME
@@ -659,7 +696,7 @@ module qrtl_sax #(
                         // -> ST_BANG
                     end else begin
                         fail = 1'b1;
-                        fail_code = E_UNEXPECTED_BYTE;
+                        fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end
                 end
 
@@ -668,7 +705,7 @@ module qrtl_sax #(
                     if (is_name_char) begin
                         if (sp_full) begin
                             fail = 1'b1;
-                            fail_code = E_NAME_STACK_OVERFLOW;
+                            fail_vec[E_NAME_STACK_OVERFLOW] = 1'b1;
                         end else begin
                             nm_we = 1'b1;
                             n_sp = sp + 1'b1;
@@ -686,7 +723,7 @@ module qrtl_sax #(
                         // -> ST_TAG_SPACE
                     end else begin
                         fail = 1'b1;
-                        fail_code = E_UNEXPECTED_BYTE;
+                        fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end
                 end
 
@@ -698,7 +735,7 @@ module qrtl_sax #(
                         // AttrName on this same byte (attr_len = 0).
                         if (sp_full) begin
                             fail = 1'b1;
-                            fail_code = E_NAME_STACK_OVERFLOW;
+                            fail_vec[E_NAME_STACK_OVERFLOW] = 1'b1;
                         end else begin
                             n_ap = sp + 1'b1;
                             n_ap_full = sp_cap_m1;
@@ -713,7 +750,7 @@ module qrtl_sax #(
                         // -> ST_EMPTY_TAG_SLASH
                     end else begin
                         fail = 1'b1;
-                        fail_code = E_UNEXPECTED_BYTE;
+                        fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end
                 end
 
@@ -722,7 +759,7 @@ module qrtl_sax #(
                     if (is_name_char) begin
                         if (ap_full) begin
                             fail = 1'b1;
-                            fail_code = E_NAME_STACK_OVERFLOW;
+                            fail_vec[E_NAME_STACK_OVERFLOW] = 1'b1;
                         end else begin
                             n_ap = ap + 1'b1;
                             n_ap_full = ap_cap_m1;
@@ -736,7 +773,7 @@ module qrtl_sax #(
                         // -> ST_ATTR_AFTER_NAME
                     end else begin
                         fail = 1'b1;
-                        fail_code = E_BAD_ATTRIBUTE;
+                        fail_vec[E_BAD_ATTRIBUTE] = 1'b1;
                     end
                 end
                 state[S_ATTR_AFTER_NAME]: begin
@@ -744,7 +781,7 @@ module qrtl_sax #(
                         // -> ST_ATTR_EQ
                     end else if (!is_ws) begin
                         fail = 1'b1;
-                        fail_code = E_BAD_ATTRIBUTE;
+                        fail_vec[E_BAD_ATTRIBUTE] = 1'b1;
                     end
                 end
                 state[S_ATTR_EQ]: begin
@@ -755,7 +792,7 @@ module qrtl_sax #(
                         // -> ST_ATTR_VALUE
                     end else if (!is_ws) begin
                         fail = 1'b1;
-                        fail_code = E_BAD_ATTRIBUTE;
+                        fail_vec[E_BAD_ATTRIBUTE] = 1'b1;
                     end
                 end
 
@@ -771,7 +808,7 @@ module qrtl_sax #(
                         // -> ST_REF_START
                     end else if (b_lt) begin
                         fail = 1'b1;
-                        fail_code = E_BAD_ATTRIBUTE;
+                        fail_vec[E_BAD_ATTRIBUTE] = 1'b1;
                     end else if (skip_lf && b_lf) begin
                         n_skip_lf = 1'b0; // the LF of a CRLF
                     end else begin
@@ -790,10 +827,10 @@ module qrtl_sax #(
                         // -> ST_TAG_SPACE
                     end else if (is_name_start) begin
                         fail = 1'b1;
-                        fail_code = E_BAD_ATTRIBUTE;
+                        fail_vec[E_BAD_ATTRIBUTE] = 1'b1;
                     end else begin
                         fail = 1'b1;
-                        fail_code = E_UNEXPECTED_BYTE;
+                        fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end
                 end
                 state[S_EMPTY_TAG_SLASH]: begin
@@ -805,7 +842,7 @@ module qrtl_sax #(
                         // -> after_pop
                     end else begin
                         fail = 1'b1;
-                        fail_code = E_UNEXPECTED_BYTE;
+                        fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end
                 end
 
@@ -813,20 +850,21 @@ module qrtl_sax #(
                 state[S_END_NAME]: begin
                     if (cmp_first && !is_name_start) begin
                         fail = 1'b1;
-                        fail_code = E_UNEXPECTED_BYTE;
+                        fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end else if (is_name_char) begin
                         if (!cmp_done && name_match) begin
                             n_cp = cp + 1'b1;
+                            n_cp_p3 = cp_p3 + 1'b1;
                             n_cmp_first = 1'b0;
                             n_cmp_done = cp_inc_done;
                         end else begin
                             fail = 1'b1;
-                            fail_code = E_MISMATCHED_CLOSE;
+                            fail_vec[E_MISMATCHED_CLOSE] = 1'b1;
                         end
                     end else if (b_gt || is_ws) begin
                         if (!cmp_done) begin
                             fail = 1'b1;
-                            fail_code = E_MISMATCHED_CLOSE;
+                            fail_vec[E_MISMATCHED_CLOSE] = 1'b1;
                         end else if (b_gt) begin
                             e_close = 1'b1;
                             pop = 1'b1;
@@ -836,7 +874,7 @@ module qrtl_sax #(
                         end
                     end else begin
                         fail = 1'b1;
-                        fail_code = E_UNEXPECTED_BYTE;
+                        fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end
                 end
                 state[S_END_TAG_SPACE]: begin
@@ -846,7 +884,7 @@ module qrtl_sax #(
                         // -> after_pop
                     end else if (!is_ws) begin
                         fail = 1'b1;
-                        fail_code = E_UNEXPECTED_BYTE;
+                        fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end
                 end
 
@@ -859,7 +897,7 @@ module qrtl_sax #(
                     end else if (b_lsqb) begin
                         if (depth_zero) begin
                             fail = 1'b1;
-                            fail_code = E_CONTENT_OUTSIDE_ROOT;
+                            fail_vec[E_CONTENT_OUTSIDE_ROOT] = 1'b1;
                         end else begin
                             n_kw = 3'd0;
                             // -> ST_CDATA_OPEN
@@ -867,7 +905,7 @@ module qrtl_sax #(
                     end else if (b_upper_d) begin
                         if (!depth_zero || root_seen || doctype_seen) begin
                             fail = 1'b1;
-                            fail_code = E_MISPLACED_DOCTYPE;
+                            fail_vec[E_MISPLACED_DOCTYPE] = 1'b1;
                         end else begin
                             n_doctype_seen = 1'b1;
                             n_kw = 3'd1;
@@ -875,7 +913,7 @@ module qrtl_sax #(
                         end
                     end else begin
                         fail = 1'b1;
-                        fail_code = E_UNEXPECTED_BYTE;
+                        fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end
                 end
 
@@ -883,7 +921,7 @@ module qrtl_sax #(
                 state[S_COMMENT_OPEN]: begin
                     if (!b_dash) begin
                         fail = 1'b1;
-                        fail_code = E_UNEXPECTED_BYTE;
+                        fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end else begin
                         // -> ST_COMMENT_BODY
                     end
@@ -897,7 +935,7 @@ module qrtl_sax #(
                 state[S_COMMENT_DASH2]: begin
                     if (!b_gt) begin
                         fail = 1'b1;
-                        fail_code = E_DOUBLE_HYPHEN;
+                        fail_vec[E_DOUBLE_HYPHEN] = 1'b1;
                     end else begin
                         // -> after_markup
                     end
@@ -907,7 +945,7 @@ module qrtl_sax #(
                 state[S_CDATA_OPEN]: begin
                     if (!cdata_kw_ok) begin
                         fail = 1'b1;
-                        fail_code = E_UNEXPECTED_BYTE;
+                        fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end else if (kw == 3'd5) begin
                         n_skip_lf = 1'b0;
                         // -> ST_CDATA_BODY
@@ -970,13 +1008,13 @@ module qrtl_sax #(
                     if (kw != 3'd7) begin
                         if (!doctype_kw_ok) begin
                             fail = 1'b1;
-                            fail_code = E_UNEXPECTED_BYTE;
+                            fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                         end else begin
                             n_kw = kw + 1'b1;
                         end
                     end else if (!is_ws) begin
                         fail = 1'b1;
-                        fail_code = E_UNEXPECTED_BYTE;
+                        fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end else begin
                         // -> ST_DOCTYPE_BODY
                     end
@@ -986,13 +1024,13 @@ module qrtl_sax #(
                         // -> ST_MISC
                     end else if (b_lsqb) begin
                         fail = 1'b1;
-                        fail_code = E_DOCTYPE_INTERNAL_SUBSET;
+                        fail_vec[E_DOCTYPE_INTERNAL_SUBSET] = 1'b1;
                     end else if (b_dquote || b_squote) begin
                         n_quote_sq = b_squote;
                         // -> ST_DOCTYPE_QUOTED
                     end else if (b_lt) begin
                         fail = 1'b1;
-                        fail_code = E_UNEXPECTED_BYTE;
+                        fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end
                 end
                 state[S_DOCTYPE_QUOTED]: begin
@@ -1003,7 +1041,7 @@ module qrtl_sax #(
                 state[S_PI_TARGET_START], state[S_PI_TARGET]: begin
                     if (state[S_PI_TARGET_START] && !is_name_start) begin
                         fail = 1'b1;
-                        fail_code = E_UNEXPECTED_BYTE;
+                        fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end else if (state[S_PI_TARGET_START] || is_name_char) begin
                         // A target byte; the first three are checked against `xml`.
                         if (state[S_PI_TARGET_START]) begin
@@ -1020,10 +1058,10 @@ module qrtl_sax #(
                         // -> ST_PI_TARGET
                     end else if (!b_qmark && !is_ws) begin
                         fail = 1'b1;
-                        fail_code = E_UNEXPECTED_BYTE;
+                        fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end else if (pi_len == 3'd3 && pi_ci && !(lt_first && pi_exact)) begin
                         fail = 1'b1;
-                        fail_code = E_MISPLACED_XML_DECL;
+                        fail_vec[E_MISPLACED_XML_DECL] = 1'b1;
                     end else begin
                         // -> b_qmark ? ST_PI_TARGET_QUESTION : ST_PI_BODY
                     end
@@ -1034,7 +1072,7 @@ module qrtl_sax #(
                 state[S_PI_TARGET_QUESTION]: begin
                     if (!b_gt) begin
                         fail = 1'b1;
-                        fail_code = E_UNEXPECTED_BYTE;
+                        fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end else begin
                         // -> after_markup
                     end
@@ -1049,19 +1087,19 @@ module qrtl_sax #(
                     if (b_hash) begin
                         // -> ST_REF_HASH
                     end else if (is_alpha) begin
-                        n_ref_buf = {24'd0, b};
+                        n_ref_ent = {b_q, b_a, b_a, b_g, b_l};
                         n_ref_len = 3'd1;
                         // -> ST_REF_NAME
                     end else begin
                         fail = 1'b1;
-                        fail_code = E_BAD_REFERENCE;
+                        fail_vec[E_BAD_REFERENCE] = 1'b1;
                     end
                 end
                 state[S_REF_NAME]: begin
                     if (b_semi) begin
                         if (!entity_ok) begin
                             fail = 1'b1;
-                            fail_code = E_BAD_REFERENCE;
+                            fail_vec[E_BAD_REFERENCE] = 1'b1;
                         end else begin
                             // `decoded`
                             n_skip_lf = 1'b0;
@@ -1078,9 +1116,9 @@ module qrtl_sax #(
                         end
                     end else if (!is_alpha || ref_len == 3'd4) begin
                         fail = 1'b1;
-                        fail_code = E_BAD_REFERENCE;
+                        fail_vec[E_BAD_REFERENCE] = 1'b1;
                     end else begin
-                        n_ref_buf = {ref_buf[23:0], b};
+                        n_ref_ent = ref_ent & ent_next;
                         n_ref_len = ref_len + 1'b1;
                     end
                 end
@@ -1092,7 +1130,7 @@ module qrtl_sax #(
                         // -> ST_REF_DECIMAL
                     end else begin
                         fail = 1'b1;
-                        fail_code = E_BAD_REFERENCE;
+                        fail_vec[E_BAD_REFERENCE] = 1'b1;
                     end
                 end
                 state[S_REF_HEX_START]: begin
@@ -1101,14 +1139,14 @@ module qrtl_sax #(
                         // -> ST_REF_HEX
                     end else begin
                         fail = 1'b1;
-                        fail_code = E_BAD_REFERENCE;
+                        fail_vec[E_BAD_REFERENCE] = 1'b1;
                     end
                 end
                 state[S_REF_DECIMAL], state[S_REF_HEX]: begin
                     if (b_semi) begin
                         if (!ref_is_char) begin
                             fail = 1'b1;
-                            fail_code = E_BAD_REFERENCE;
+                            fail_vec[E_BAD_REFERENCE] = 1'b1;
                         end else begin
                             // `decoded`: one code point unit
                             n_skip_lf = 1'b0;
@@ -1124,7 +1162,7 @@ module qrtl_sax #(
                         end
                     end else if (state[S_REF_HEX] ? !(is_digit || is_hex_letter) : !is_digit) begin
                         fail = 1'b1;
-                        fail_code = E_BAD_REFERENCE;
+                        fail_vec[E_BAD_REFERENCE] = 1'b1;
                     end else begin
                         // (an overflow is `ref_ovf_now`)
                         n_ref_val = state[S_REF_HEX] ? ref_hex_next : ref_dec_next;
@@ -1143,7 +1181,11 @@ module qrtl_sax #(
         n_depth_gt1 = depth_gt1;
         n_depth_max = depth_max;
         if (nm_we) n_sp_full = sp_cap_m1; // n_sp = sp + 1
+        n_top_p1 = top_p1;
+        n_top_p2 = top_p2;
         if (push) begin
+            n_top_p1 = sp_lo + 1'b1;
+            n_top_p2 = sp_lo + 1'b1 + 1'b1;
             n_depth = depth + 1'b1;
             n_top = sp;
             n_depth_zero = 1'b0;
@@ -1151,6 +1193,8 @@ module qrtl_sax #(
             n_depth_max = depth_max_m1;
         end
         if (pop) begin
+            n_top_p1 = parent_lo + 1'b1;
+            n_top_p2 = parent_lo + 1'b1 + 1'b1;
             n_sp = top;
             n_top = parent_top;
             n_depth = depth_m1;
@@ -1249,18 +1293,21 @@ module qrtl_sax #(
                 // S_FAILED
             end
         endcase
-        if (failed_q) n_state = ST_FAILED;
+        if (halted) n_state = ST_FAILED;
     end
 
-    // The byte reveals the document's first error (sim/sax_trace.cpp reads
-    // this to check the error offset).
-    wire error_here = fail || ref_ovf_now;
-    // Its code. fail_code is E_NONE unless `fail`, and neither can be set
-    // once err_code is, so OR-ing them needs no priority logic behind the
-    // deep `fail`. A reference overflow (`ref_ovf_now`, behind a comparator)
-    // reaches err_code one byte later through `ref_ovf_q`, and the status of
-    // a document ending on that very byte through `r_end_ovf`.
-    wire [4:0] new_err_code = fail_code | (ref_ovf_q ? E_BAD_REFERENCE : E_NONE);
+    // The byte reveals the document's first error when `fail` or
+    // `ref_ovf_now` is set (sim/sax_trace.cpp reads both to check the error
+    // offset).
+    // Its reason. The reasons are kept one-hot (`fail_vec`, `err_vec`) and
+    // only encoded in stage 3: each bit is the OR of the few branches with
+    // that reason, no binary encoding behind the deep branch logic (timing).
+    // fail_vec is 0 unless `fail`, and neither can be set once err_vec is,
+    // so OR-ing them needs no priority logic. A reference overflow
+    // (`ref_ovf_now`, behind a comparator) reaches err_vec one byte later
+    // through `ref_ovf_q`, and the status of a document ending on that very
+    // byte through `r_end_ovf`.
+    wire [17:1] ovf_vec = {4'd0, ref_ovf_q, 12'd0}; // bit E_BAD_REFERENCE (13)
 
     // Stage 2 output registers (stage 3 passes them on, see below).
     reg [7:0]  r_byte;
@@ -1282,7 +1329,8 @@ module qrtl_sax #(
     reg [7:0]  r_unit_byte;
     reg [20:0] r_unit_cp;
     reg [0:0]  r_doc_end;
-    reg [4:0]  r_end_err;      // the document's first error, if any
+    reg [17:1] r_end_err;      // the document's first error, if any: from an earlier byte ...
+    reg [17:1] r_end_fail;     // ... or from this one (fail_vec) ...
     reg        r_end_ovf;      // ... or it is a reference overflow on the last byte
     reg        r_end_misc;     // else the state after the last byte is Misc ...
     reg        r_end_text;     // ... or Text (an element is open), else markup is open
@@ -1336,7 +1384,8 @@ module qrtl_sax #(
             r_unit_byte <= 8'd0;
             r_unit_cp <= 21'd0;
             r_doc_end <= 1'b0;
-            r_end_err <= E_NONE;
+            r_end_err <= 17'd0;
+            r_end_fail <= 17'd0;
             r_end_ovf <= 1'b0;
             r_end_misc <= 1'b0;
             r_end_text <= 1'b0;
@@ -1365,7 +1414,8 @@ module qrtl_sax #(
             // The end-of-document checks (tokenizer `finish`), in pieces
             // that come straight from the parser's next-state logic; stage
             // 3 combines them into the status.
-            r_end_err <= err_code | new_err_code;
+            r_end_err <= err_vec | ovf_vec;
+            r_end_fail <= fail_vec;
             r_end_ovf <= ref_ovf_now;
             r_end_misc <= n_state[S_MISC];
             r_end_text <= n_state[S_TEXT];
@@ -1380,8 +1430,17 @@ module qrtl_sax #(
     // The events are passed on unchanged; the end-of-document status and
     // reason are decoded here from stage 2's pieces, so this decode does
     // not sit behind the parser's next-state logic (timing).
-    wire [4:0] end_code = r_end_ovf ? E_BAD_REFERENCE
-        : (r_end_err != E_NONE) ? r_end_err
+    // (At most one bit of r_end_err, r_end_fail and r_end_ovf is set.)
+    wire [17:1] end_vec = r_end_err | r_end_fail | {4'd0, r_end_ovf, 12'd0};
+    reg  [4:0]  end_err;       // end_vec encoded: the reason of its bit
+    integer     k;
+    always @* begin
+        end_err = E_NONE;
+        for (k = 1; k <= 17; k = k + 1) begin
+            if (end_vec[k]) end_err = end_err | k[4:0];
+        end
+    end
+    wire [4:0] end_code = (end_err != E_NONE) ? end_err
         : r_end_misc ? (r_end_root ? E_NONE : E_NO_ROOT_ELEMENT)
         : r_end_text ? E_UNCLOSED_ELEMENT : E_UNTERMINATED_MARKUP;
     wire [1:0] end_status = (end_code == E_NONE) ? 2'd0
@@ -1439,7 +1498,7 @@ module qrtl_sax #(
             // A new document: tokenizer `reset`.
             state <= ST_START;
             kw <= 3'd0;
-            err_code <= E_NONE;
+            err_vec <= 17'd0;
             depth <= {DW{1'b0}};
             root_seen <= 1'b0;
             doctype_seen <= 1'b0;
@@ -1448,13 +1507,16 @@ module qrtl_sax #(
             sp <= {AW{1'b0}};
             top <= {AW{1'b0}};
             cp <= {AW{1'b0}};
+            top_p1 <= {NIW{1'b0}} + 1'b1;
+            top_p2 <= {NIW{1'b0}} + 1'b1 + 1'b1;
+            cp_p3 <= {NIW{1'b0}} + 1'b1 + 1'b1 + 1'b1;
             ap <= {AW{1'b0}};
             quote_sq <= 1'b0;
             brackets <= 2'd0;
             skip_lf <= 1'b0;
             in_text <= 1'b0;
             ref_in_attr <= 1'b0;
-            ref_buf <= 32'd0;
+            ref_ent <= 5'd0;
             ref_len <= 3'd0;
             ref_val <= 21'd0;
             pi_len <= 3'd0;
@@ -1475,7 +1537,7 @@ module qrtl_sax #(
         end else if (p_valid) begin
             state <= n_state;
             kw <= n_kw;
-            err_code <= err_code | new_err_code;
+            err_vec <= err_vec | fail_vec | ovf_vec;
             depth <= n_depth;
             root_seen <= n_root_seen;
             doctype_seen <= n_doctype_seen;
@@ -1484,19 +1546,22 @@ module qrtl_sax #(
             sp <= n_sp;
             top <= n_top;
             cp <= n_cp;
+            top_p1 <= n_top_p1;
+            top_p2 <= n_top_p2;
+            cp_p3 <= n_cp_p3;
             ap <= n_ap;
             quote_sq <= n_quote_sq;
             brackets <= n_brackets;
             skip_lf <= n_skip_lf;
             in_text <= n_in_text;
             ref_in_attr <= n_ref_in_attr;
-            ref_buf <= n_ref_buf;
+            ref_ent <= n_ref_ent;
             ref_len <= n_ref_len;
             ref_val <= n_ref_val;
             pi_len <= n_pi_len;
             pi_ci <= n_pi_ci;
             pi_exact <= n_pi_exact;
-            failed_q <= error_here;
+            failed_q <= fail;
             ref_ovf_q <= ref_ovf_now;
             sp_full <= n_sp_full;
             ap_full <= n_ap_full;

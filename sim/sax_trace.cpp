@@ -17,9 +17,9 @@
 // I/O errors.
 //
 // The error offset (meaningful with o_doc_end) is the index in its document
-// of the byte at which the module's internal `error_here` was first raised, else
-// the document's length: the tokenizer's `XmlErrorAt::offset`. It
-// belongs to the byte in the parser stage (`p_valid`, `p_last`: the input
+// of the byte at which the module's internal `fail` or `ref_ovf_now` was
+// first raised, else the document's length: the tokenizer's
+// `XmlErrorAt::offset`. They belong to the byte in the parser stage (`p_valid`, `p_last`: the input
 // register), so the driver counts the bytes that stage consumes and queues
 // one offset per document until its o_doc_end comes out. Reading these
 // signals needs the model built with --public-flat-rw; they are not ports.
@@ -61,12 +61,13 @@ static void put_u32(std::vector<uint8_t>& out, uint32_t v) {
 struct ErrOffsets {
     std::deque<uint32_t> done;
     uint32_t pos = 0;                 // bytes of the current document consumed
-    uint32_t err = UINT32_MAX;        // where `error_here` was first raised in it
+    uint32_t err = UINT32_MAX;        // where an error was first raised in it
 
     // Call with the clock low and the inputs of the coming edge evaluated.
     void before_edge(Vqrtl_sax* m) {
         if (!m->rootp->qrtl_sax__DOT__p_valid) return;
-        if (m->rootp->qrtl_sax__DOT__error_here && err == UINT32_MAX) err = pos;
+        const bool error_here = m->rootp->qrtl_sax__DOT__fail || m->rootp->qrtl_sax__DOT__ref_ovf_now;
+        if (error_here && err == UINT32_MAX) err = pos;
         pos++;
         if (m->rootp->qrtl_sax__DOT__p_last) {
             done.push_back(err == UINT32_MAX ? pos : err);
