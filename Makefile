@@ -7,7 +7,11 @@ DEMO  := $(TARGET_DIR)/demo
 # Simulators and synthesis tools from Debian (SPEC §7).
 APT_TOOLS := verilator iverilog yosys ccache
 
-.PHONY: deps demo test bench clean
+# The pinned open synthesis tools for `qrtl synth` (SPEC §7).
+SYNTH_VENV := .venv-synth
+PYTHON ?= python3
+
+.PHONY: deps deps-synth demo test synth bench clean
 
 # Prerequisites: a Rust toolchain, and Verilator, Icarus Verilog, Yosys and
 # ccache (installed with apt-get when missing and run as root).
@@ -22,6 +26,21 @@ deps:
 	    echo "error: missing$$missing; run: sudo apt-get install $(APT_TOOLS)" >&2; exit 1; \
 	  fi; \
 	fi
+
+# Yosys and nextpnr-ecp5/ice40 from PyPI (YoWASP builds, versions pinned in
+# synth-requirements.txt) in a local venv that `qrtl synth` finds by itself.
+deps-synth: $(SYNTH_VENV)/.installed
+$(SYNTH_VENV)/.installed: synth-requirements.txt
+	$(PYTHON) -m venv $(SYNTH_VENV)
+	$(SYNTH_VENV)/bin/pip install --quiet --disable-pip-version-check -r synth-requirements.txt
+	touch $@
+
+# Area and Fmax of a generated project:  make synth DIR=out/news TARGET=ecp5
+TARGET ?= ecp5
+synth: deps deps-synth
+	@test -n "$(DIR)" || { echo "usage: make synth DIR=<project from qrtl ... compile -o DIR> [TARGET=xc6v|xc7|ecp5|ice40]" >&2; exit 2; }
+	$(CARGO) build --release --quiet --bin qrtl
+	$(QRTL) synth $(DIR) --target $(TARGET)
 
 # The software engine and the RTL on the bundled sample documents.
 demo: deps
@@ -47,13 +66,16 @@ demo: deps
 test: deps
 	$(CARGO) test --release --workspace
 
-bench: deps
+bench: deps deps-synth
 	$(CARGO) build --release --bin qrtl-bench --bin qrtl-bench-rtl --bin qrtl-bench-rice
 	$(TARGET_DIR)/release/qrtl-bench | tee bench/REPORT-engine.md
 	$(TARGET_DIR)/release/qrtl-bench-rtl | tee bench/REPORT-rtl.md
 	$(TARGET_DIR)/release/qrtl-bench-rice | tee bench/REPORT-rice.md
 	$(CARGO) build --release --bin qrtl-bench-track
 	$(TARGET_DIR)/release/qrtl-bench-track | tee bench/REPORT-track.md
+	@echo "--- bench/REPORT.md: figures (a)-(f) with SVG plots; synthesis points come from bench/data/synth-points.json unless the RTL changed (then Yosys/nextpnr run, niced)"
+	$(CARGO) build --release --bin qrtl-bench-report
+	nice -n 10 $(TARGET_DIR)/release/qrtl-bench-report
 
 clean:
 	$(CARGO) clean

@@ -4,38 +4,87 @@
 // memory (global-stack bits, columns{% if mut_width > 0 %}, and the mutable part: sibling
 // counters, text() results, pop-node reports{% endif %}) shared by one stack
 // pointer. Events arrive from the SAX parser through the cluster pipeline.
+//
+// Timing: the cluster works one clock behind its input (`in_*`). The tag
+// decoder reads the input itself, so a start tag's name is decoded by the
+// time the start tag's last byte reaches the stack logic, and each node's
+// match against the stack top (depth, parent column, global-stack bit,
+// tag) is registered one clock ahead (`<node>_pre`): the stack logic starts
+// from flip-flops. This holds because a start tag's `>` comes at least one
+// byte after its name and at least two bytes (`<`, a name byte) after the
+// previous event that changed the stack.
 `default_nettype none
 
 module {{ module }} (
     input  wire        clk,
     input  wire        rst,
-    input  wire [7:0]  ev_byte,
-    input  wire        ev_name_byte,
-    input  wire        ev_name_first,
-    input  wire        ev_attr_name_byte,
-    input  wire        ev_attr_name_first,
-    input  wire        ev_val_start,
-    input  wire        ev_val_unit,
-    input  wire        ev_unit_is_cp,
-    input  wire [7:0]  ev_unit_byte,
-    input  wire [20:0] ev_unit_cp,
-    input  wire        ev_val_end,
-    input  wire        ev_open,
-    input  wire        ev_open_empty,
-    input  wire        ev_close,
-    input  wire        ev_text_unit,
-    input  wire        ev_text_end,
-    input  wire        ev_doc_end,
-    // Per-query match bits of the document ending with ev_doc_end.
+    input  wire [7:0]  in_byte,
+    input  wire        in_name_byte,
+    input  wire        in_name_first,
+    input  wire        in_attr_name_byte,
+    input  wire        in_attr_name_first,
+    input  wire        in_val_start,
+    input  wire        in_val_unit,
+    input  wire        in_unit_is_cp,
+    input  wire [7:0]  in_unit_byte,
+    input  wire [20:0] in_unit_cp,
+    input  wire        in_val_end,
+    input  wire        in_open,
+    input  wire        in_open_empty,
+    input  wire        in_close,
+    input  wire        in_text_unit,
+    input  wire        in_text_end,
+    input  wire        in_doc_end,
+    // Per-query match bits of a document, valid one clock after its
+    // in_doc_end.
     output wire [{{ queries - 1 }}:0] q_match
 );
 
-    // ---- character lines (shared by the tag and attribute decoders) ----
-{%- for c in chars %}
-    wire {{ c.name }} = (ev_byte == 8'h{{ "{:02x}"|format(c.byte) }});
-{%- endfor %}
+    // ---- the event stream one clock late: what the stack logic sees ----
+    reg [7:0]  ev_byte;
+    reg        ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first;
+    reg        ev_val_start, ev_val_unit, ev_unit_is_cp, ev_val_end;
+    reg [7:0]  ev_unit_byte;
+    reg [20:0] ev_unit_cp;
+    reg        ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end;
+    always @(posedge clk) begin
+        if (rst) begin
+            {ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first} <= 4'd0;
+            {ev_val_start, ev_val_unit, ev_unit_is_cp, ev_val_end} <= 4'd0;
+            {ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end} <= 6'd0;
+            ev_byte <= 8'd0;
+            ev_unit_byte <= 8'd0;
+            ev_unit_cp <= 21'd0;
+        end else begin
+            {ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first} <=
+                {in_name_byte, in_name_first, in_attr_name_byte, in_attr_name_first};
+            {ev_val_start, ev_val_unit, ev_unit_is_cp, ev_val_end} <=
+                {in_val_start, in_val_unit, in_unit_is_cp, in_val_end};
+            {ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end} <=
+                {in_open, in_open_empty, in_close, in_text_unit, in_text_end, in_doc_end};
+            ev_byte <= in_byte;
+            ev_unit_byte <= in_unit_byte;
+            ev_unit_cp <= in_unit_cp;
+        end
+    end
 
-    // ---- tag decoder: one flip-flop per prefix of a query tag ----
+    // ---- character lines: the tag decoder's on the input byte ----
+{%- for c in tag_chars %}
+    wire {{ c.name }} = (in_byte == 8'h{{ "{:02x}"|format(c.byte) }});
+{%- endfor %}
+{%- if !attr_chars.is_empty() %}
+    // ---- the attribute decoder's, registered (the byte one clock late) ----
+{%- for c in attr_chars %}
+    reg  {{ c.name }};
+{%- endfor %}
+    always @(posedge clk) begin
+{%- for c in attr_chars %}
+        {{ c.name }} <= (in_byte == 8'h{{ "{:02x}"|format(c.byte) }});
+{%- endfor %}
+    end
+{%- endif %}
+
+    // ---- tag decoder (on the input stream): one flip-flop per prefix of a query tag ----
 {%- if tag_trie.is_empty() %}
     // (every node is a wildcard: no tag is decoded)
 {%- else %}
@@ -43,13 +92,13 @@ module {{ module }} (
     always @(posedge clk) begin
         if (rst) begin
             {{ prefix }}_tn <= {{ tag_trie.len() }}'d0;
-        end else if (ev_name_byte) begin
+        end else if (in_name_byte) begin
 {%- for b in tag_trie %}
 {%- match b.parent %}
 {%- when Some with (par) %}
-            {{ prefix }}_tn[{{ b.idx }}] <= ~ev_name_first & {{ prefix }}_tn[{{ par }}] & {{ b.ch }}; // "{{ b.prefix }}"
+            {{ prefix }}_tn[{{ b.idx }}] <= ~in_name_first & {{ prefix }}_tn[{{ par }}] & {{ b.ch }}; // "{{ b.prefix }}"
 {%- when None %}
-            {{ prefix }}_tn[{{ b.idx }}] <= ev_name_first & {{ b.ch }}; // "{{ b.prefix }}"
+            {{ prefix }}_tn[{{ b.idx }}] <= in_name_first & {{ b.ch }}; // "{{ b.prefix }}"
 {%- endmatch %}
 {%- endfor %}
         end
@@ -140,10 +189,18 @@ module {{ module }} (
     wire {{ prefix }}_depth_ge2 = ({{ prefix }}_sp != {{ sp_width }}'d0);  // opening below the root
 {%- endif %}
 {%- if full_width > 0 %}
+    // Timing: the row under the top is kept in a register too ({{ prefix }}_below),
+    // so an end tag restores the top from a flip-flop, not through the
+    // memory. The memory is read one row further down, at an address kept
+    // in its own register ({{ prefix }}_rd_addr = depth - 2), so no adder and
+    // no logic sits between a flip-flop and the distributed RAM's address
+    // pins; the write address ({{ prefix }}_wr_addr = depth) is a register as well.
     reg  [{{ full_width - 1 }}:0] {{ prefix }}_tos;
+    reg  [{{ full_width - 1 }}:0] {{ prefix }}_below;
     reg  [{{ full_width - 1 }}:0] {{ prefix }}_mem [0:{{ mem_words - 1 }}];
-    wire [{{ addr_width - 1 }}:0] {{ prefix }}_push_addr = {{ prefix }}_sp[{{ addr_width - 1 }}:0];
-    wire [{{ addr_width - 1 }}:0] {{ prefix }}_pop_addr = {{ prefix }}_push_addr - {{ addr_width }}'d1;
+    reg  [{{ addr_width - 1 }}:0] {{ prefix }}_wr_addr;
+    reg  [{{ addr_width - 1 }}:0] {{ prefix }}_rd_addr;
+    wire [{{ full_width - 1 }}:0] {{ prefix }}_mem_rd = {{ prefix }}_mem[{{ prefix }}_rd_addr];
 {%- endif %}
 {%- if row_width > 0 %}
     wire [{{ row_width - 1 }}:0] {{ prefix }}_row;
@@ -157,7 +214,6 @@ module {{ module }} (
 
 {%- if mut_width > 0 %}
     wire [{{ mut_width - 1 }}:0] {{ prefix }}_tos_mut = {{ prefix }}_tos[{{ full_width - 1 }}:{{ row_width }}];
-    wire [{{ full_width - 1 }}:0] {{ prefix }}_below = {{ prefix }}_mem[{{ prefix }}_pop_addr]; // the parent's row
 {%- endif %}
 {%- if !counters.is_empty() %}
 
@@ -174,14 +230,51 @@ module {{ module }} (
 {%- endif %}
 
     // ---- query nodes: fire when an element opens and the node matches it ----
+    // A node matches the opening element on depth, parent column,
+    // global-stack bit and tag: known a clock ahead and registered, per
+    // node (<node>_pre, for nodes that set a flag or have attribute
+    // conditions) or per column (<column>_pre, the OR of its members).
 {%- for n in nodes %}
     // {{ n.comment }}
-{%- if n.used %}
+{%- if n.fires %}
+    reg  {{ n.name }}_pre;
     wire {{ n.name }} = {{ n.expr }};
+{%- else if n.used %}
+    //   {{ n.name }} = {{ n.pre }}: in its column's pre-register
 {%- else %}
-    //   {{ n.name }} = {{ n.expr }}: read by its successors through the global stack only
+    //   {{ n.name }} = {{ n.pre }}: read by its successors through the global stack only
 {%- endif %}
 {%- endfor %}
+{%- for c in col_inputs %}
+{%- for e in c.pre %}
+    reg  {{ c.name }}_pre{{ loop.index0 }};
+{%- endfor %}
+{%- endfor %}
+    always @(posedge clk) begin
+        if (rst) begin
+{%- for n in nodes %}
+{%- if n.fires %}
+            {{ n.name }}_pre <= 1'b0;
+{%- endif %}
+{%- endfor %}
+{%- for c in col_inputs %}
+{%- for e in c.pre %}
+            {{ c.name }}_pre{{ loop.index0 }} <= 1'b0;
+{%- endfor %}
+{%- endfor %}
+        end else begin
+{%- for n in nodes %}
+{%- if n.fires %}
+            {{ n.name }}_pre <= {{ n.pre }};
+{%- endif %}
+{%- endfor %}
+{%- for c in col_inputs %}
+{%- for e in c.pre %}
+            {{ c.name }}_pre{{ loop.index0 }} <= {{ e }};
+{%- endfor %}
+{%- endfor %}
+        end
+    end
 {%- if row_width > 0 %}
 
     // ---- the push part of the row built for the opening element ----
@@ -226,6 +319,31 @@ module {{ module }} (
 {%- endif %}
 
     wire {{ prefix }}_push = ev_open & ~ev_open_empty;
+{%- if full_width > 0 %}
+    // The row a push saves: the top's, with its counters counting the new child.
+{%- if mut_width > 0 && row_width > 0 %}
+    wire [{{ full_width - 1 }}:0] {{ prefix }}_saved = { {{ prefix }}_tos_counted, {{ prefix }}_tos[{{ row_width - 1 }}:0] };
+{%- else if mut_width > 0 %}
+    wire [{{ full_width - 1 }}:0] {{ prefix }}_saved = {{ prefix }}_tos_counted;
+{%- else %}
+    wire [{{ full_width - 1 }}:0] {{ prefix }}_saved = {{ prefix }}_tos;
+{%- endif %}
+    always @(posedge clk) begin
+        if (rst | ev_doc_end) begin
+            {{ prefix }}_below <= {{ full_width }}'d0;
+            {{ prefix }}_wr_addr <= {{ addr_width }}'d0;
+            {{ prefix }}_rd_addr <= ~{{ addr_width }}'d0 - {{ addr_width }}'d1;
+        end else if ({{ prefix }}_push) begin
+            {{ prefix }}_below <= {{ prefix }}_saved;
+            {{ prefix }}_wr_addr <= {{ prefix }}_wr_addr + {{ addr_width }}'d1;
+            {{ prefix }}_rd_addr <= {{ prefix }}_rd_addr + {{ addr_width }}'d1;
+        end else if (ev_close) begin
+            {{ prefix }}_below <= {{ prefix }}_mem_rd;
+            {{ prefix }}_wr_addr <= {{ prefix }}_wr_addr - {{ addr_width }}'d1;
+            {{ prefix }}_rd_addr <= {{ prefix }}_rd_addr - {{ addr_width }}'d1;
+        end
+    end
+{%- endif %}
     always @(posedge clk) begin
         if (rst | ev_doc_end) begin
             {{ prefix }}_sp <= {{ sp_width }}'d0;
@@ -248,7 +366,7 @@ module {{ module }} (
 {%- else if mut_width > 0 %}
             {{ prefix }}_tos <= {{ prefix }}_pmut_next;
 {%- else if row_width > 0 %}
-            {{ prefix }}_tos <= {{ prefix }}_mem[{{ prefix }}_pop_addr];
+            {{ prefix }}_tos <= {{ prefix }}_below;
 {%- endif %}
 {%- if mut_width > 0 %}
         end else if (ev_open) begin
@@ -267,13 +385,7 @@ module {{ module }} (
 {%- if full_width > 0 %}
     always @(posedge clk) begin
         if ({{ prefix }}_push) begin
-{%- if mut_width > 0 && row_width > 0 %}
-            {{ prefix }}_mem[{{ prefix }}_push_addr] <= { {{ prefix }}_tos_counted, {{ prefix }}_tos[{{ row_width - 1 }}:0] };
-{%- else if mut_width > 0 %}
-            {{ prefix }}_mem[{{ prefix }}_push_addr] <= {{ prefix }}_tos_counted;
-{%- else %}
-            {{ prefix }}_mem[{{ prefix }}_push_addr] <= {{ prefix }}_tos;
-{%- endif %}
+            {{ prefix }}_mem[{{ prefix }}_wr_addr] <= {{ prefix }}_saved;
         end
     end
 {%- endif %}

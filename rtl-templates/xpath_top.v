@@ -90,29 +90,48 @@ module {{ module }} (
     {{ c.module }} {{ c.inst }} (
         .clk(clk),
         .rst(rst),
-        .ev_byte(s{{ c.stage }}_byte),
-        .ev_name_byte(s{{ c.stage }}_name_byte),
-        .ev_name_first(s{{ c.stage }}_name_first),
-        .ev_attr_name_byte(s{{ c.stage }}_attr_name_byte),
-        .ev_attr_name_first(s{{ c.stage }}_attr_name_first),
-        .ev_val_start(s{{ c.stage }}_val_start),
-        .ev_val_unit(s{{ c.stage }}_val_unit),
-        .ev_unit_is_cp(s{{ c.stage }}_unit_is_cp),
-        .ev_unit_byte(s{{ c.stage }}_unit_byte),
-        .ev_unit_cp(s{{ c.stage }}_unit_cp),
-        .ev_val_end(s{{ c.stage }}_val_end),
-        .ev_open(s{{ c.stage }}_open),
-        .ev_open_empty(s{{ c.stage }}_open_empty),
-        .ev_close(s{{ c.stage }}_close),
-        .ev_text_unit(s{{ c.stage }}_text_unit),
-        .ev_text_end(s{{ c.stage }}_text_end),
-        .ev_doc_end(s{{ c.stage }}_doc_end),
+        .in_byte(s{{ c.stage }}_byte),
+        .in_name_byte(s{{ c.stage }}_name_byte),
+        .in_name_first(s{{ c.stage }}_name_first),
+        .in_attr_name_byte(s{{ c.stage }}_attr_name_byte),
+        .in_attr_name_first(s{{ c.stage }}_attr_name_first),
+        .in_val_start(s{{ c.stage }}_val_start),
+        .in_val_unit(s{{ c.stage }}_val_unit),
+        .in_unit_is_cp(s{{ c.stage }}_unit_is_cp),
+        .in_unit_byte(s{{ c.stage }}_unit_byte),
+        .in_unit_cp(s{{ c.stage }}_unit_cp),
+        .in_val_end(s{{ c.stage }}_val_end),
+        .in_open(s{{ c.stage }}_open),
+        .in_open_empty(s{{ c.stage }}_open_empty),
+        .in_close(s{{ c.stage }}_close),
+        .in_text_unit(s{{ c.stage }}_text_unit),
+        .in_text_end(s{{ c.stage }}_text_end),
+        .in_doc_end(s{{ c.stage }}_doc_end),
         .q_match({{ c.inst }}_match)
     );
 {%- endfor %}
 
     // ---- results: status word + bitmap, shifted out one word per beat ----
-    wire last_doc_end = s{{ stages - 1 }}_doc_end;
+    // A cluster's match bits are valid one clock after it sees doc_end
+    // (its own pipeline register): done_k marks that clock for stage k.
+{%- for k in 0..stages %}
+    reg done_{{ k }};
+{%- endfor %}
+    reg [6:0] fin_status; // {reason, status} of the last stage, one clock late
+    always @(posedge clk) begin
+        if (rst) begin
+{%- for k in 0..stages %}
+            done_{{ k }} <= 1'b0;
+{%- endfor %}
+            fin_status <= 7'd0;
+        end else begin
+{%- for k in 0..stages %}
+            done_{{ k }} <= s{{ k }}_doc_end;
+{%- endfor %}
+            fin_status <= {s{{ stages - 1 }}_reason, s{{ stages - 1 }}_status};
+        end
+    end
+    wire last_doc_end = done_{{ stages - 1 }};
     reg  [{{ sr_width - 1 }}:0] res_sr;
     reg  [{{ left_width - 1 }}:0] res_left; // words still to send
     wire res_shift = res_valid & m_axis_tready;
@@ -149,12 +168,12 @@ module {{ module }} (
                 res_sr <= {32'd0, res_sr[{{ sr_width - 1 }}:32]};
             end
             if (last_doc_end) begin
-                res_sr[6:0] <= {s{{ stages - 1 }}_reason, s{{ stages - 1 }}_status};
+                res_sr[6:0] <= fin_status;
             end
 {%- for c in clusters %}
-            if (s{{ c.stage }}_doc_end) begin
+            if (done_{{ c.stage }}) begin
 {%- for b in result_bits %}
-{%- if b.cluster == c.stage %}
+{%- if b.cluster == c.index %}
                 res_sr[{{ b.pos }}] <= {{ c.inst }}_match[{{ b.idx }}]; // {{ b.comment }}
 {%- endif %}
 {%- endfor %}

@@ -16,6 +16,7 @@ use common::{
     design_from_text, nitf_dir, nitf_docs, random_docs, random_queries, random_twig_queries,
 };
 use qrtl_compiler::driver::{build_xpath_hw, simulate_xpath_with, XpathHw, XpathHwOptions};
+use qrtl_compiler::emit::verilog::xpath::EventInput;
 use qrtl_compiler::ir::xpath::{Mode, SiblingOrder};
 use qrtl_compiler::passes::registry::StackPassConfig;
 use qrtl_compiler::refmodel::xpath::{Engine, EngineConfig};
@@ -29,6 +30,7 @@ struct Case<'a> {
     order: SiblingOrder,
     xml: XmlConfig,
     passes: StackPassConfig,
+    input: EventInput,
 }
 
 impl Case<'_> {
@@ -48,6 +50,7 @@ impl Case<'_> {
             &XpathHwOptions {
                 xml: self.xml,
                 passes: self.passes.clone(),
+                input: self.input,
             },
         )
         .unwrap_or_else(|d| panic!("{}: {}", self.name, d[0].render()));
@@ -209,6 +212,7 @@ fn nitf_simple_paths() {
         order: SiblingOrder::Unordered,
         xml: XmlConfig::default(),
         passes: StackPassConfig::default(),
+        input: EventInput::Pipelined,
     };
     let (hw, mut engine) = case.hw();
     let docs = nitf_docs();
@@ -247,6 +251,7 @@ fn nitf_simple_predicates_attribute_subset() {
         order: SiblingOrder::Unordered,
         xml: XmlConfig::default(),
         passes: StackPassConfig::default(),
+        input: EventInput::Pipelined,
     };
     let (hw, mut engine) = case.hw();
     let docs = nitf_docs();
@@ -308,6 +313,7 @@ fn random_sets_with_malformed_and_deep_documents() {
                 cluster_size: 40,
                 ..StackPassConfig::default()
             },
+            input: EventInput::Pipelined,
         };
         let (hw, mut engine) = case.hw();
         let docs = random_docs(seed, 300);
@@ -335,13 +341,15 @@ fn random_sets_with_malformed_and_deep_documents() {
 fn option_grid_gives_identical_results() {
     let queries = random_queries(7, 80, 0.0);
     let docs = random_docs(7, 150);
-    for (label, cluster_size, disabled) in [
+    for (label, cluster_size, disabled, input) in [
         (
             "no-compaction-no-merge",
             0,
             vec!["compaction", "prefix-merge"],
+            EventInput::Pipelined,
         ),
-        ("tiny-clusters", 3, vec![]),
+        ("tiny-clusters", 3, vec![], EventInput::Pipelined),
+        ("tiny-clusters-broadcast", 3, vec![], EventInput::Broadcast),
         (
             "all-off",
             0,
@@ -352,6 +360,7 @@ fn option_grid_gives_identical_results() {
                 "root-gs",
                 "compaction",
             ],
+            EventInput::Pipelined,
         ),
     ] {
         let case = Case {
@@ -364,6 +373,7 @@ fn option_grid_gives_identical_results() {
                 cluster_size,
                 disabled: disabled.iter().map(|s| s.to_string()).collect(),
             },
+            input,
         };
         let (hw, mut engine) = case.hw();
         let run = check(
@@ -401,6 +411,7 @@ fn paths_and_pairs_modes_join_twigs_on_chip() {
                 cluster_size: 16,
                 ..StackPassConfig::default()
             },
+            input: EventInput::Pipelined,
         };
         let (hw, mut engine) = case.hw();
         check(
@@ -427,6 +438,7 @@ fn icarus_agrees_on_a_small_design() {
             cluster_size: 5,
             ..StackPassConfig::default()
         },
+        input: EventInput::Pipelined,
     };
     let (hw, mut engine) = case.hw();
     let docs = random_docs(5, 24);
@@ -496,6 +508,7 @@ fn attribute_values_with_references_and_normalisation() {
         order: SiblingOrder::Unordered,
         xml: XmlConfig::default(),
         passes: StackPassConfig::default(),
+        input: EventInput::Pipelined,
     };
     let (hw, mut engine) = case.hw();
     let run = check(
@@ -534,6 +547,7 @@ fn nitf_suite(suite: &str, cluster_size: usize) {
             cluster_size,
             ..StackPassConfig::default()
         },
+        input: EventInput::Pipelined,
     };
     let (hw, mut engine) = case.hw();
     let docs = nitf_docs();
@@ -646,6 +660,7 @@ fn random_twig_sets_every_mode_and_option() {
                 order,
                 xml: XmlConfig::with_max_depth(8),
                 passes,
+                input: EventInput::Pipelined,
             };
             let (hw, mut engine) = case.hw();
             let run = check(

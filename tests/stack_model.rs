@@ -85,6 +85,7 @@ fn check_design(
             &XpathHwOptions {
                 xml,
                 passes: passes.clone(),
+                ..XpathHwOptions::default()
             },
         )
         .unwrap_or_else(|d| panic!("{name}: {}", d[0].render()));

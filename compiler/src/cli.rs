@@ -10,6 +10,7 @@ use crate::driver::{
 /// optimization (Verilator's C++ of a 1,000-twig design takes over 20
 /// minutes at -Os on two cores, under 3 at -O0).
 const LARGE_RTL_BYTES: usize = 1 << 20;
+use crate::emit::verilog::xpath::EventInput;
 use crate::frontend::xpath::parse_query_file;
 use crate::ir::xpath::{Design, Mode, SiblingOrder};
 use crate::lower::xpath::lower_queries;
@@ -341,6 +342,17 @@ struct HwOpts {
     /// Target clock for the generated constraints, in MHz.
     #[arg(long, default_value_t = 200.0)]
     clock_mhz: f64,
+    /// How the parser's events reach the clusters: pipelined (a register
+    /// per cluster, no fan-out to all clusters; latency grows by one clock
+    /// per cluster) or broadcast (one net per event signal to every cluster).
+    #[arg(long, value_enum, default_value_t = InputArg::Pipelined)]
+    input: InputArg,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum InputArg {
+    Pipelined,
+    Broadcast,
 }
 
 #[derive(clap::Args, Debug, Clone)]
@@ -596,6 +608,10 @@ impl HwOpts {
         Ok(XpathHwOptions {
             xml: XmlConfig::with_max_depth(opts.max_depth),
             passes,
+            input: match self.input {
+                InputArg::Pipelined => EventInput::Pipelined,
+                InputArg::Broadcast => EventInput::Broadcast,
+            },
         })
     }
 }

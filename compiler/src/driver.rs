@@ -3,7 +3,7 @@
 //! each stage stays in its own module.
 
 use crate::diag::Diagnostic;
-use crate::emit::verilog::xpath::{emit_xpath, XpathRtl, XpathRtlConfig};
+use crate::emit::verilog::xpath::{emit_xpath, EventInput, XpathRtl, XpathRtlConfig};
 use crate::ir::stacks::StackDesign;
 use crate::ir::xpath::Design;
 use crate::lower::stacks::{lower_stacks, StackLowerConfig};
@@ -15,6 +15,8 @@ use crate::xml::XmlConfig;
 pub struct XpathHwOptions {
     pub xml: XmlConfig,
     pub passes: StackPassConfig,
+    /// How the parser's events reach the clusters.
+    pub input: EventInput,
 }
 
 /// A compiled XPath design.
@@ -57,6 +59,7 @@ pub fn build_xpath_hw(
         &stack,
         &XpathRtlConfig {
             name_stack_bytes: opts.xml.name_stack_bytes,
+            input: opts.input,
         },
     );
     Ok(XpathHw {
@@ -130,6 +133,7 @@ pub fn xpath_project_spec(
             "name_stack_bytes": opts.xml.name_stack_bytes,
             "cluster_size": opts.passes.cluster_size,
             "clusters": hw.stack.clusters.len(),
+            "event_input": opts.input.name(),
             "disabled_passes": opts.passes.disabled,
             "bytes_per_clock": 1,
             "result_width": crate::emit::verilog::xpath::RESULT_WIDTH,

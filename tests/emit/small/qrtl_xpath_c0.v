@@ -3,113 +3,183 @@
 // attribute decoder, global stack and path-specific stack columns; one stack
 // memory (global-stack bits, columns) shared by one stack
 // pointer. Events arrive from the SAX parser through the cluster pipeline.
+//
+// Timing: the cluster works one clock behind its input (`in_*`). The tag
+// decoder reads the input itself, so a start tag's name is decoded by the
+// time the start tag's last byte reaches the stack logic, and each node's
+// match against the stack top (depth, parent column, global-stack bit,
+// tag) is registered one clock ahead (`<node>_pre`): the stack logic starts
+// from flip-flops. This holds because a start tag's `>` comes at least one
+// byte after its name and at least two bytes (`<`, a name byte) after the
+// previous event that changed the stack.
 `default_nettype none
 
 module qrtl_xpath_c0 (
     input  wire        clk,
     input  wire        rst,
-    input  wire [7:0]  ev_byte,
-    input  wire        ev_name_byte,
-    input  wire        ev_name_first,
-    input  wire        ev_attr_name_byte,
-    input  wire        ev_attr_name_first,
-    input  wire        ev_val_start,
-    input  wire        ev_val_unit,
-    input  wire        ev_unit_is_cp,
-    input  wire [7:0]  ev_unit_byte,
-    input  wire [20:0] ev_unit_cp,
-    input  wire        ev_val_end,
-    input  wire        ev_open,
-    input  wire        ev_open_empty,
-    input  wire        ev_close,
-    input  wire        ev_text_unit,
-    input  wire        ev_text_end,
-    input  wire        ev_doc_end,
-    // Per-query match bits of the document ending with ev_doc_end.
+    input  wire [7:0]  in_byte,
+    input  wire        in_name_byte,
+    input  wire        in_name_first,
+    input  wire        in_attr_name_byte,
+    input  wire        in_attr_name_first,
+    input  wire        in_val_start,
+    input  wire        in_val_unit,
+    input  wire        in_unit_is_cp,
+    input  wire [7:0]  in_unit_byte,
+    input  wire [20:0] in_unit_cp,
+    input  wire        in_val_end,
+    input  wire        in_open,
+    input  wire        in_open_empty,
+    input  wire        in_close,
+    input  wire        in_text_unit,
+    input  wire        in_text_end,
+    input  wire        in_doc_end,
+    // Per-query match bits of a document, valid one clock after its
+    // in_doc_end.
     output wire [4:0] q_match
 );
 
-    // ---- character lines (shared by the tag and attribute decoders) ----
-    wire c0_ch_2d = (ev_byte == 8'h2d);
-    wire c0_ch_2e = (ev_byte == 8'h2e);
-    wire c0_ch_61 = (ev_byte == 8'h61);
-    wire c0_ch_62 = (ev_byte == 8'h62);
-    wire c0_ch_63 = (ev_byte == 8'h63);
-    wire c0_ch_64 = (ev_byte == 8'h64);
-    wire c0_ch_65 = (ev_byte == 8'h65);
-    wire c0_ch_66 = (ev_byte == 8'h66);
-    wire c0_ch_67 = (ev_byte == 8'h67);
-    wire c0_ch_68 = (ev_byte == 8'h68);
-    wire c0_ch_69 = (ev_byte == 8'h69);
-    wire c0_ch_6a = (ev_byte == 8'h6a);
-    wire c0_ch_6c = (ev_byte == 8'h6c);
-    wire c0_ch_6d = (ev_byte == 8'h6d);
-    wire c0_ch_6e = (ev_byte == 8'h6e);
-    wire c0_ch_6f = (ev_byte == 8'h6f);
-    wire c0_ch_70 = (ev_byte == 8'h70);
-    wire c0_ch_72 = (ev_byte == 8'h72);
-    wire c0_ch_73 = (ev_byte == 8'h73);
-    wire c0_ch_74 = (ev_byte == 8'h74);
-    wire c0_ch_75 = (ev_byte == 8'h75);
-    wire c0_ch_79 = (ev_byte == 8'h79);
+    // ---- the event stream one clock late: what the stack logic sees ----
+    reg [7:0]  ev_byte;
+    reg        ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first;
+    reg        ev_val_start, ev_val_unit, ev_unit_is_cp, ev_val_end;
+    reg [7:0]  ev_unit_byte;
+    reg [20:0] ev_unit_cp;
+    reg        ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end;
+    always @(posedge clk) begin
+        if (rst) begin
+            {ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first} <= 4'd0;
+            {ev_val_start, ev_val_unit, ev_unit_is_cp, ev_val_end} <= 4'd0;
+            {ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end} <= 6'd0;
+            ev_byte <= 8'd0;
+            ev_unit_byte <= 8'd0;
+            ev_unit_cp <= 21'd0;
+        end else begin
+            {ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first} <=
+                {in_name_byte, in_name_first, in_attr_name_byte, in_attr_name_first};
+            {ev_val_start, ev_val_unit, ev_unit_is_cp, ev_val_end} <=
+                {in_val_start, in_val_unit, in_unit_is_cp, in_val_end};
+            {ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end} <=
+                {in_open, in_open_empty, in_close, in_text_unit, in_text_end, in_doc_end};
+            ev_byte <= in_byte;
+            ev_unit_byte <= in_unit_byte;
+            ev_unit_cp <= in_unit_cp;
+        end
+    end
 
-    // ---- tag decoder: one flip-flop per prefix of a query tag ----
+    // ---- character lines: the tag decoder's on the input byte ----
+    wire c0_ch_2e = (in_byte == 8'h2e);
+    wire c0_ch_61 = (in_byte == 8'h61);
+    wire c0_ch_62 = (in_byte == 8'h62);
+    wire c0_ch_63 = (in_byte == 8'h63);
+    wire c0_ch_64 = (in_byte == 8'h64);
+    wire c0_ch_65 = (in_byte == 8'h65);
+    wire c0_ch_66 = (in_byte == 8'h66);
+    wire c0_ch_68 = (in_byte == 8'h68);
+    wire c0_ch_69 = (in_byte == 8'h69);
+    wire c0_ch_6a = (in_byte == 8'h6a);
+    wire c0_ch_6c = (in_byte == 8'h6c);
+    wire c0_ch_6d = (in_byte == 8'h6d);
+    wire c0_ch_6e = (in_byte == 8'h6e);
+    wire c0_ch_6f = (in_byte == 8'h6f);
+    wire c0_ch_70 = (in_byte == 8'h70);
+    wire c0_ch_73 = (in_byte == 8'h73);
+    wire c0_ch_74 = (in_byte == 8'h74);
+    wire c0_ch_75 = (in_byte == 8'h75);
+    wire c0_ch_79 = (in_byte == 8'h79);
+    // ---- the attribute decoder's, registered (the byte one clock late) ----
+    reg  c0_ch_2d_d;
+    reg  c0_ch_2e_d;
+    reg  c0_ch_61_d;
+    reg  c0_ch_62_d;
+    reg  c0_ch_63_d;
+    reg  c0_ch_65_d;
+    reg  c0_ch_66_d;
+    reg  c0_ch_67_d;
+    reg  c0_ch_6a_d;
+    reg  c0_ch_6d_d;
+    reg  c0_ch_6e_d;
+    reg  c0_ch_6f_d;
+    reg  c0_ch_72_d;
+    reg  c0_ch_73_d;
+    reg  c0_ch_74_d;
+    reg  c0_ch_75_d;
+    always @(posedge clk) begin
+        c0_ch_2d_d <= (in_byte == 8'h2d);
+        c0_ch_2e_d <= (in_byte == 8'h2e);
+        c0_ch_61_d <= (in_byte == 8'h61);
+        c0_ch_62_d <= (in_byte == 8'h62);
+        c0_ch_63_d <= (in_byte == 8'h63);
+        c0_ch_65_d <= (in_byte == 8'h65);
+        c0_ch_66_d <= (in_byte == 8'h66);
+        c0_ch_67_d <= (in_byte == 8'h67);
+        c0_ch_6a_d <= (in_byte == 8'h6a);
+        c0_ch_6d_d <= (in_byte == 8'h6d);
+        c0_ch_6e_d <= (in_byte == 8'h6e);
+        c0_ch_6f_d <= (in_byte == 8'h6f);
+        c0_ch_72_d <= (in_byte == 8'h72);
+        c0_ch_73_d <= (in_byte == 8'h73);
+        c0_ch_74_d <= (in_byte == 8'h74);
+        c0_ch_75_d <= (in_byte == 8'h75);
+    end
+
+    // ---- tag decoder (on the input stream): one flip-flop per prefix of a query tag ----
     reg [50:0] c0_tn;
     always @(posedge clk) begin
         if (rst) begin
             c0_tn <= 51'd0;
-        end else if (ev_name_byte) begin
-            c0_tn[0] <= ev_name_first & c0_ch_6e; // "n"
-            c0_tn[1] <= ~ev_name_first & c0_tn[0] & c0_ch_69; // "ni"
-            c0_tn[2] <= ~ev_name_first & c0_tn[1] & c0_ch_74; // "nit"
-            c0_tn[3] <= ~ev_name_first & c0_tn[2] & c0_ch_66; // "nitf"
-            c0_tn[4] <= ev_name_first & c0_ch_68; // "h"
-            c0_tn[5] <= ~ev_name_first & c0_tn[4] & c0_ch_65; // "he"
-            c0_tn[6] <= ~ev_name_first & c0_tn[5] & c0_ch_61; // "hea"
-            c0_tn[7] <= ~ev_name_first & c0_tn[6] & c0_ch_64; // "head"
-            c0_tn[8] <= ev_name_first & c0_ch_74; // "t"
-            c0_tn[9] <= ~ev_name_first & c0_tn[8] & c0_ch_69; // "ti"
-            c0_tn[10] <= ~ev_name_first & c0_tn[9] & c0_ch_74; // "tit"
-            c0_tn[11] <= ~ev_name_first & c0_tn[10] & c0_ch_6c; // "titl"
-            c0_tn[12] <= ~ev_name_first & c0_tn[11] & c0_ch_65; // "title"
-            c0_tn[13] <= ev_name_first & c0_ch_62; // "b"
-            c0_tn[14] <= ~ev_name_first & c0_tn[13] & c0_ch_6f; // "bo"
-            c0_tn[15] <= ~ev_name_first & c0_tn[14] & c0_ch_64; // "bod"
-            c0_tn[16] <= ~ev_name_first & c0_tn[15] & c0_ch_79; // "body"
-            c0_tn[17] <= ~ev_name_first & c0_tn[16] & c0_ch_2e; // "body."
-            c0_tn[18] <= ~ev_name_first & c0_tn[17] & c0_ch_63; // "body.c"
-            c0_tn[19] <= ~ev_name_first & c0_tn[18] & c0_ch_6f; // "body.co"
-            c0_tn[20] <= ~ev_name_first & c0_tn[19] & c0_ch_6e; // "body.con"
-            c0_tn[21] <= ~ev_name_first & c0_tn[20] & c0_ch_74; // "body.cont"
-            c0_tn[22] <= ~ev_name_first & c0_tn[21] & c0_ch_65; // "body.conte"
-            c0_tn[23] <= ~ev_name_first & c0_tn[22] & c0_ch_6e; // "body.conten"
-            c0_tn[24] <= ~ev_name_first & c0_tn[23] & c0_ch_74; // "body.content"
-            c0_tn[25] <= ev_name_first & c0_ch_70; // "p"
-            c0_tn[26] <= ev_name_first & c0_ch_64; // "d"
-            c0_tn[27] <= ~ev_name_first & c0_tn[26] & c0_ch_6f; // "do"
-            c0_tn[28] <= ~ev_name_first & c0_tn[27] & c0_ch_63; // "doc"
-            c0_tn[29] <= ~ev_name_first & c0_tn[28] & c0_ch_64; // "docd"
-            c0_tn[30] <= ~ev_name_first & c0_tn[29] & c0_ch_61; // "docda"
-            c0_tn[31] <= ~ev_name_first & c0_tn[30] & c0_ch_74; // "docdat"
-            c0_tn[32] <= ~ev_name_first & c0_tn[31] & c0_ch_61; // "docdata"
-            c0_tn[33] <= ~ev_name_first & c0_tn[8] & c0_ch_6f; // "to"
-            c0_tn[34] <= ~ev_name_first & c0_tn[33] & c0_ch_62; // "tob"
-            c0_tn[35] <= ~ev_name_first & c0_tn[34] & c0_ch_6a; // "tobj"
-            c0_tn[36] <= ~ev_name_first & c0_tn[35] & c0_ch_65; // "tobje"
-            c0_tn[37] <= ~ev_name_first & c0_tn[36] & c0_ch_63; // "tobjec"
-            c0_tn[38] <= ~ev_name_first & c0_tn[37] & c0_ch_74; // "tobject"
-            c0_tn[39] <= ~ev_name_first & c0_tn[38] & c0_ch_2e; // "tobject."
-            c0_tn[40] <= ~ev_name_first & c0_tn[39] & c0_ch_73; // "tobject.s"
-            c0_tn[41] <= ~ev_name_first & c0_tn[40] & c0_ch_75; // "tobject.su"
-            c0_tn[42] <= ~ev_name_first & c0_tn[41] & c0_ch_62; // "tobject.sub"
-            c0_tn[43] <= ~ev_name_first & c0_tn[42] & c0_ch_6a; // "tobject.subj"
-            c0_tn[44] <= ~ev_name_first & c0_tn[43] & c0_ch_65; // "tobject.subje"
-            c0_tn[45] <= ~ev_name_first & c0_tn[44] & c0_ch_63; // "tobject.subjec"
-            c0_tn[46] <= ~ev_name_first & c0_tn[45] & c0_ch_74; // "tobject.subject"
-            c0_tn[47] <= ev_name_first & c0_ch_6d; // "m"
-            c0_tn[48] <= ~ev_name_first & c0_tn[47] & c0_ch_65; // "me"
-            c0_tn[49] <= ~ev_name_first & c0_tn[48] & c0_ch_74; // "met"
-            c0_tn[50] <= ~ev_name_first & c0_tn[49] & c0_ch_61; // "meta"
+        end else if (in_name_byte) begin
+            c0_tn[0] <= in_name_first & c0_ch_6e; // "n"
+            c0_tn[1] <= ~in_name_first & c0_tn[0] & c0_ch_69; // "ni"
+            c0_tn[2] <= ~in_name_first & c0_tn[1] & c0_ch_74; // "nit"
+            c0_tn[3] <= ~in_name_first & c0_tn[2] & c0_ch_66; // "nitf"
+            c0_tn[4] <= in_name_first & c0_ch_68; // "h"
+            c0_tn[5] <= ~in_name_first & c0_tn[4] & c0_ch_65; // "he"
+            c0_tn[6] <= ~in_name_first & c0_tn[5] & c0_ch_61; // "hea"
+            c0_tn[7] <= ~in_name_first & c0_tn[6] & c0_ch_64; // "head"
+            c0_tn[8] <= in_name_first & c0_ch_74; // "t"
+            c0_tn[9] <= ~in_name_first & c0_tn[8] & c0_ch_69; // "ti"
+            c0_tn[10] <= ~in_name_first & c0_tn[9] & c0_ch_74; // "tit"
+            c0_tn[11] <= ~in_name_first & c0_tn[10] & c0_ch_6c; // "titl"
+            c0_tn[12] <= ~in_name_first & c0_tn[11] & c0_ch_65; // "title"
+            c0_tn[13] <= in_name_first & c0_ch_62; // "b"
+            c0_tn[14] <= ~in_name_first & c0_tn[13] & c0_ch_6f; // "bo"
+            c0_tn[15] <= ~in_name_first & c0_tn[14] & c0_ch_64; // "bod"
+            c0_tn[16] <= ~in_name_first & c0_tn[15] & c0_ch_79; // "body"
+            c0_tn[17] <= ~in_name_first & c0_tn[16] & c0_ch_2e; // "body."
+            c0_tn[18] <= ~in_name_first & c0_tn[17] & c0_ch_63; // "body.c"
+            c0_tn[19] <= ~in_name_first & c0_tn[18] & c0_ch_6f; // "body.co"
+            c0_tn[20] <= ~in_name_first & c0_tn[19] & c0_ch_6e; // "body.con"
+            c0_tn[21] <= ~in_name_first & c0_tn[20] & c0_ch_74; // "body.cont"
+            c0_tn[22] <= ~in_name_first & c0_tn[21] & c0_ch_65; // "body.conte"
+            c0_tn[23] <= ~in_name_first & c0_tn[22] & c0_ch_6e; // "body.conten"
+            c0_tn[24] <= ~in_name_first & c0_tn[23] & c0_ch_74; // "body.content"
+            c0_tn[25] <= in_name_first & c0_ch_70; // "p"
+            c0_tn[26] <= in_name_first & c0_ch_64; // "d"
+            c0_tn[27] <= ~in_name_first & c0_tn[26] & c0_ch_6f; // "do"
+            c0_tn[28] <= ~in_name_first & c0_tn[27] & c0_ch_63; // "doc"
+            c0_tn[29] <= ~in_name_first & c0_tn[28] & c0_ch_64; // "docd"
+            c0_tn[30] <= ~in_name_first & c0_tn[29] & c0_ch_61; // "docda"
+            c0_tn[31] <= ~in_name_first & c0_tn[30] & c0_ch_74; // "docdat"
+            c0_tn[32] <= ~in_name_first & c0_tn[31] & c0_ch_61; // "docdata"
+            c0_tn[33] <= ~in_name_first & c0_tn[8] & c0_ch_6f; // "to"
+            c0_tn[34] <= ~in_name_first & c0_tn[33] & c0_ch_62; // "tob"
+            c0_tn[35] <= ~in_name_first & c0_tn[34] & c0_ch_6a; // "tobj"
+            c0_tn[36] <= ~in_name_first & c0_tn[35] & c0_ch_65; // "tobje"
+            c0_tn[37] <= ~in_name_first & c0_tn[36] & c0_ch_63; // "tobjec"
+            c0_tn[38] <= ~in_name_first & c0_tn[37] & c0_ch_74; // "tobject"
+            c0_tn[39] <= ~in_name_first & c0_tn[38] & c0_ch_2e; // "tobject."
+            c0_tn[40] <= ~in_name_first & c0_tn[39] & c0_ch_73; // "tobject.s"
+            c0_tn[41] <= ~in_name_first & c0_tn[40] & c0_ch_75; // "tobject.su"
+            c0_tn[42] <= ~in_name_first & c0_tn[41] & c0_ch_62; // "tobject.sub"
+            c0_tn[43] <= ~in_name_first & c0_tn[42] & c0_ch_6a; // "tobject.subj"
+            c0_tn[44] <= ~in_name_first & c0_tn[43] & c0_ch_65; // "tobject.subje"
+            c0_tn[45] <= ~in_name_first & c0_tn[44] & c0_ch_63; // "tobject.subjec"
+            c0_tn[46] <= ~in_name_first & c0_tn[45] & c0_ch_74; // "tobject.subject"
+            c0_tn[47] <= in_name_first & c0_ch_6d; // "m"
+            c0_tn[48] <= ~in_name_first & c0_tn[47] & c0_ch_65; // "me"
+            c0_tn[49] <= ~in_name_first & c0_tn[48] & c0_ch_74; // "met"
+            c0_tn[50] <= ~in_name_first & c0_tn[49] & c0_ch_61; // "meta"
         end
     end
     wire c0_tag_1_nitf = c0_tn[3]; // <nitf>
@@ -127,49 +197,49 @@ module qrtl_xpath_c0 (
         if (rst) begin
             c0_an <= 43'd0;
         end else if (ev_attr_name_byte) begin
-            c0_an[0] <= ev_attr_name_first & c0_ch_6d; // "m"
-            c0_an[1] <= ~ev_attr_name_first & c0_an[0] & c0_ch_61; // "ma"
-            c0_an[2] <= ~ev_attr_name_first & c0_an[1] & c0_ch_6e; // "man"
-            c0_an[3] <= ~ev_attr_name_first & c0_an[2] & c0_ch_61; // "mana"
-            c0_an[4] <= ~ev_attr_name_first & c0_an[3] & c0_ch_67; // "manag"
-            c0_an[5] <= ~ev_attr_name_first & c0_an[4] & c0_ch_65; // "manage"
-            c0_an[6] <= ~ev_attr_name_first & c0_an[5] & c0_ch_6d; // "managem"
-            c0_an[7] <= ~ev_attr_name_first & c0_an[6] & c0_ch_65; // "manageme"
-            c0_an[8] <= ~ev_attr_name_first & c0_an[7] & c0_ch_6e; // "managemen"
-            c0_an[9] <= ~ev_attr_name_first & c0_an[8] & c0_ch_74; // "management"
-            c0_an[10] <= ~ev_attr_name_first & c0_an[9] & c0_ch_2d; // "management-"
-            c0_an[11] <= ~ev_attr_name_first & c0_an[10] & c0_ch_73; // "management-s"
-            c0_an[12] <= ~ev_attr_name_first & c0_an[11] & c0_ch_74; // "management-st"
-            c0_an[13] <= ~ev_attr_name_first & c0_an[12] & c0_ch_61; // "management-sta"
-            c0_an[14] <= ~ev_attr_name_first & c0_an[13] & c0_ch_74; // "management-stat"
-            c0_an[15] <= ~ev_attr_name_first & c0_an[14] & c0_ch_75; // "management-statu"
-            c0_an[16] <= ~ev_attr_name_first & c0_an[15] & c0_ch_73; // "management-status"
-            c0_an[17] <= ev_attr_name_first & c0_ch_74; // "t"
-            c0_an[18] <= ~ev_attr_name_first & c0_an[17] & c0_ch_6f; // "to"
-            c0_an[19] <= ~ev_attr_name_first & c0_an[18] & c0_ch_62; // "tob"
-            c0_an[20] <= ~ev_attr_name_first & c0_an[19] & c0_ch_6a; // "tobj"
-            c0_an[21] <= ~ev_attr_name_first & c0_an[20] & c0_ch_65; // "tobje"
-            c0_an[22] <= ~ev_attr_name_first & c0_an[21] & c0_ch_63; // "tobjec"
-            c0_an[23] <= ~ev_attr_name_first & c0_an[22] & c0_ch_74; // "tobject"
-            c0_an[24] <= ~ev_attr_name_first & c0_an[23] & c0_ch_2e; // "tobject."
-            c0_an[25] <= ~ev_attr_name_first & c0_an[24] & c0_ch_73; // "tobject.s"
-            c0_an[26] <= ~ev_attr_name_first & c0_an[25] & c0_ch_75; // "tobject.su"
-            c0_an[27] <= ~ev_attr_name_first & c0_an[26] & c0_ch_62; // "tobject.sub"
-            c0_an[28] <= ~ev_attr_name_first & c0_an[27] & c0_ch_6a; // "tobject.subj"
-            c0_an[29] <= ~ev_attr_name_first & c0_an[28] & c0_ch_65; // "tobject.subje"
-            c0_an[30] <= ~ev_attr_name_first & c0_an[29] & c0_ch_63; // "tobject.subjec"
-            c0_an[31] <= ~ev_attr_name_first & c0_an[30] & c0_ch_74; // "tobject.subject"
-            c0_an[32] <= ~ev_attr_name_first & c0_an[31] & c0_ch_2e; // "tobject.subject."
-            c0_an[33] <= ~ev_attr_name_first & c0_an[32] & c0_ch_72; // "tobject.subject.r"
-            c0_an[34] <= ~ev_attr_name_first & c0_an[33] & c0_ch_65; // "tobject.subject.re"
-            c0_an[35] <= ~ev_attr_name_first & c0_an[34] & c0_ch_66; // "tobject.subject.ref"
-            c0_an[36] <= ~ev_attr_name_first & c0_an[35] & c0_ch_6e; // "tobject.subject.refn"
-            c0_an[37] <= ~ev_attr_name_first & c0_an[36] & c0_ch_75; // "tobject.subject.refnu"
-            c0_an[38] <= ~ev_attr_name_first & c0_an[37] & c0_ch_6d; // "tobject.subject.refnum"
-            c0_an[39] <= ev_attr_name_first & c0_ch_6e; // "n"
-            c0_an[40] <= ~ev_attr_name_first & c0_an[39] & c0_ch_61; // "na"
-            c0_an[41] <= ~ev_attr_name_first & c0_an[40] & c0_ch_6d; // "nam"
-            c0_an[42] <= ~ev_attr_name_first & c0_an[41] & c0_ch_65; // "name"
+            c0_an[0] <= ev_attr_name_first & c0_ch_6d_d; // "m"
+            c0_an[1] <= ~ev_attr_name_first & c0_an[0] & c0_ch_61_d; // "ma"
+            c0_an[2] <= ~ev_attr_name_first & c0_an[1] & c0_ch_6e_d; // "man"
+            c0_an[3] <= ~ev_attr_name_first & c0_an[2] & c0_ch_61_d; // "mana"
+            c0_an[4] <= ~ev_attr_name_first & c0_an[3] & c0_ch_67_d; // "manag"
+            c0_an[5] <= ~ev_attr_name_first & c0_an[4] & c0_ch_65_d; // "manage"
+            c0_an[6] <= ~ev_attr_name_first & c0_an[5] & c0_ch_6d_d; // "managem"
+            c0_an[7] <= ~ev_attr_name_first & c0_an[6] & c0_ch_65_d; // "manageme"
+            c0_an[8] <= ~ev_attr_name_first & c0_an[7] & c0_ch_6e_d; // "managemen"
+            c0_an[9] <= ~ev_attr_name_first & c0_an[8] & c0_ch_74_d; // "management"
+            c0_an[10] <= ~ev_attr_name_first & c0_an[9] & c0_ch_2d_d; // "management-"
+            c0_an[11] <= ~ev_attr_name_first & c0_an[10] & c0_ch_73_d; // "management-s"
+            c0_an[12] <= ~ev_attr_name_first & c0_an[11] & c0_ch_74_d; // "management-st"
+            c0_an[13] <= ~ev_attr_name_first & c0_an[12] & c0_ch_61_d; // "management-sta"
+            c0_an[14] <= ~ev_attr_name_first & c0_an[13] & c0_ch_74_d; // "management-stat"
+            c0_an[15] <= ~ev_attr_name_first & c0_an[14] & c0_ch_75_d; // "management-statu"
+            c0_an[16] <= ~ev_attr_name_first & c0_an[15] & c0_ch_73_d; // "management-status"
+            c0_an[17] <= ev_attr_name_first & c0_ch_74_d; // "t"
+            c0_an[18] <= ~ev_attr_name_first & c0_an[17] & c0_ch_6f_d; // "to"
+            c0_an[19] <= ~ev_attr_name_first & c0_an[18] & c0_ch_62_d; // "tob"
+            c0_an[20] <= ~ev_attr_name_first & c0_an[19] & c0_ch_6a_d; // "tobj"
+            c0_an[21] <= ~ev_attr_name_first & c0_an[20] & c0_ch_65_d; // "tobje"
+            c0_an[22] <= ~ev_attr_name_first & c0_an[21] & c0_ch_63_d; // "tobjec"
+            c0_an[23] <= ~ev_attr_name_first & c0_an[22] & c0_ch_74_d; // "tobject"
+            c0_an[24] <= ~ev_attr_name_first & c0_an[23] & c0_ch_2e_d; // "tobject."
+            c0_an[25] <= ~ev_attr_name_first & c0_an[24] & c0_ch_73_d; // "tobject.s"
+            c0_an[26] <= ~ev_attr_name_first & c0_an[25] & c0_ch_75_d; // "tobject.su"
+            c0_an[27] <= ~ev_attr_name_first & c0_an[26] & c0_ch_62_d; // "tobject.sub"
+            c0_an[28] <= ~ev_attr_name_first & c0_an[27] & c0_ch_6a_d; // "tobject.subj"
+            c0_an[29] <= ~ev_attr_name_first & c0_an[28] & c0_ch_65_d; // "tobject.subje"
+            c0_an[30] <= ~ev_attr_name_first & c0_an[29] & c0_ch_63_d; // "tobject.subjec"
+            c0_an[31] <= ~ev_attr_name_first & c0_an[30] & c0_ch_74_d; // "tobject.subject"
+            c0_an[32] <= ~ev_attr_name_first & c0_an[31] & c0_ch_2e_d; // "tobject.subject."
+            c0_an[33] <= ~ev_attr_name_first & c0_an[32] & c0_ch_72_d; // "tobject.subject.r"
+            c0_an[34] <= ~ev_attr_name_first & c0_an[33] & c0_ch_65_d; // "tobject.subject.re"
+            c0_an[35] <= ~ev_attr_name_first & c0_an[34] & c0_ch_66_d; // "tobject.subject.ref"
+            c0_an[36] <= ~ev_attr_name_first & c0_an[35] & c0_ch_6e_d; // "tobject.subject.refn"
+            c0_an[37] <= ~ev_attr_name_first & c0_an[36] & c0_ch_75_d; // "tobject.subject.refnu"
+            c0_an[38] <= ~ev_attr_name_first & c0_an[37] & c0_ch_6d_d; // "tobject.subject.refnum"
+            c0_an[39] <= ev_attr_name_first & c0_ch_6e_d; // "n"
+            c0_an[40] <= ~ev_attr_name_first & c0_an[39] & c0_ch_61_d; // "na"
+            c0_an[41] <= ~ev_attr_name_first & c0_an[40] & c0_ch_6d_d; // "nam"
+            c0_an[42] <= ~ev_attr_name_first & c0_an[41] & c0_ch_65_d; // "name"
         end
     end
     wire c0_attr_0_management_status = c0_an[16]; // @management-status
@@ -224,10 +294,18 @@ module qrtl_xpath_c0 (
     // (distributed RAM: one write, one asynchronous read port).
     reg [5:0] c0_sp; // open elements
     wire c0_depth2 = (c0_sp == 6'd1);     // opening at depth 2
+    // Timing: the row under the top is kept in a register too (c0_below),
+    // so an end tag restores the top from a flip-flop, not through the
+    // memory. The memory is read one row further down, at an address kept
+    // in its own register (c0_rd_addr = depth - 2), so no adder and
+    // no logic sits between a flip-flop and the distributed RAM's address
+    // pins; the write address (c0_wr_addr = depth) is a register as well.
     reg  [3:0] c0_tos;
+    reg  [3:0] c0_below;
     reg  [3:0] c0_mem [0:31];
-    wire [4:0] c0_push_addr = c0_sp[4:0];
-    wire [4:0] c0_pop_addr = c0_push_addr - 5'd1;
+    reg  [4:0] c0_wr_addr;
+    reg  [4:0] c0_rd_addr;
+    wire [3:0] c0_mem_rd = c0_mem[c0_rd_addr];
     wire [3:0] c0_row;
     wire c0_gs_1_nitf = c0_tos[0]; // global stack: parent is <nitf>
     wire q0_s2_head_m_tos = c0_tos[1]; // exact column q0_s2_head_m: q0_s2_head
@@ -235,32 +313,82 @@ module qrtl_xpath_c0 (
     wire q2_s2_any_m_tos = c0_tos[3]; // exact column q2_s2_any_m: q2_s2_any
 
     // ---- query nodes: fire when an element opens and the node matches it ----
+    // A node matches the opening element on depth, parent column,
+    // global-stack bit and tag: known a clock ahead and registered, per
+    // node (<node>_pre, for nodes that set a flag or have attribute
+    // conditions) or per column (<column>_pre, the OR of its members).
     // /nitf: q0 (line 2) step 1, q2 (line 4) step 1, q4 (line 6) step 1
     //   q0_s1_nitf = c0_depth1 & c0_tag_1_nitf: read by its successors through the global stack only
     // /head: q0 (line 2) step 2, q4 (line 6) step 2
-    wire q0_s2_head = c0_depth2 & c0_gs_1_nitf & c0_tag_2_head;
+    //   q0_s2_head = c0_depth2 & c0_gs_1_nitf & c0_tag_2_head: in its column's pre-register
     // /title: q0 (line 2) step 3
-    wire q0_s3_title = q0_s2_head_m_tos & c0_tag_3_title;
+    reg  q0_s3_title_pre;
+    wire q0_s3_title = q0_s3_title_pre;
     // //body.content: q1 (line 3) step 1
-    wire q1_s1_body_content = c0_tag_4_body_content;
+    //   q1_s1_body_content = c0_tag_4_body_content: in its column's pre-register
     // //p: q1 (line 3) step 2
-    wire q1_s2_p = q1_s1_body_content_anc_tos & c0_tag_5_p;
+    reg  q1_s2_p_pre;
+    wire q1_s2_p = q1_s2_p_pre;
     // /*: q2 (line 4) step 2
-    wire q2_s2_any = c0_depth2 & c0_gs_1_nitf;
+    //   q2_s2_any = c0_depth2 & c0_gs_1_nitf: in its column's pre-register
     // /docdata[@management-status = "usable"]: q2 (line 4) step 3
-    wire q2_s3_docdata = q2_s2_any_m_tos & c0_tag_6_docdata & c0_cond0;
+    reg  q2_s3_docdata_pre;
+    wire q2_s3_docdata = q2_s3_docdata_pre & c0_cond0;
     // //tobject.subject[@tobject.subject.refnum]: q3 (line 5) step 1
-    wire q3_s1_tobject_subject = c0_tag_7_tobject_subject & c0_cond1;
+    reg  q3_s1_tobject_subject_pre;
+    wire q3_s1_tobject_subject = q3_s1_tobject_subject_pre & c0_cond1;
     // /meta[@name = "author"]: q4 (line 6) step 3
-    wire q4_s3_meta = q0_s2_head_m_tos & c0_tag_8_meta & c0_cond2;
+    reg  q4_s3_meta_pre;
+    wire q4_s3_meta = q4_s3_meta_pre & c0_cond2;
+    reg  q0_s2_head_m_pre0;
+    reg  q1_s1_body_content_anc_pre0;
+    reg  q2_s2_any_m_pre0;
+    always @(posedge clk) begin
+        if (rst) begin
+            q0_s3_title_pre <= 1'b0;
+            q1_s2_p_pre <= 1'b0;
+            q2_s3_docdata_pre <= 1'b0;
+            q3_s1_tobject_subject_pre <= 1'b0;
+            q4_s3_meta_pre <= 1'b0;
+            q0_s2_head_m_pre0 <= 1'b0;
+            q1_s1_body_content_anc_pre0 <= 1'b0;
+            q2_s2_any_m_pre0 <= 1'b0;
+        end else begin
+            q0_s3_title_pre <= q0_s2_head_m_tos & c0_tag_3_title;
+            q1_s2_p_pre <= q1_s1_body_content_anc_tos & c0_tag_5_p;
+            q2_s3_docdata_pre <= q2_s2_any_m_tos & c0_tag_6_docdata;
+            q3_s1_tobject_subject_pre <= c0_tag_7_tobject_subject;
+            q4_s3_meta_pre <= q0_s2_head_m_tos & c0_tag_8_meta;
+            q0_s2_head_m_pre0 <= (c0_depth2 & c0_gs_1_nitf & c0_tag_2_head);
+            q1_s1_body_content_anc_pre0 <= (c0_tag_4_body_content) | q1_s1_body_content_anc_tos;
+            q2_s2_any_m_pre0 <= (c0_depth2 & c0_gs_1_nitf);
+        end
+    end
 
     // ---- the push part of the row built for the opening element ----
     assign c0_row[0] = c0_tag_1_nitf;
-    assign c0_row[1] = q0_s2_head; // q0_s2_head_m
-    assign c0_row[2] = q1_s1_body_content | q1_s1_body_content_anc_tos; // q1_s1_body_content_anc
-    assign c0_row[3] = q2_s2_any; // q2_s2_any_m
+    assign c0_row[1] = q0_s2_head_m_pre0; // q0_s2_head_m
+    assign c0_row[2] = q1_s1_body_content_anc_pre0; // q1_s1_body_content_anc
+    assign c0_row[3] = q2_s2_any_m_pre0; // q2_s2_any_m
 
     wire c0_push = ev_open & ~ev_open_empty;
+    // The row a push saves: the top's, with its counters counting the new child.
+    wire [3:0] c0_saved = c0_tos;
+    always @(posedge clk) begin
+        if (rst | ev_doc_end) begin
+            c0_below <= 4'd0;
+            c0_wr_addr <= 5'd0;
+            c0_rd_addr <= ~5'd0 - 5'd1;
+        end else if (c0_push) begin
+            c0_below <= c0_saved;
+            c0_wr_addr <= c0_wr_addr + 5'd1;
+            c0_rd_addr <= c0_rd_addr + 5'd1;
+        end else if (ev_close) begin
+            c0_below <= c0_mem_rd;
+            c0_wr_addr <= c0_wr_addr - 5'd1;
+            c0_rd_addr <= c0_rd_addr - 5'd1;
+        end
+    end
     always @(posedge clk) begin
         if (rst | ev_doc_end) begin
             c0_sp <= 6'd0;
@@ -270,12 +398,12 @@ module qrtl_xpath_c0 (
             c0_tos <= c0_row;
         end else if (ev_close) begin
             c0_sp <= c0_sp - 6'd1;
-            c0_tos <= c0_mem[c0_pop_addr];
+            c0_tos <= c0_below;
         end
     end
     always @(posedge clk) begin
         if (c0_push) begin
-            c0_mem[c0_push_addr] <= c0_tos;
+            c0_mem[c0_wr_addr] <= c0_saved;
         end
     end
 

@@ -95,28 +95,41 @@ module qrtl_xpath_top (
     qrtl_xpath_c0 u_c0 (
         .clk(clk),
         .rst(rst),
-        .ev_byte(s0_byte),
-        .ev_name_byte(s0_name_byte),
-        .ev_name_first(s0_name_first),
-        .ev_attr_name_byte(s0_attr_name_byte),
-        .ev_attr_name_first(s0_attr_name_first),
-        .ev_val_start(s0_val_start),
-        .ev_val_unit(s0_val_unit),
-        .ev_unit_is_cp(s0_unit_is_cp),
-        .ev_unit_byte(s0_unit_byte),
-        .ev_unit_cp(s0_unit_cp),
-        .ev_val_end(s0_val_end),
-        .ev_open(s0_open),
-        .ev_open_empty(s0_open_empty),
-        .ev_close(s0_close),
-        .ev_text_unit(s0_text_unit),
-        .ev_text_end(s0_text_end),
-        .ev_doc_end(s0_doc_end),
+        .in_byte(s0_byte),
+        .in_name_byte(s0_name_byte),
+        .in_name_first(s0_name_first),
+        .in_attr_name_byte(s0_attr_name_byte),
+        .in_attr_name_first(s0_attr_name_first),
+        .in_val_start(s0_val_start),
+        .in_val_unit(s0_val_unit),
+        .in_unit_is_cp(s0_unit_is_cp),
+        .in_unit_byte(s0_unit_byte),
+        .in_unit_cp(s0_unit_cp),
+        .in_val_end(s0_val_end),
+        .in_open(s0_open),
+        .in_open_empty(s0_open_empty),
+        .in_close(s0_close),
+        .in_text_unit(s0_text_unit),
+        .in_text_end(s0_text_end),
+        .in_doc_end(s0_doc_end),
         .q_match(u_c0_match)
     );
 
     // ---- results: status word + bitmap, shifted out one word per beat ----
-    wire last_doc_end = s0_doc_end;
+    // A cluster's match bits are valid one clock after it sees doc_end
+    // (its own pipeline register): done_k marks that clock for stage k.
+    reg done_0;
+    reg [6:0] fin_status; // {reason, status} of the last stage, one clock late
+    always @(posedge clk) begin
+        if (rst) begin
+            done_0 <= 1'b0;
+            fin_status <= 7'd0;
+        end else begin
+            done_0 <= s0_doc_end;
+            fin_status <= {s0_reason, s0_status};
+        end
+    end
+    wire last_doc_end = done_0;
     reg  [63:0] res_sr;
     reg  [1:0] res_left; // words still to send
     wire res_shift = res_valid & m_axis_tready;
@@ -153,9 +166,9 @@ module qrtl_xpath_top (
                 res_sr <= {32'd0, res_sr[63:32]};
             end
             if (last_doc_end) begin
-                res_sr[6:0] <= {s0_reason, s0_status};
+                res_sr[6:0] <= fin_status;
             end
-            if (s0_doc_end) begin
+            if (done_0) begin
                 res_sr[32] <= u_c0_match[0]; // q0 (line 2)
                 res_sr[33] <= u_c0_match[1]; // q1 (line 3)
                 res_sr[34] <= u_c0_match[2]; // q2 (line 4)

@@ -4,48 +4,86 @@
 // memory (global-stack bits, columns, and the mutable part: sibling
 // counters, text() results, pop-node reports) shared by one stack
 // pointer. Events arrive from the SAX parser through the cluster pipeline.
+//
+// Timing: the cluster works one clock behind its input (`in_*`). The tag
+// decoder reads the input itself, so a start tag's name is decoded by the
+// time the start tag's last byte reaches the stack logic, and each node's
+// match against the stack top (depth, parent column, global-stack bit,
+// tag) is registered one clock ahead (`<node>_pre`): the stack logic starts
+// from flip-flops. This holds because a start tag's `>` comes at least one
+// byte after its name and at least two bytes (`<`, a name byte) after the
+// previous event that changed the stack.
 `default_nettype none
 
 module qrtl_xpath_c0 (
     input  wire        clk,
     input  wire        rst,
-    input  wire [7:0]  ev_byte,
-    input  wire        ev_name_byte,
-    input  wire        ev_name_first,
-    input  wire        ev_attr_name_byte,
-    input  wire        ev_attr_name_first,
-    input  wire        ev_val_start,
-    input  wire        ev_val_unit,
-    input  wire        ev_unit_is_cp,
-    input  wire [7:0]  ev_unit_byte,
-    input  wire [20:0] ev_unit_cp,
-    input  wire        ev_val_end,
-    input  wire        ev_open,
-    input  wire        ev_open_empty,
-    input  wire        ev_close,
-    input  wire        ev_text_unit,
-    input  wire        ev_text_end,
-    input  wire        ev_doc_end,
-    // Per-query match bits of the document ending with ev_doc_end.
+    input  wire [7:0]  in_byte,
+    input  wire        in_name_byte,
+    input  wire        in_name_first,
+    input  wire        in_attr_name_byte,
+    input  wire        in_attr_name_first,
+    input  wire        in_val_start,
+    input  wire        in_val_unit,
+    input  wire        in_unit_is_cp,
+    input  wire [7:0]  in_unit_byte,
+    input  wire [20:0] in_unit_cp,
+    input  wire        in_val_end,
+    input  wire        in_open,
+    input  wire        in_open_empty,
+    input  wire        in_close,
+    input  wire        in_text_unit,
+    input  wire        in_text_end,
+    input  wire        in_doc_end,
+    // Per-query match bits of a document, valid one clock after its
+    // in_doc_end.
     output wire [3:0] q_match
 );
 
-    // ---- character lines (shared by the tag and attribute decoders) ----
-    wire c0_ch_61 = (ev_byte == 8'h61);
-    wire c0_ch_62 = (ev_byte == 8'h62);
-    wire c0_ch_63 = (ev_byte == 8'h63);
-    wire c0_ch_72 = (ev_byte == 8'h72);
+    // ---- the event stream one clock late: what the stack logic sees ----
+    reg [7:0]  ev_byte;
+    reg        ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first;
+    reg        ev_val_start, ev_val_unit, ev_unit_is_cp, ev_val_end;
+    reg [7:0]  ev_unit_byte;
+    reg [20:0] ev_unit_cp;
+    reg        ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end;
+    always @(posedge clk) begin
+        if (rst) begin
+            {ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first} <= 4'd0;
+            {ev_val_start, ev_val_unit, ev_unit_is_cp, ev_val_end} <= 4'd0;
+            {ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end} <= 6'd0;
+            ev_byte <= 8'd0;
+            ev_unit_byte <= 8'd0;
+            ev_unit_cp <= 21'd0;
+        end else begin
+            {ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first} <=
+                {in_name_byte, in_name_first, in_attr_name_byte, in_attr_name_first};
+            {ev_val_start, ev_val_unit, ev_unit_is_cp, ev_val_end} <=
+                {in_val_start, in_val_unit, in_unit_is_cp, in_val_end};
+            {ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end} <=
+                {in_open, in_open_empty, in_close, in_text_unit, in_text_end, in_doc_end};
+            ev_byte <= in_byte;
+            ev_unit_byte <= in_unit_byte;
+            ev_unit_cp <= in_unit_cp;
+        end
+    end
 
-    // ---- tag decoder: one flip-flop per prefix of a query tag ----
+    // ---- character lines: the tag decoder's on the input byte ----
+    wire c0_ch_61 = (in_byte == 8'h61);
+    wire c0_ch_62 = (in_byte == 8'h62);
+    wire c0_ch_63 = (in_byte == 8'h63);
+    wire c0_ch_72 = (in_byte == 8'h72);
+
+    // ---- tag decoder (on the input stream): one flip-flop per prefix of a query tag ----
     reg [3:0] c0_tn;
     always @(posedge clk) begin
         if (rst) begin
             c0_tn <= 4'd0;
-        end else if (ev_name_byte) begin
-            c0_tn[0] <= ev_name_first & c0_ch_72; // "r"
-            c0_tn[1] <= ev_name_first & c0_ch_61; // "a"
-            c0_tn[2] <= ev_name_first & c0_ch_62; // "b"
-            c0_tn[3] <= ev_name_first & c0_ch_63; // "c"
+        end else if (in_name_byte) begin
+            c0_tn[0] <= in_name_first & c0_ch_72; // "r"
+            c0_tn[1] <= in_name_first & c0_ch_61; // "a"
+            c0_tn[2] <= in_name_first & c0_ch_62; // "b"
+            c0_tn[3] <= in_name_first & c0_ch_63; // "c"
         end
     end
     wire c0_tag_1_r = c0_tn[0]; // <r>
@@ -70,10 +108,18 @@ module qrtl_xpath_c0 (
     // (distributed RAM: one write, one asynchronous read port).
     reg [5:0] c0_sp; // open elements
     wire c0_depth1 = (c0_sp == 6'd0);     // opening the root element
+    // Timing: the row under the top is kept in a register too (c0_below),
+    // so an end tag restores the top from a flip-flop, not through the
+    // memory. The memory is read one row further down, at an address kept
+    // in its own register (c0_rd_addr = depth - 2), so no adder and
+    // no logic sits between a flip-flop and the distributed RAM's address
+    // pins; the write address (c0_wr_addr = depth) is a register as well.
     reg  [16:0] c0_tos;
+    reg  [16:0] c0_below;
     reg  [16:0] c0_mem [0:31];
-    wire [4:0] c0_push_addr = c0_sp[4:0];
-    wire [4:0] c0_pop_addr = c0_push_addr - 5'd1;
+    reg  [4:0] c0_wr_addr;
+    reg  [4:0] c0_rd_addr;
+    wire [16:0] c0_mem_rd = c0_mem[c0_rd_addr];
     wire [7:0] c0_row;
     wire c0_gs_1_r = c0_tos[0]; // global stack: parent is <r>
     wire c0_gs_2_a = c0_tos[1]; // global stack: parent is <a>
@@ -84,7 +130,6 @@ module qrtl_xpath_c0 (
     wire q2_s1_a_m_tos = c0_tos[6]; // exact column q2_s1_a_m: q2_s1_a
     wire q3_s1_r_anc_tos = c0_tos[7]; // carry column q3_s1_r_anc: q3_s1_r
     wire [8:0] c0_tos_mut = c0_tos[16:8];
-    wire [16:0] c0_below = c0_mem[c0_pop_addr]; // the parent's row
 
     // ---- sibling counters (in the parent's row), saturating; positions ----
     // counter 0: children a of the top element
@@ -94,32 +139,56 @@ module qrtl_xpath_c0 (
     wire c0_cond0 = c0_cnt0_inc & (c0_cnt0_next == 2'd2); // [position() = 4611686018427387904]
 
     // ---- query nodes: fire when an element opens and the node matches it ----
+    // A node matches the opening element on depth, parent column,
+    // global-stack bit and tag: known a clock ahead and registered, per
+    // node (<node>_pre, for nodes that set a flag or have attribute
+    // conditions) or per column (<column>_pre, the OR of its members).
     // /r: q0 (line 3) step 1, q1 (line 4) step 1
-    wire q0_s1_r = c0_depth1 & c0_tag_1_r;
+    //   q0_s1_r = c0_depth1 & c0_tag_1_r: in its column's pre-register
     // /a: q0 (line 3) step 2
-    wire q0_s2_a = c0_col0_tos & c0_gs_1_r & c0_tag_2_a;
+    //   q0_s2_a = c0_col0_tos & c0_gs_1_r & c0_tag_2_a: in its column's pre-register
     // /b: q0 (line 3) step 2
-    wire q0_s2_b = c0_col0_tos & c0_gs_1_r & c0_tag_3_b;
+    //   q0_s2_b = c0_col0_tos & c0_gs_1_r & c0_tag_3_b: in its column's pre-register
     // /a[position() = 4611686018427387904]: q1 (line 4) step 2
-    wire q1_s2_a = c0_col0_tos & c0_gs_1_r & c0_tag_2_a & c0_cond0;
+    reg  q1_s2_a_pre;
+    wire q1_s2_a = q1_s2_a_pre & c0_cond0;
     // //a: q2 (line 5) step 1
-    wire q2_s1_a = c0_tag_2_a;
+    //   q2_s1_a = c0_tag_2_a: in its column's pre-register
     // //r: q3 (line 6) step 1
-    wire q3_s1_r = c0_tag_1_r;
+    //   q3_s1_r = c0_tag_1_r: in its column's pre-register
     // //c: q3 (line 6) step 2
-    wire q3_s2_c = q3_s1_r_anc_tos & c0_tag_4_c;
+    //   q3_s2_c = q3_s1_r_anc_tos & c0_tag_4_c: in its column's pre-register
     // /b: q3 (line 6) step 2
-    wire q3_s2_b = c0_col1_tos & c0_gs_1_r & c0_tag_3_b;
+    //   q3_s2_b = c0_col1_tos & c0_gs_1_r & c0_tag_3_b: in its column's pre-register
+    reg  c0_col0_pre0;
+    reg  c0_col1_pre0;
+    reg  q2_s1_a_m_pre0;
+    reg  q3_s1_r_anc_pre0;
+    always @(posedge clk) begin
+        if (rst) begin
+            q1_s2_a_pre <= 1'b0;
+            c0_col0_pre0 <= 1'b0;
+            c0_col1_pre0 <= 1'b0;
+            q2_s1_a_m_pre0 <= 1'b0;
+            q3_s1_r_anc_pre0 <= 1'b0;
+        end else begin
+            q1_s2_a_pre <= c0_col0_tos & c0_gs_1_r & c0_tag_2_a;
+            c0_col0_pre0 <= (c0_depth1 & c0_tag_1_r) | (c0_col0_tos & c0_gs_1_r & c0_tag_2_a) | (c0_col0_tos & c0_gs_1_r & c0_tag_3_b) | (q3_s1_r_anc_tos & c0_tag_4_c);
+            c0_col1_pre0 <= (c0_tag_1_r) | (c0_col1_tos & c0_gs_1_r & c0_tag_3_b);
+            q2_s1_a_m_pre0 <= (c0_tag_2_a);
+            q3_s1_r_anc_pre0 <= (c0_tag_1_r) | q3_s1_r_anc_tos;
+        end
+    end
 
     // ---- the push part of the row built for the opening element ----
     assign c0_row[0] = c0_tag_1_r;
     assign c0_row[1] = c0_tag_2_a;
     assign c0_row[2] = c0_tag_3_b;
     assign c0_row[3] = c0_tag_4_c;
-    assign c0_row[4] = q0_s1_r | q0_s2_a | q0_s2_b | q3_s2_c; // c0_col0
-    assign c0_row[5] = q1_s2_a | q3_s1_r | q3_s2_b; // c0_col1
-    assign c0_row[6] = q2_s1_a; // q2_s1_a_m
-    assign c0_row[7] = q3_s1_r | q3_s1_r_anc_tos; // q3_s1_r_anc
+    assign c0_row[4] = c0_col0_pre0; // c0_col0
+    assign c0_row[5] = c0_col1_pre0 | q1_s2_a; // c0_col1
+    assign c0_row[6] = q2_s1_a_m_pre0; // q2_s1_a_m
+    assign c0_row[7] = q3_s1_r_anc_pre0; // q3_s1_r_anc
 
     // ---- the parent's mutable part after this event ----
     // Its counters after counting the opening element (an end tag restores
@@ -162,6 +231,23 @@ module qrtl_xpath_c0 (
     assign c0_pmut_next[8] = c0_pmut[8] | (q3_s2_b_pop_arrive & c0_pmut[7]);
 
     wire c0_push = ev_open & ~ev_open_empty;
+    // The row a push saves: the top's, with its counters counting the new child.
+    wire [16:0] c0_saved = { c0_tos_counted, c0_tos[7:0] };
+    always @(posedge clk) begin
+        if (rst | ev_doc_end) begin
+            c0_below <= 17'd0;
+            c0_wr_addr <= 5'd0;
+            c0_rd_addr <= ~5'd0 - 5'd1;
+        end else if (c0_push) begin
+            c0_below <= c0_saved;
+            c0_wr_addr <= c0_wr_addr + 5'd1;
+            c0_rd_addr <= c0_rd_addr + 5'd1;
+        end else if (ev_close) begin
+            c0_below <= c0_mem_rd;
+            c0_wr_addr <= c0_wr_addr - 5'd1;
+            c0_rd_addr <= c0_rd_addr - 5'd1;
+        end
+    end
     always @(posedge clk) begin
         if (rst | ev_doc_end) begin
             c0_sp <= 6'd0;
@@ -183,7 +269,7 @@ module qrtl_xpath_c0 (
     end
     always @(posedge clk) begin
         if (c0_push) begin
-            c0_mem[c0_push_addr] <= { c0_tos_counted, c0_tos[7:0] };
+            c0_mem[c0_wr_addr] <= c0_saved;
         end
     end
 

@@ -19,7 +19,35 @@ use std::collections::BTreeMap;
 pub struct XpathRtlConfig {
     /// Bytes of open element names the SAX parser keeps to check close tags.
     pub name_stack_bytes: u32,
+    /// How the parser's event stream reaches the clusters.
+    pub input: EventInput,
 }
+
+/// How the SAX parser's event stream reaches the clusters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EventInput {
+    /// Through a register per cluster: cluster k sees the stream k clocks
+    /// after cluster 0, every event register drives one cluster (latency
+    /// grows by one clock per cluster; no net fans out to all clusters).
+    #[default]
+    Pipelined,
+    /// Every cluster reads the parser's outputs directly (one fan-out net
+    /// per event signal to all clusters; the dissertation's broadcast).
+    Broadcast,
+}
+
+impl EventInput {
+    pub fn name(self) -> &'static str {
+        match self {
+            EventInput::Pipelined => "pipelined",
+            EventInput::Broadcast => "broadcast",
+        }
+    }
+}
+
+/// Clocks from a cluster's event input to its results: the tag decoder
+/// and each node's match are computed one clock ahead of the stack update.
+pub const CLUSTER_LATENCY: u32 = 1;
 
 /// Width of a result word on the AXI4-Stream master.
 pub const RESULT_WIDTH: u32 = 32;
@@ -106,7 +134,15 @@ struct RowBit {
 struct NodeLogic {
     name: String,
     comment: String,
+    /// The registered part: depth, parent column, global-stack bit, tag,
+    /// computed one clock ahead (`<name>_pre`).
+    pre: String,
+    /// The node's fire signal: `<name>_pre` and its attribute conditions.
     expr: String,
+    /// A `<name>_pre` register and fire wire exist (the node sets a flag or
+    /// has attribute conditions); otherwise its `pre` term is folded into
+    /// its columns' pre-registers.
+    fires: bool,
     /// False for a root read only through the global stack: nothing stores
     /// or reports its firing, so no logic is emitted.
     used: bool,
@@ -115,6 +151,11 @@ struct NodeLogic {
 struct ColInput {
     bit: usize,
     name: String,
+    /// The part registered one clock ahead (`<name>_pre<i>`): the OR of the
+    /// member nodes without attribute conditions (and the column itself
+    /// for a carry column), in groups of about the square root of their
+    /// number, so the two clocks share the OR tree.
+    pre: Vec<String>,
     expr: String,
 }
 
@@ -173,7 +214,8 @@ struct ClusterTemplate {
     sp_width: u32,
     row_width: usize,
     queries: usize,
-    chars: Vec<CharLine>,
+    tag_chars: Vec<CharLine>,
+    attr_chars: Vec<CharLine>,
     tag_trie: Vec<TrieBit>,
     tag_lines: Vec<Line>,
     attr_trie: Vec<TrieBit>,
@@ -209,6 +251,7 @@ struct StageSig {
 struct ClusterInst {
     module: String,
     inst: String,
+    index: usize,
     stage: usize,
     queries: usize,
 }
@@ -273,13 +316,15 @@ fn char_name(prefix: &str, b: u8) -> String {
     format!("{prefix}_ch_{b:02x}")
 }
 
-fn trie_bits(trie: &Trie, prefix: &str) -> Vec<TrieBit> {
+/// The trie's flip-flops; `suffix` names the character lines they read
+/// (`_d`: the registered ones).
+fn trie_bits(trie: &Trie, prefix: &str, suffix: &str) -> Vec<TrieBit> {
     trie.nodes
         .iter()
         .enumerate()
         .map(|(idx, (parent, b, pre))| TrieBit {
             idx,
-            ch: char_name(prefix, *b),
+            ch: format!("{}{suffix}", char_name(prefix, *b)),
             parent: *parent,
             prefix: comment_text(pre),
         })
@@ -473,14 +518,17 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
             comment: cond_text(d, c),
         });
     }
-    let mut chars: Vec<u8> = tag_trie
-        .nodes
-        .iter()
-        .chain(&attr_trie.nodes)
-        .map(|n| n.1)
-        .collect();
-    chars.sort();
-    chars.dedup();
+    // Character lines: the tag decoder's compare the early byte, the
+    // attribute decoder's are registered (they see the stream one clock
+    // late, like the rest of the cluster).
+    let char_set = |trie: &Trie| {
+        let mut v: Vec<u8> = trie.nodes.iter().map(|n| n.1).collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let tag_chars = char_set(&tag_trie);
+    let attr_chars = char_set(&attr_trie);
     // Stack row: global-stack bits, then columns.
     let gs_bits: Vec<RowBit> = gs_tags
         .iter()
@@ -597,16 +645,19 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
         if let Test::Tag(t) = n.test {
             terms.push(tag_line(t));
         }
-        for c in &n.conds {
-            terms.push(cond_name(*c));
-        }
         if terms.is_empty() {
             terms.push("1'b1".to_string());
+        }
+        let mut fire = vec![format!("{}_pre", n.name)];
+        for c in &n.conds {
+            fire.push(cond_name(*c));
         }
         nodes.push(NodeLogic {
             name: n.name.clone(),
             comment: node_comment(d, cl, id),
-            expr: terms.join(" & "),
+            pre: terms.join(" & "),
+            expr: fire.join(" & "),
+            fires: used && (flagged.contains(&id) || !n.conds.is_empty()),
             used,
         });
     }
@@ -615,18 +666,34 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
         .iter()
         .enumerate()
         .map(|(j, c)| {
-            let fires: Vec<String> = members[j]
-                .iter()
-                .map(|n| cl.node(*n).name.clone())
-                .collect();
-            let expr = match c.kind {
-                ColKind::Exact => fires.join(" | "),
-                ColKind::Carry => format!("{} | {}", fires.join(" | "), col_bits[j].name),
-            };
+            // Members without attribute conditions are known a clock
+            // ahead; the others fire with their conditions.
+            let mut pre: Vec<String> = Vec::new();
+            let mut live: Vec<String> = Vec::new();
+            for n in &members[j] {
+                if cl.node(*n).conds.is_empty() {
+                    pre.push(format!("({})", nodes[n.index()].pre));
+                } else {
+                    live.push(cl.node(*n).name.clone());
+                }
+            }
+            if c.kind == ColKind::Carry {
+                pre.push(col_bits[j].name.clone());
+            }
+            let group = pre.len().isqrt().max(4);
+            let pre: Vec<String> = pre.chunks(group).map(|g| g.join(" | ")).collect();
+            for i in (0..pre.len()).rev() {
+                live.insert(0, format!("{}_pre{i}", c.name));
+            }
             ColInput {
                 bit: gs_tags.len() + j,
                 name: c.name.clone(),
-                expr,
+                pre,
+                expr: if live.is_empty() {
+                    "1'b0".to_string()
+                } else {
+                    live.join(" | ")
+                },
             }
         })
         .collect();
@@ -697,16 +764,23 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
         sp_width: clog2(u64::from(d.max_depth) + 1).max(1),
         row_width,
         queries: outs.len(),
-        chars: chars
+        tag_chars: tag_chars
             .into_iter()
             .map(|b| CharLine {
                 name: char_name(&p, b),
                 byte: b,
             })
             .collect(),
-        tag_trie: trie_bits(&tag_trie, &p),
+        attr_chars: attr_chars
+            .into_iter()
+            .map(|b| CharLine {
+                name: format!("{}_d", char_name(&p, b)),
+                byte: b,
+            })
+            .collect(),
+        tag_trie: trie_bits(&tag_trie, &p, ""),
         tag_lines,
-        attr_trie: trie_bits(&attr_trie, &p),
+        attr_trie: trie_bits(&attr_trie, &p, "_d"),
         attr_lines,
         vcmps,
         text_vcmps: m.text_vcmps,
@@ -749,7 +823,8 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
             });
         }
     }
-    // Cluster k sees the event stream after k pipeline stages.
+    // Pipelined: cluster k sees the event stream after k pipeline stages;
+    // broadcast: every cluster sees the parser's outputs.
     let mut local_index = vec![0usize; d.queries.len()];
     let mut counts = vec![0usize; d.clusters.len()];
     for q in &d.queries {
@@ -762,7 +837,11 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
         clusters.push(ClusterInst {
             module: t.module.clone(),
             inst: format!("u_{}", cl.name),
-            stage: k,
+            index: k,
+            stage: match config.input {
+                EventInput::Pipelined => k,
+                EventInput::Broadcast => 0,
+            },
             queries: t.queries,
         });
         files.push(RtlFile {
@@ -782,7 +861,10 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
         .collect();
     let bitmap_words = (d.queries.len() as u32).div_ceil(RESULT_WIDTH);
     let result_words = 1 + bitmap_words;
-    let stages = d.clusters.len().max(1);
+    let stages = match config.input {
+        EventInput::Pipelined => d.clusters.len().max(1),
+        EventInput::Broadcast => 1,
+    };
     let top = TopTemplate {
         module: "qrtl_xpath_top".to_string(),
         max_depth: d.max_depth,
@@ -895,8 +977,8 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
         queries,
         result_words,
         // The SAX parser's pipeline, one register per further cluster, the
-        // result load.
-        latency: super::sax::SAX_LATENCY + (stages as u32 - 1) + 1,
+        // last cluster's own pipeline, the result load.
+        latency: super::sax::SAX_LATENCY + (stages as u32 - 1) + CLUSTER_LATENCY + 1,
     }
 }
 

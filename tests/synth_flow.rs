@@ -1,0 +1,307 @@
+//! `qrtl synth` end to end: real Yosys and nextpnr runs on generated
+//! projects of every kind, and its errors.
+//!
+//! Yosys comes from Debian or the `make deps-synth` venv; nextpnr-ecp5 and
+//! nextpnr-ice40 from the venv. A test whose tool is missing fails when
+//! `QRTL_REQUIRE_SYNTH=1` (set by `.ci/run`, which installs them) and
+//! otherwise says it skipped.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn qrtl<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_qrtl"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("qrtl runs")
+}
+
+fn repo(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(rel)
+        .display()
+        .to_string()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("qrtl-synth-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// Whether `qrtl synth` can find `tool`: the same order as the binary
+/// (the venv in the checkout, then PATH).
+fn have(tool: &str) -> bool {
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv-synth/bin");
+    let found = venv.join(format!("yowasp-{tool}")).exists()
+        || std::env::var_os("QRTL_SYNTH_VENV")
+            .is_some_and(|v| Path::new(&v).join(format!("bin/yowasp-{tool}")).exists())
+        || std::env::var_os("PATH").is_some_and(|p| {
+            std::env::split_paths(&p)
+                .any(|d| d.join(tool).exists() || d.join(format!("yowasp-{tool}")).exists())
+        });
+    if !found {
+        assert!(
+            std::env::var_os("QRTL_REQUIRE_SYNTH").is_none(),
+            "{tool} is required (QRTL_REQUIRE_SYNTH is set); run `make deps-synth`"
+        );
+        eprintln!("skipped: {tool} not installed (make deps-synth)");
+    }
+    found
+}
+
+fn compile(args: &[&str], dir: &Path) {
+    let mut a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    a.push("-o".into());
+    a.push(dir.display().to_string());
+    let out = qrtl(&a);
+    assert!(
+        out.status.success(),
+        "compile failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Run `qrtl synth` and return its JSON, checking the contract's keys.
+fn synth(dir: &Path, extra: &[&str]) -> Value {
+    let mut a = vec!["synth".to_string(), dir.display().to_string()];
+    a.extend(extra.iter().map(|s| s.to_string()));
+    let out = qrtl(&a);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "synth failed: {}\n{stdout}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = stdout.trim();
+    assert_eq!(line.lines().count(), 1, "one JSON line: {line}");
+    let keys: Vec<&str> = [
+        "target", "luts", "lut_eq", "ffs", "lutram", "bram", "fmax_mhz", "seconds",
+    ]
+    .to_vec();
+    let order: Vec<usize> = keys
+        .iter()
+        .map(|k| line.find(&format!("\"{k}\":")).expect(k))
+        .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "key order: {line}");
+    let v: Value = serde_json::from_str(line).expect("JSON");
+    assert_eq!(v.as_object().unwrap().len(), keys.len(), "{line}");
+    assert_eq!(
+        v["lut_eq"].as_u64().unwrap(),
+        v["luts"].as_u64().unwrap() + v["lutram"].as_u64().unwrap()
+    );
+    v
+}
+
+/// Cell counts straight from the Yosys statistics the flow wrote.
+fn cells(dir: &Path, target: &str, module: Option<&str>) -> serde_json::Map<String, Value> {
+    let stat: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join(format!("build/{target}_stat.json"))).unwrap(),
+    )
+    .unwrap();
+    let node = match module {
+        None => &stat["design"],
+        Some(m) => &stat["modules"][format!("\\{m}")],
+    };
+    node["num_cells_by_type"].as_object().unwrap().clone()
+}
+
+fn count(cells: &serde_json::Map<String, Value>, names: &[&str]) -> u64 {
+    names
+        .iter()
+        .map(|n| cells.get(*n).and_then(Value::as_u64).unwrap_or(0))
+        .sum()
+}
+
+#[test]
+fn xilinx_area_of_an_xpath_project_counts_luts_ffs_and_lutram() {
+    if !have("yosys") {
+        return;
+    }
+    let dir = tmp("xc7");
+    compile(
+        &["xpath", "compile", &repo("queries/xpath/news-paths.txt")],
+        &dir,
+    );
+    let v = synth(&dir, &["--target", "xc7", "--quiet"]);
+    assert_eq!(v["target"], "xc7");
+    assert!(v["fmax_mhz"].is_null(), "no open place and route for xc7");
+    let c = cells(&dir, "xc7", None);
+    let luts = count(&c, &["LUT1", "LUT2", "LUT3", "LUT4", "LUT5", "LUT6", "INV"]);
+    assert_eq!(v["luts"].as_u64().unwrap(), luts);
+    assert_eq!(
+        v["ffs"].as_u64().unwrap(),
+        count(&c, &["FDRE", "FDSE", "FDCE", "FDPE"])
+    );
+    // The cluster's stack memory is distributed RAM: RAM32M, 4 LUTs each.
+    let ram32m = count(&c, &["RAM32M"]);
+    assert!(ram32m > 0, "stack memory in LUTRAM: {c:?}");
+    assert!(v["lutram"].as_u64().unwrap() >= 4 * ram32m);
+    assert!(
+        v["bram"].as_f64().unwrap() > 0.0,
+        "the SAX name stack is a block RAM"
+    );
+    // The full record next to the logs.
+    let detail: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("build/synth-xc7.json")).unwrap())
+            .unwrap();
+    assert_eq!(detail["summary"]["luts"], v["luts"]);
+    assert!(detail["unknown_cells"].as_object().unwrap().is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn ecp5_fmax_is_the_median_of_the_seeds_of_the_wrapped_core() {
+    if !have("yosys") || !have("nextpnr-ecp5") {
+        return;
+    }
+    let dir = tmp("ecp5");
+    compile(
+        &["xpath", "compile", &repo("queries/xpath/news-paths.txt")],
+        &dir,
+    );
+    let v = synth(&dir, &["--target", "ecp5", "--seeds", "3", "--quiet"]);
+    assert_eq!(v["target"], "ecp5");
+    let detail: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("build/synth-ecp5.json")).unwrap())
+            .unwrap();
+    let mut seeds: Vec<f64> = detail["fmax_seeds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_f64().unwrap())
+        .collect();
+    assert_eq!(seeds.len(), 3);
+    seeds.sort_by(f64::total_cmp);
+    let fmax = v["fmax_mhz"].as_f64().unwrap();
+    assert!(
+        (fmax - seeds[1]).abs() < 0.01,
+        "median of {seeds:?}: {fmax}"
+    );
+    assert!(fmax > 20.0 && fmax < 1000.0, "{fmax} MHz");
+    for s in 1..=3 {
+        assert!(dir.join(format!("build/ecp5_pnr_seed{s}.log")).is_file());
+    }
+    // Area is the core's own, not the wrapper's registers.
+    let core = cells(&dir, "ecp5", Some("qrtl_xpath_top"));
+    assert_eq!(
+        v["luts"].as_u64().unwrap(),
+        count(&core, &["LUT4"]) + 2 * count(&core, &["CCU2C"])
+    );
+    assert_eq!(v["ffs"].as_u64().unwrap(), count(&core, &["TRELLIS_FF"]));
+    let wrapper = cells(&dir, "ecp5", Some("qrtl_ooc"));
+    assert_eq!(
+        count(&wrapper, &["qrtl_xpath_top"]),
+        1,
+        "the core keeps its hierarchy"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn rice_and_track_projects_synthesize_too() {
+    if !have("yosys") {
+        return;
+    }
+    let rice = tmp("rice");
+    compile(
+        &[
+            "rice",
+            "compile",
+            "--k",
+            "3",
+            "--width",
+            "8",
+            "--value-bits",
+            "16",
+        ],
+        &rice,
+    );
+    let v = synth(&rice, &["--target", "xc6v", "--quiet"]);
+    assert_eq!(v["target"], "xc6v");
+    assert!(v["luts"].as_u64().unwrap() > 50);
+    let track = tmp("track");
+    compile(
+        &[
+            "track",
+            "compile",
+            &repo("queries/track/patterns.txt"),
+            "--regions",
+            &repo("queries/track/regions.yaml"),
+        ],
+        &track,
+    );
+    let v = synth(&track, &["--target", "xc7", "--quiet"]);
+    assert!(v["ffs"].as_u64().unwrap() > 0);
+    if have("nextpnr-ice40") {
+        let v = synth(&rice, &["--target", "ice40", "--seeds", "1", "--quiet"]);
+        assert_eq!(v["lutram"], 0, "iCE40 has no distributed RAM");
+        assert!(v["fmax_mhz"].as_f64().unwrap() > 5.0);
+    }
+    let _ = std::fs::remove_dir_all(&rice);
+    let _ = std::fs::remove_dir_all(&track);
+}
+
+#[test]
+fn a_missing_tool_names_make_deps_synth() {
+    let dir = tmp("missing");
+    compile(
+        &["xpath", "compile", &repo("queries/xpath/news-paths.txt")],
+        &dir,
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_qrtl"))
+        .args(["synth", &dir.display().to_string(), "--target", "xc7"])
+        .env("QRTL_YOSYS", "/nonexistent/yosys")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("yosys not found"), "{err}");
+    assert!(err.contains("make deps-synth"), "{err}");
+    assert!(err.contains("/nonexistent/yosys"), "{err}");
+    assert!(out.stdout.is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_directory_that_is_not_a_project_is_an_error() {
+    let dir = tmp("notaproject");
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.display().to_string();
+    let out = qrtl(&["synth", &d, "--target", "xc7"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("manifest.json: not found"), "{err}");
+    std::fs::write(dir.join("manifest.json"), "{\n  \"name\": 3\n}\n").unwrap();
+    let out = qrtl(&["synth", &d, "--target", "xc7"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 2 column"), "{err}");
+    std::fs::write(
+        dir.join("manifest.json"),
+        r#"{"name":"x","top":"t","clock_mhz":100,"clock_port":"clk","files":["rtl/t.v"],"ports":[]}"#,
+    )
+    .unwrap();
+    let out = qrtl(&["synth", &d, "--target", "xc7"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("source `rtl/t.v` listed but missing"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_flags_are_usage_errors() {
+    for args in [
+        vec!["synth", "x", "--target", "xc5"],
+        vec!["synth", "x"],
+        vec!["synth", "x", "--target", "ecp5", "--seeds", "0"],
+        vec!["synth", "x", "--target", "ecp5", "--freq-mhz", "-5"],
+    ] {
+        let out = qrtl(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!out.stderr.is_empty());
+    }
+}
