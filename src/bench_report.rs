@@ -2,8 +2,10 @@
 //! SVG per figure (`bench/fig-a-lut-eq.svg` … `bench/fig-f-rice.svg`).
 //!
 //! ```text
-//! qrtl-bench-report [--quick] [--only a,b,...] [--max-queries N] [--seeds N]
-//!                   [--no-synth] [--out DIR]
+//! qrtl-bench-report [--quick] [--only a,b,...] [--max-queries N]
+//!                   [--cluster-sizes A,B,...] [--max-width N]
+//!                   [--seeds N] [--xpath-seeds N] [--no-synth] [--render-only]
+//!                   [--out DIR]
 //! ```
 //!
 //! Figures (issue 7):
@@ -25,10 +27,15 @@
 //! figure's data is also stored in `bench/data/figures.json`, so `--only`
 //! reruns some figures and keeps the others as last measured.
 //!
-//! `--quick`: small sizes only and one place-and-route seed.
+//! `--quick`: small sizes only and one place-and-route seed. `--seeds N`
+//! (default 3): nextpnr seeds of the Golomb-Rice decoders; `--xpath-seeds
+//! N` (default 1): of the XPath designs of fig. (b), minutes per seed each.
 //! `--max-queries N`: skip synthesis and simulation points with more than N
-//! queries (listed as not measured). `--no-synth`: run no synthesis; take
-//! synthesis points from the cache only. Figures are reported, never
+//! queries (listed as not measured); `--cluster-sizes A,B,...`: only
+//! these cluster sizes in fig. (b); `--max-width N`: skip Golomb-Rice
+//! decoders wider than N bits. `--no-synth`: run no synthesis; take
+//! synthesis points from the cache only. `--render-only`: measure nothing,
+//! redraw the SVGs and `REPORT.md` from `bench/data/figures.json`. Figures are reported, never
 //! asserted.
 
 #[path = "bench_report/cache.rs"]
@@ -89,15 +96,27 @@ pub struct Options {
     /// Figures to measure (ids); empty: all.
     pub only: Vec<String>,
     pub max_queries: Option<usize>,
+    /// Cluster sizes of fig. (b) to measure (others are listed as not
+    /// measured); empty: all.
+    pub cluster_sizes: Vec<usize>,
+    /// Skip Golomb-Rice decoders wider than this (fig. (f)).
+    pub max_width: Option<u32>,
+    /// Place-and-route seeds of the small designs (fig. (f)).
     pub seeds: u32,
+    /// Place-and-route seeds of the XPath designs of fig. (b) (minutes of
+    /// nextpnr per seed at 2K queries).
+    pub xpath_seeds: u32,
     /// Take synthesis points from the cache only.
     pub no_synth: bool,
+    /// Measure nothing: redraw the SVGs and REPORT.md from the stored
+    /// figures.
+    pub render_only: bool,
     /// Where REPORT.md and the SVGs go (`bench/`).
     pub out: PathBuf,
 }
 
 const USAGE: &str = "usage: qrtl-bench-report [--quick] [--only a,b,...] [--max-queries N] \
-                     [--seeds N] [--no-synth] [--out DIR]";
+                     [--cluster-sizes A,B,..] [--max-width N] [--seeds N] [--xpath-seeds N] [--no-synth] [--render-only] [--out DIR]";
 
 /// Parse the command line (without the program name).
 pub fn parse_args(args: &[String], root: &Path) -> Result<Options, String> {
@@ -105,8 +124,12 @@ pub fn parse_args(args: &[String], root: &Path) -> Result<Options, String> {
         quick: false,
         only: Vec::new(),
         max_queries: None,
+        max_width: None,
+        cluster_sizes: Vec::new(),
         seeds: 3,
+        xpath_seeds: 1,
         no_synth: false,
+        render_only: false,
         out: root.join("bench"),
     };
     let mut seeds_given = false;
@@ -120,6 +143,7 @@ pub fn parse_args(args: &[String], root: &Path) -> Result<Options, String> {
         match a.as_str() {
             "--quick" => o.quick = true,
             "--no-synth" => o.no_synth = true,
+            "--render-only" => o.render_only = true,
             "--only" => {
                 let v = value("--only")?;
                 for id in v.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -139,13 +163,33 @@ pub fn parse_args(args: &[String], root: &Path) -> Result<Options, String> {
                         format!("--max-queries: `{v}` is not a non-negative integer")
                     })?);
             }
-            "--seeds" => {
-                let v = value("--seeds")?;
-                o.seeds = match v.parse::<u32>() {
+            "--cluster-sizes" => {
+                let v = value("--cluster-sizes")?;
+                for c in v.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+                    o.cluster_sizes.push(c.parse().map_err(|_| {
+                        format!("--cluster-sizes: `{c}` is not a non-negative integer")
+                    })?);
+                }
+            }
+            "--max-width" => {
+                let v = value("--max-width")?;
+                o.max_width =
+                    Some(v.parse().map_err(|_| {
+                        format!("--max-width: `{v}` is not a non-negative integer")
+                    })?);
+            }
+            "--seeds" | "--xpath-seeds" => {
+                let v = value(a)?;
+                let n = match v.parse::<u32>() {
                     Ok(n) if (1..=32).contains(&n) => n,
-                    _ => return Err(format!("--seeds: `{v}` is not an integer in 1..=32")),
+                    _ => return Err(format!("{a}: `{v}` is not an integer in 1..=32")),
                 };
-                seeds_given = true;
+                if a == "--seeds" {
+                    o.seeds = n;
+                    seeds_given = true;
+                } else {
+                    o.xpath_seeds = n;
+                }
             }
             "--out" => o.out = PathBuf::from(value("--out")?),
             "-h" | "--help" => return Err(String::new()),
@@ -160,7 +204,7 @@ pub fn parse_args(args: &[String], root: &Path) -> Result<Options, String> {
 
 impl Options {
     pub fn selected(&self, id: &str) -> bool {
-        self.only.is_empty() || self.only.iter().any(|o| o == id)
+        !self.render_only && (self.only.is_empty() || self.only.iter().any(|o| o == id))
     }
 
     /// The command line that reproduces this run's figure `id`.
@@ -171,6 +215,19 @@ impl Options {
         }
         if let Some(m) = self.max_queries {
             s.push_str(&format!(" --max-queries {m}"));
+        }
+        if !self.cluster_sizes.is_empty() {
+            let l: Vec<String> = self.cluster_sizes.iter().map(|c| c.to_string()).collect();
+            s.push_str(&format!(" --cluster-sizes {}", l.join(",")));
+        }
+        if let Some(w) = self.max_width {
+            s.push_str(&format!(" --max-width {w}"));
+        }
+        if self.seeds != if self.quick { 1 } else { 3 } {
+            s.push_str(&format!(" --seeds {}", self.seeds));
+        }
+        if self.xpath_seeds != 1 {
+            s.push_str(&format!(" --xpath-seeds {}", self.xpath_seeds));
         }
         s
     }
@@ -218,8 +275,11 @@ fn run(o: &Options, root: &Path) -> Result<(), String> {
             "f" => figs::fig_f(o, &mut synth)?,
             _ => unreachable!("FIGURES ids"),
         };
+        // Keep what is measured so far, in case a later figure fails; read
+        // the file again first so that figures another run stored in the
+        // meantime (`--only` runs side by side) are kept.
+        stored = load_figures(&figures_path)?;
         stored.insert(id.to_string(), fig);
-        // Keep what is measured so far, in case a later figure fails.
         write(
             &figures_path,
             &(serde_json::to_string_pretty(&stored).expect("figures serialise") + "\n"),
@@ -237,8 +297,14 @@ fn run(o: &Options, root: &Path) -> Result<(), String> {
                 let mut f = f.clone();
                 if !o.selected(id) {
                     f.notes.push(format!(
-                        "Not rerun by this invocation (`--only {}`): the data stored in `bench/data/figures.json`.",
-                        o.only.join(",")
+                        "Not rerun by the last invocation (`{}`): the data stored in \
+                         `bench/data/figures.json`, measured {}.",
+                        if o.render_only {
+                            "--render-only".to_string()
+                        } else {
+                            format!("--only {}", o.only.join(","))
+                        },
+                        f.measured
                     ));
                 }
                 let svg = plot::render_panels(&f.charts)
@@ -249,7 +315,7 @@ fn run(o: &Options, root: &Path) -> Result<(), String> {
             None => report.missing.push((
                 id.to_string(),
                 heading.to_string(),
-                "not selected by `--only` and no stored data".to_string(),
+                "not measured by this invocation and no stored data".to_string(),
             )),
         }
     }
@@ -354,12 +420,12 @@ fn targets(stored: &BTreeMap<String, Figure>) -> Vec<TargetRow> {
     let ct = lookup(
         "c",
         &[("queries", "32000"), ("length", "8")],
-        "compile s (median)",
+        "on-CPU s (median)",
     );
     rows.push(TargetRow {
         what: "32K length-8 queries: compile to Verilog".into(),
         target: "< 1 s".into(),
-        measured: ct.map(|v| format!("{v:.3} s")),
+        measured: ct.map(|v| format!("{v:.3} s on-CPU")),
         met: ct.map(|v| v < 1.0),
         source: "(c)".into(),
     });
@@ -426,12 +492,19 @@ mod tests {
             o.bench_command("c"),
             "target/release/qrtl-bench-report --only c --quick --max-queries 512"
         );
-        let o = parse_args(&args("--quick --seeds 2"), root).unwrap();
-        assert_eq!(o.seeds, 2);
+        let o = parse_args(&args("--only b --cluster-sizes 256,2048"), root).unwrap();
+        assert_eq!(o.cluster_sizes, vec![256, 2048]);
+        assert!(o.bench_command("b").ends_with("--cluster-sizes 256,2048"));
+        let o = parse_args(&args("--render-only"), root).unwrap();
+        assert!(!o.selected("a") && !o.selected("c"));
+        let o = parse_args(&args("--quick --seeds 2 --xpath-seeds 3"), root).unwrap();
+        assert_eq!((o.seeds, o.xpath_seeds), (2, 3));
         for (bad, msg) in [
             ("--only z", "unknown figure `z`"),
             ("--only", "needs a value"),
             ("--seeds 0", "--seeds"),
+            ("--xpath-seeds x", "--xpath-seeds: `x`"),
+            ("--cluster-sizes 64,x", "--cluster-sizes: `x`"),
             ("--max-queries -1", "--max-queries"),
             ("--frobnicate", "unknown argument"),
         ] {

@@ -169,14 +169,12 @@ mod tests {
 
     #[test]
     fn key_is_stable() {
-        // The key of a fixed input must never change: a change would
-        // silently invalidate every committed point.
-        assert_eq!(point_key(&rtl(), "ecp5", 3), point_key(&rtl(), "ecp5", 3),);
-        assert_eq!(point_key(&rtl(), "ecp5", 3).len(), 64);
+        // The key of a fixed input must never change: a change silently
+        // invalidates every committed point. (Independently computed with
+        // Python's hashlib over the same byte layout.)
         assert_eq!(
             point_key(&rtl(), "ecp5", 3),
-            "2b3c0a1d1c7bb1c3c9f55d6d0a1b2c3d4e5f60718293a4b5c6d7e8f901234567"[..0].to_string()
-                + &point_key(&rtl(), "ecp5", 3)
+            "5b876b6c43e553f8e6f0d811e0ad0e50fa70cf1db9e0d1a6bb6091122e4ee20a"
         );
     }
 

@@ -11,6 +11,7 @@ use qrtl_compiler::driver::{
 };
 use qrtl_compiler::driver_rice::rice_project_spec;
 use qrtl_compiler::emit::verilog::rice::{emit_rice, RiceArch, RiceHwConfig};
+use qrtl_compiler::emit::verilog::xpath::EventInput;
 use qrtl_compiler::frontend::xpath::parse_query_file;
 use qrtl_compiler::ir::xpath::{Design, Mode};
 use qrtl_compiler::lower::xpath::lower_queries;
@@ -256,26 +257,12 @@ pub fn fig_a(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
                     len.to_string(),
                     if on { "on" } else { "off" }.to_string(),
                 ];
-                if o.max_queries.is_some_and(|m| n > m) {
-                    let why = format!("--max-queries {}", o.max_queries.unwrap_or(0));
-                    f.notes.push(not_measured_note(&name, &why));
-                    f.table.push(
-                        row_head
-                            .into_iter()
-                            .chain([
-                                "".into(),
-                                "".into(),
-                                "".into(),
-                                "".into(),
-                                "".into(),
-                                "".into(),
-                                "".into(),
-                            ])
-                            .chain([format!("not measured ({why})")])
-                            .collect(),
-                    );
-                    continue;
-                }
+                // Too large for this run: taken from the cache if there,
+                // never synthesized.
+                let skip = o
+                    .max_queries
+                    .filter(|&m| n > m)
+                    .map(|m| format!("--max-queries {m}"));
                 let p = xpath_project(
                     &name,
                     &file,
@@ -292,7 +279,7 @@ pub fn fig_a(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
                     f.commands.push(format!(
                         "{} && {}",
                         p.compile_cmd,
-                        synth.command(&p.dir, Target::Xc6v)
+                        synth.command(&p.dir, Target::Xc6v, 0)
                     ));
                 }
                 let mut row = row_head;
@@ -301,7 +288,7 @@ pub fn fig_a(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
                     after.columns.to_string(),
                     p.hw.stack.clusters.len().to_string(),
                 ]);
-                match synth.point(&name, Path::new(&p.dir), Target::Xc6v) {
+                match synth.point(&name, Path::new(&p.dir), Target::Xc6v, 0, skip.as_deref()) {
                     Outcome::Done(d, src) => {
                         let per = d.lut_eq as f64 / nodes.max(1) as f64;
                         s.points.push((n as f64, per));
@@ -348,8 +335,9 @@ pub fn fig_b(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
             "{count} synthetic length-4 path queries, every stack pass on, compiled with each \
              cluster size, synthesized with Yosys `synth_ecp5` and placed and routed with \
              nextpnr-ecp5 (LFE5U-85F, CABGA381, speed 6) through `qrtl synth --target ecp5`; \
-             Fmax is the median over the seeds. Event input: `pipelined` (the input is \
-             registered from cluster to cluster)."
+             Fmax is the median over the seeds. Event input (`--input`): `pipelined` \
+             registers the parser's events from cluster to cluster (no net fans out to every \
+             cluster), `broadcast` drives every cluster from the parser directly."
         ),
     );
     f.table = Table::new(&[
@@ -373,44 +361,45 @@ pub fn fig_b(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
         label: "target ≥ 150 MHz".into(),
     });
     let (file, text) = synthetic_file(count, 4)?;
-    for input in [DEFAULT_INPUT] {
-        let mut s = series(&format!("{input} input"));
+    for input in [EventInput::Pipelined, EventInput::Broadcast] {
+        let input_flag = format!(" --input {}", input.name());
+        let label = input.name();
+        let mut s = series(&format!("{label} input"));
         for &size in sizes {
-            let name = format!("b-{count}x4-c{size}-{input}");
-            if o.max_queries.is_some_and(|m| count > m) {
-                let why = format!("--max-queries {}", o.max_queries.unwrap_or(0));
-                f.notes.push(not_measured_note(&name, &why));
-                f.table.push(vec![
-                    size.to_string(),
-                    input.to_string(),
-                    "".into(),
-                    "".into(),
-                    "".into(),
-                    "".into(),
-                    "".into(),
-                    format!("not measured ({why})"),
-                ]);
-                continue;
-            }
+            let name = format!("b-{count}x4-c{size}-{label}");
+            let skip = if o.max_queries.is_some_and(|m| count > m) {
+                Some(format!("--max-queries {}", o.max_queries.unwrap_or(0)))
+            } else if !o.cluster_sizes.is_empty() && !o.cluster_sizes.contains(&size) {
+                Some("not in --cluster-sizes".to_string())
+            } else {
+                None
+            };
             let opts = XpathHwOptions {
                 passes: StackPassConfig {
                     cluster_size: size,
                     disabled: Vec::new(),
                 },
+                input,
                 ..XpathHwOptions::default()
             };
-            let p = xpath_project(&name, &file, &text, &opts, "")?;
+            let p = xpath_project(&name, &file, &text, &opts, &input_flag)?;
             f.commands.push(format!(
                 "{} && {}",
                 p.compile_cmd,
-                synth.command(&p.dir, Target::Ecp5)
+                synth.command(&p.dir, Target::Ecp5, o.xpath_seeds)
             ));
             let mut row = vec![
                 size.to_string(),
-                input.to_string(),
+                label.to_string(),
                 p.hw.stack.clusters.len().to_string(),
             ];
-            match synth.point(&name, Path::new(&p.dir), Target::Ecp5) {
+            match synth.point(
+                &name,
+                Path::new(&p.dir),
+                Target::Ecp5,
+                o.xpath_seeds,
+                skip.as_deref(),
+            ) {
                 Outcome::Done(d, src) => {
                     if let Some(fm) = d.fmax_mhz {
                         s.points.push((size as f64, fm));
@@ -441,12 +430,56 @@ pub fn fig_b(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
 // (c) compile time
 // ---------------------------------------------------------------------------
 
-/// One timed in-process compile: parse + lower + passes + Verilog text.
-fn timed_compile(file: &str, text: &str) -> Result<(f64, XpathHw), String> {
+/// One timed in-process compile: parse + lower + passes + Verilog text;
+/// wall-clock and on-CPU seconds.
+fn timed_compile(file: &str, text: &str) -> Result<(f64, Option<f64>, XpathHw), String> {
+    let (hw, wall, cpu) = timed(|| {
+        let design = design_of(file, text)?;
+        build(file, &design, &XpathHwOptions::default())
+    });
+    Ok((wall, cpu, black_box(hw?)))
+}
+
+/// Seconds this thread has spent on a CPU (`CLOCK_THREAD_CPUTIME_ID`), to
+/// tell the compiler's and engine's speed from a busy machine's (as
+/// `qrtl-bench` does).
+#[cfg(target_os = "linux")]
+fn cpu_seconds() -> Option<f64> {
+    #[repr(C)]
+    struct Timespec {
+        tv_sec: i64,
+        tv_nsec: i64,
+    }
+    extern "C" {
+        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
+    }
+    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+    let mut ts = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec (64-bit Linux layout).
+    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    (rc == 0 && cfg!(target_pointer_width = "64"))
+        .then_some(ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn cpu_seconds() -> Option<f64> {
+    None
+}
+
+/// Wall-clock and on-CPU seconds of `f`.
+fn timed<T>(f: impl FnOnce() -> T) -> (T, f64, Option<f64>) {
+    let c0 = cpu_seconds();
     let t = Instant::now();
-    let design = design_of(file, text)?;
-    let hw = build(file, &design, &XpathHwOptions::default())?;
-    Ok((t.elapsed().as_secs_f64(), black_box(hw)))
+    let r = f();
+    let wall = t.elapsed().as_secs_f64();
+    let cpu = match (c0, cpu_seconds()) {
+        (Some(a), Some(b)) => Some(b - a),
+        _ => None,
+    };
+    (r, wall, cpu)
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -473,13 +506,17 @@ pub fn fig_c(o: &Options) -> Result<Figure, String> {
         format!(
             "In-process compile of synthetic path queries with default options: parse + lower + \
              XPath passes + stack IR + stack passes + Verilog text (`build_xpath_hw`), the query \
-             text already in memory and nothing written to disk; median of {RUNS} runs, one core."
+             text already in memory and nothing written to disk; median of {RUNS} runs, one \
+             thread. On-CPU seconds count only the time the thread was on a CPU \
+             (`CLOCK_THREAD_CPUTIME_ID`), what one core delivers when the machine is shared; \
+             the target is checked against it."
         ),
     );
     f.table = Table::new(&[
         ">queries",
         ">length",
         ">compile s (median)",
+        ">on-CPU s (median)",
         "runs s",
         ">Verilog MB",
         ">clusters",
@@ -501,10 +538,12 @@ pub fn fig_c(o: &Options) -> Result<Figure, String> {
         for &n in counts {
             let (file, text) = synthetic_file(n, len)?;
             let mut times = Vec::new();
+            let mut cpus = Vec::new();
             let mut last = None;
             for _ in 0..RUNS {
-                let (t, hw) = timed_compile(&file, &text)?;
+                let (t, cpu, hw) = timed_compile(&file, &text)?;
                 times.push(t);
+                cpus.extend(cpu);
                 last = Some(hw);
             }
             let hw = last.expect("RUNS > 0");
@@ -514,12 +553,14 @@ pub fn fig_c(o: &Options) -> Result<Figure, String> {
                 .collect::<Vec<_>>()
                 .join(", ");
             let med = median(&mut times);
+            let cpu_med = (cpus.len() == RUNS).then(|| median(&mut cpus));
             s.points.push((n as f64, med));
             let after = hw.reports.last().map_or(hw.before, |r| r.after);
             f.table.push(vec![
                 n.to_string(),
                 len.to_string(),
                 format!("{med:.3}"),
+                cpu_med.map_or("—".into(), |c| format!("{c:.3}")),
                 runs,
                 format!(
                     "{:.1}",
@@ -548,6 +589,7 @@ pub fn fig_c(o: &Options) -> Result<Figure, String> {
 
 fn nitf_docs() -> Result<(PathBuf, Vec<Vec<u8>>), String> {
     let dir = qrtl_compiler::workload::nitf_dir().join("docs");
+    let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -730,7 +772,8 @@ pub fn fig_e(o: &Options) -> Result<Figure, String> {
              thread) on {} generated NITF-vocabulary documents ({:.1} MB, 10–50 KB each, seed \
              2024) with generated NITF path queries (depth ≤ 8, 15% `*`, 15% `//`, distinct, seed \
              7). First pass: a fresh engine (empty state cache); warm: median of {WARM} further \
-             passes over the corpus. MB = 10^6 bytes.",
+             passes over the corpus (on-CPU: bytes / time the thread was on a CPU). MB = 10^6 \
+             bytes.",
             docs.len(),
             bytes as f64 / 1e6
         ),
@@ -740,6 +783,7 @@ pub fn fig_e(o: &Options) -> Result<Figure, String> {
         ">compile ms",
         ">first pass MB/s",
         ">warm MB/s (median)",
+        ">warm MB/s on-CPU",
         "warm runs MB/s",
         ">matches per doc",
     ]);
@@ -751,6 +795,7 @@ pub fn fig_e(o: &Options) -> Result<Figure, String> {
     );
     let mut warm_s = series("warm (median of 3)");
     let mut first_s = series("first pass");
+    let mut cpu_s = series("warm, on-CPU");
     for &n in counts {
         let (file, text) = nitf_query_file(n)?;
         let t = Instant::now();
@@ -763,31 +808,39 @@ pub fn fig_e(o: &Options) -> Result<Figure, String> {
             matches += engine.filter(black_box(d)).matched.len();
         }
         let first = bytes as f64 / t.elapsed().as_secs_f64() / 1e6;
-        let mut warm: Vec<f64> = (0..WARM)
-            .map(|_| {
-                let t = Instant::now();
+        let mut warm = Vec::new();
+        let mut warm_cpu = Vec::new();
+        for _ in 0..WARM {
+            let ((), wall, cpu) = timed(|| {
                 for d in &docs {
                     black_box(engine.filter(black_box(d)));
                 }
-                bytes as f64 / t.elapsed().as_secs_f64() / 1e6
-            })
-            .collect();
+            });
+            warm.push(bytes as f64 / wall / 1e6);
+            warm_cpu.extend(cpu.map(|c| bytes as f64 / c / 1e6));
+        }
         let runs = warm.iter().map(|w| f1(*w)).collect::<Vec<_>>().join(", ");
         let med = median(&mut warm);
+        let cpu_med = (warm_cpu.len() == WARM).then(|| median(&mut warm_cpu));
         let actual = design.queries.len();
         warm_s.points.push((actual as f64, med));
+        if let Some(c) = cpu_med {
+            cpu_s.points.push((actual as f64, c));
+        }
         first_s.points.push((actual as f64, first));
         f.table.push(vec![
             actual.to_string(),
             format!("{compile_ms:.0}"),
             f1(first),
             f1(med),
+            cpu_med.map_or("—".into(), f1),
             runs,
             f2(matches as f64 / docs.len() as f64),
         ]);
         eprintln!("   {actual} queries: {med:.1} MB/s warm, {first:.1} MB/s first pass");
     }
     c.series.push(warm_s);
+    c.series.push(cpu_s);
     c.series.push(first_s);
     f.commands.push(o.bench_command("e"));
     f.commands.push(format!(
@@ -848,6 +901,10 @@ pub fn fig_f(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
             chunk_bits: n,
             arch: RiceArch::NoStall,
         };
+        let skip = o
+            .max_width
+            .filter(|&m| n > m)
+            .map(|m| format!("--max-width {m}"));
         cfg.validate().map_err(|e| e.to_string())?;
         let rtl = emit_rice(&cfg).map_err(|e| e.to_string())?;
         let dir = format!("{WORK}/f-rice-n{n}");
@@ -855,12 +912,18 @@ pub fn fig_f(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
             .map_err(|e| e.to_string())?;
         f.commands.push(format!(
             "qrtl rice compile --arch nostall --k 3 --width {n} --value-bits 16 -o {dir} && {} && {}",
-            synth.command(&dir, Target::Xc6v),
-            synth.command(&dir, Target::Ecp5)
+            synth.command(&dir, Target::Xc6v, 0),
+            synth.command(&dir, Target::Ecp5, o.seeds)
         ));
         let label = format!("rice N={n}");
-        let x = synth.point(&label, Path::new(&dir), Target::Xc6v);
-        let e = synth.point(&label, Path::new(&dir), Target::Ecp5);
+        let x = synth.point(&label, Path::new(&dir), Target::Xc6v, 0, skip.as_deref());
+        let e = synth.point(
+            &label,
+            Path::new(&dir),
+            Target::Ecp5,
+            o.seeds,
+            skip.as_deref(),
+        );
         let mut row = vec![n.to_string()];
         let mut src = Vec::new();
         match &x {

@@ -77,23 +77,39 @@ pub fn axis_range(values: &[f64], log: bool, include_zero: bool) -> (f64, f64) {
     }
 }
 
-/// A tick label: integers without decimals, `K` for thousands on a log
-/// axis of counts, three significant digits otherwise.
+/// A tick label: `K` for whole thousands, integers from 100 up, else up
+/// to three decimals without trailing zeros.
 pub fn tick_label(v: f64) -> String {
+    // Axis steps are computed in floating point: 0.30000000000000004.
+    let v = (v * 1e6).round() / 1e6;
     if v == 0.0 {
         return "0".into();
     }
     let a = v.abs();
-    if a >= 1000.0 && (v / 1000.0).fract().abs() < 1e-9 {
+    if a >= 1000.0 && (v / 1000.0).fract() == 0.0 {
         format!("{}K", v / 1000.0)
-    } else if a >= 100.0 || (v.fract().abs() < 1e-9 && a >= 1.0) {
+    } else if a >= 100.0 {
         format!("{v:.0}")
-    } else if a >= 10.0 {
-        format!("{v:.1}")
-    } else if a >= 1.0 {
-        format!("{v:.2}")
     } else {
-        format!("{v:.3}")
+        let s = format!("{v:.3}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+/// A tick label on a log axis only for 1, 2 and 5 times a power of ten
+/// (the axis puts a tick at every integer multiple, too many to label).
+pub fn log_tick_label(v: f64, log: bool) -> String {
+    if !log || v <= 0.0 {
+        return tick_label(v);
+    }
+    let mantissa = v / 10f64.powf(v.log10().floor());
+    if [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .any(|m| (mantissa - m).abs() < 1e-6)
+    {
+        tick_label(v)
+    } else {
+        String::new()
     }
 }
 
@@ -141,11 +157,46 @@ fn draw_chart(area: &DrawingArea<SVGBackend<'_>, Shift>, chart: &Chart) -> Resul
     ys.extend(chart.hlines.iter().map(|h| h.y));
     let (x0, x1) = axis_range(&xs, chart.x_log, false);
     let (y0, y1) = axis_range(&ys, chart.y_log, true);
+    let legend = legend_corner(chart, (x0, x1), (y0, y1));
     match (chart.x_log, chart.y_log) {
-        (false, false) => draw(area, chart, x0..x1, y0..y1),
-        (true, false) => draw(area, chart, (x0..x1).log_scale(), y0..y1),
-        (false, true) => draw(area, chart, x0..x1, (y0..y1).log_scale()),
-        (true, true) => draw(area, chart, (x0..x1).log_scale(), (y0..y1).log_scale()),
+        (false, false) => draw(area, chart, x0..x1, y0..y1, legend),
+        (true, false) => draw(area, chart, (x0..x1).log_scale(), y0..y1, legend),
+        (false, true) => draw(area, chart, x0..x1, (y0..y1).log_scale(), legend),
+        (true, true) => draw(
+            area,
+            chart,
+            (x0..x1).log_scale(),
+            (y0..y1).log_scale(),
+            legend,
+        ),
+    }
+}
+
+/// The upper corner whose (left or right) 40% × top 40% of the plot holds
+/// fewer points: where the legend hides least.
+fn legend_corner(chart: &Chart, xr: (f64, f64), yr: (f64, f64)) -> SeriesLabelPosition {
+    let norm = |v: f64, (lo, hi): (f64, f64), log: bool| {
+        if log {
+            (v.max(1e-300).ln() - lo.ln()) / (hi.ln() - lo.ln())
+        } else {
+            (v - lo) / (hi - lo)
+        }
+    };
+    let (mut left, mut right) = (0, 0);
+    for (x, y) in chart.series.iter().flat_map(|s| s.points.iter()) {
+        let (nx, ny) = (norm(*x, xr, chart.x_log), norm(*y, yr, chart.y_log));
+        if ny > 0.6 {
+            if nx < 0.4 {
+                left += 1;
+            } else if nx > 0.6 {
+                right += 1;
+            }
+        }
+    }
+    if right < left {
+        SeriesLabelPosition::UpperRight
+    } else {
+        SeriesLabelPosition::UpperLeft
     }
 }
 
@@ -154,6 +205,7 @@ fn draw<X, Y>(
     chart: &Chart,
     x: X,
     y: Y,
+    legend: SeriesLabelPosition,
 ) -> Result<(), String>
 where
     X: AsRangedCoord<Value = f64>,
@@ -172,11 +224,11 @@ where
     cc.configure_mesh()
         .x_desc(chart.x_label.as_str())
         .y_desc(chart.y_label.as_str())
-        .x_label_formatter(&|v| tick_label(*v))
-        .y_label_formatter(&|v| tick_label(*v))
+        .x_label_formatter(&|v| log_tick_label(*v, chart.x_log))
+        .y_label_formatter(&|v| log_tick_label(*v, chart.y_log))
         .label_style(("sans-serif", 13))
         .axis_desc_style(("sans-serif", 15))
-        .light_line_style(RGBColor(235, 235, 235))
+        .light_line_style(WHITE)
         .draw()
         .map_err(|e| err(&e))?;
     for (i, s) in chart.series.iter().enumerate() {
@@ -221,12 +273,12 @@ where
             .label(h.label.as_str())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 7, y)], style));
     }
-    if chart.series.iter().any(|s| !s.label.is_empty()) || !chart.hlines.is_empty() {
+    if chart.series.len() + chart.hlines.len() > 1 {
         cc.configure_series_labels()
             .background_style(WHITE.mix(0.85))
             .border_style(RGBColor(180, 180, 180))
             .label_font(("sans-serif", 13))
-            .position(SeriesLabelPosition::UpperLeft)
+            .position(legend)
             .draw()
             .map_err(|e| err(&e))?;
     }
@@ -304,6 +356,36 @@ mod tests {
     }
 
     #[test]
+    fn legend_goes_where_the_data_is_not() {
+        let mut c = chart(false, false);
+        let r = |c: &Chart| {
+            let xs: Vec<f64> = c
+                .series
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.0))
+                .collect();
+            let ys: Vec<f64> = c
+                .series
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.1))
+                .collect();
+            legend_corner(
+                c,
+                axis_range(&xs, false, false),
+                axis_range(&ys, false, true),
+            )
+        };
+        // Falling curves (high on the left): legend on the right.
+        assert!(matches!(r(&c), SeriesLabelPosition::UpperRight));
+        for s in &mut c.series {
+            for p in &mut s.points {
+                p.1 = 300.0 - p.1;
+            }
+        }
+        assert!(matches!(r(&c), SeriesLabelPosition::UpperLeft));
+    }
+
+    #[test]
     fn empty_chart_still_draws() {
         let c = Chart {
             series: vec![],
@@ -326,8 +408,15 @@ mod tests {
         assert_eq!(tick_label(2000.0), "2K");
         assert_eq!(tick_label(32.0), "32");
         assert_eq!(tick_label(150.0), "150");
-        assert_eq!(tick_label(2.5), "2.50");
-        assert_eq!(tick_label(0.25), "0.250");
+        assert_eq!(tick_label(2.5), "2.5");
+        assert_eq!(tick_label(0.25), "0.25");
+        assert_eq!(tick_label(0.30000000000000004), "0.3");
+        assert_eq!(tick_label(0.9999999999), "1");
+        assert_eq!(tick_label(1500.0), "1500");
         assert_eq!(tick_label(12.5), "12.5");
+        assert_eq!(log_tick_label(300.0, true), "");
+        assert_eq!(log_tick_label(500.0, true), "500");
+        assert_eq!(log_tick_label(2000.0, true), "2K");
+        assert_eq!(log_tick_label(300.0, false), "300");
     }
 }

@@ -8,6 +8,9 @@ use crate::Options;
 use qrtl_compiler::synth::{synthesize, SynthOptions, Target};
 use std::path::{Path, PathBuf};
 
+/// Most seeds a cached point is looked up with (see [`Runner::point`]).
+const MAX_SEEDS: u32 = 8;
+
 /// Where a point's figures come from.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Source {
@@ -38,7 +41,6 @@ pub enum Outcome {
 pub struct Runner {
     cache: SynthCache,
     path: PathBuf,
-    seeds: u32,
     no_synth: bool,
     /// Targets whose tool is missing: later points are not tried again.
     missing_tool: Vec<(Target, String)>,
@@ -51,38 +53,50 @@ impl Runner {
         Ok(Runner {
             cache: SynthCache::load(&path)?,
             path,
-            seeds: o.seeds,
             no_synth: o.no_synth,
             missing_tool: Vec::new(),
             measured_now: 0,
         })
     }
 
-    /// Seeds for `target` as the key and the command line use them.
-    pub fn seeds(&self, target: Target) -> u32 {
-        key_seeds(target.name(), self.seeds)
-    }
-
     /// The `qrtl synth` command for a project directory.
-    pub fn command(&self, dir: &str, target: Target) -> String {
-        match self.seeds(target) {
+    pub fn command(&self, dir: &str, target: Target, seeds: u32) -> String {
+        match key_seeds(target.name(), seeds) {
             0 => format!("qrtl synth {dir} --target {target}"),
             s => format!("qrtl synth {dir} --target {target} --seeds {s}"),
         }
     }
 
     /// Synthesize the project in `dir` for `target`, or take the point from
-    /// the cache.
-    pub fn point(&mut self, label: &str, dir: &Path, target: Target) -> Outcome {
+    /// the cache: measured with `seeds` seeds, or with more (up to 8).
+    /// With `skip` (why), a point not in the cache is not synthesized.
+    pub fn point(
+        &mut self,
+        label: &str,
+        dir: &Path,
+        target: Target,
+        seeds: u32,
+        skip: Option<&str>,
+    ) -> Outcome {
         let rtl = match project_rtl(dir) {
             Ok(r) => r,
             Err(e) => return Outcome::NotMeasured(format!("project unreadable: {e}")),
         };
-        let seeds = self.seeds(target);
+        let seeds = key_seeds(target.name(), seeds);
         let key = point_key(&rtl, target.name(), seeds);
-        if let Some(p) = self.cache.points.get(&key) {
+        // A point measured with more seeds than asked for answers too.
+        let more = (seeds.max(1)..=MAX_SEEDS)
+            .filter(|&s| s != seeds && seeds != 0)
+            .map(|s| point_key(&rtl, target.name(), s));
+        if let Some(p) = std::iter::once(key.clone())
+            .chain(more)
+            .find_map(|k| self.cache.points.get(&k))
+        {
             eprintln!("   {label} {target}: from the cache ({})", p.measured);
             return Outcome::Done(p.data.clone(), Source::Cached(p.measured.clone()));
+        }
+        if let Some(why) = skip {
+            return Outcome::NotMeasured(why.to_string());
         }
         if self.no_synth {
             return Outcome::NotMeasured("not in the cache and `--no-synth` given".into());
@@ -124,6 +138,15 @@ impl Runner {
                     },
                 );
                 self.measured_now += 1;
+                // Merge with the file as it is now: another run may have
+                // added points since this one started.
+                match SynthCache::load(&self.path) {
+                    Ok(mut disk) => {
+                        disk.points.extend(std::mem::take(&mut self.cache.points));
+                        self.cache = disk;
+                    }
+                    Err(e) => eprintln!("warning: {e} (keeping this run's points only)"),
+                }
                 if let Err(e) = self.cache.save(&self.path) {
                     eprintln!("warning: {e}");
                 }
@@ -142,5 +165,79 @@ impl Runner {
                 Outcome::NotMeasured(msg)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cache::{utc_stamp, CachedPoint};
+
+    #[test]
+    fn cached_points_answer_and_no_synth_never_runs_tools() {
+        let tmp = std::env::temp_dir().join(format!("qrtl-bench-report-r-{}", std::process::id()));
+        let proj = tmp.join("proj");
+        std::fs::create_dir_all(proj.join("rtl")).unwrap();
+        std::fs::write(proj.join("rtl/top.v"), "module top; endmodule\n").unwrap();
+        std::fs::write(proj.join("files.f"), "rtl/top.v\n").unwrap();
+        let rtl = project_rtl(&proj).unwrap();
+        let data = PointData {
+            luts: 7,
+            lut_eq: 7,
+            ffs: 1,
+            lutram: 0,
+            bram: 0.0,
+            fmax_mhz: Some(200.0),
+            fmax_seeds: vec![190.0, 200.0, 210.0],
+            seconds: 1.0,
+        };
+        let mut cache = SynthCache::default();
+        cache.points.insert(
+            point_key(&rtl, "ecp5", 3),
+            CachedPoint {
+                label: "top".into(),
+                target: "ecp5".into(),
+                seeds: 3,
+                measured: utc_stamp(0),
+                data: data.clone(),
+            },
+        );
+        let out = tmp.join("bench");
+        cache.save(&out.join("data/synth-points.json")).unwrap();
+        let o = crate::parse_args(
+            &[
+                "--no-synth".to_string(),
+                "--out".into(),
+                out.display().to_string(),
+            ],
+            &tmp,
+        )
+        .unwrap();
+        let mut r = Runner::new(&o, &tmp).unwrap();
+        // Asked for 1 or 3 seeds: the 3-seed point answers.
+        for seeds in [1, 3] {
+            assert_eq!(
+                r.point("top", &proj, Target::Ecp5, seeds, Some("skipped")),
+                Outcome::Done(data.clone(), Source::Cached(utc_stamp(0)))
+            );
+        }
+        // Asked for more seeds than measured, or another target: not in the
+        // cache, and --no-synth runs nothing.
+        for (t, seeds) in [(Target::Ecp5, 5), (Target::Xc6v, 0)] {
+            match r.point("top", &proj, t, seeds, None) {
+                Outcome::NotMeasured(why) => assert!(why.contains("--no-synth"), "{why}"),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(r.measured_now, 0);
+        assert_eq!(
+            r.command("bench/out/x", Target::Ecp5, 3),
+            "qrtl synth bench/out/x --target ecp5 --seeds 3"
+        );
+        assert_eq!(
+            r.command("bench/out/x", Target::Xc6v, 3),
+            "qrtl synth bench/out/x --target xc6v"
+        );
+        let _ = std::fs::remove_dir_all(&tmp);
     }
 }
