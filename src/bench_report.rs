@@ -50,7 +50,7 @@ mod plot;
 mod synth_points;
 
 use cache::now_stamp;
-use md::{markdown_report, Figure, Report, TargetRow};
+use md::{markdown_report, Figure, Report, Section, TargetRow};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -288,8 +288,7 @@ fn run(o: &Options, root: &Path) -> Result<(), String> {
     let mut report = Report {
         intro: intro(o),
         targets: Vec::new(),
-        figures: Vec::new(),
-        missing: Vec::new(),
+        sections: Vec::new(),
     };
     for (id, file, heading) in FIGURES {
         match stored.get(id) {
@@ -310,13 +309,13 @@ fn run(o: &Options, root: &Path) -> Result<(), String> {
                 let svg = plot::render_panels(&f.charts)
                     .map_err(|e| format!("figure ({id}): drawing failed: {e}"))?;
                 write(&o.out.join(file), &svg)?;
-                report.figures.push(f);
+                report.sections.push(Section::Figure(f));
             }
-            None => report.missing.push((
-                id.to_string(),
-                heading.to_string(),
-                "not measured by this invocation and no stored data".to_string(),
-            )),
+            None => report.sections.push(Section::Missing {
+                id: id.to_string(),
+                heading: heading.to_string(),
+                why: "not measured by this invocation and no stored data".to_string(),
+            }),
         }
     }
     report.targets = targets(&stored);

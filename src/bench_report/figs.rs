@@ -875,17 +875,17 @@ pub fn fig_f(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
         ">Gbit/s",
         "source (xc6v; ECP5)",
     ]);
-    let mut fmax_c = chart("ECP5 Fmax", "N (bits per clock)", "Fmax (MHz)", true);
+    let mut fmax_c = chart("ECP5 Fmax", "N (bits per clock)", "Fmax (MHz)", false);
     fmax_c.hlines.push(HLine {
         y: 150.0,
         label: "target ≥ 150 MHz (N = 32)".into(),
     });
-    let mut gbit_c = chart("Throughput", "N (bits per clock)", "Gbit/s", true);
+    let mut gbit_c = chart("Throughput", "N (bits per clock)", "Gbit/s", false);
     gbit_c.hlines.push(HLine {
         y: 4.8,
         label: "target ≥ 4.8 Gbit/s (N = 32)".into(),
     });
-    let mut area_c = chart("Area", "N (bits per clock)", "LUTs", true);
+    let mut area_c = chart("Area", "N (bits per clock)", "LUTs", false);
     let mut s_fmax = series("ECP5 Fmax");
     let mut s_gbit = series("N × Fmax");
     let mut s_xc6v = series("xc6v LUT-eq");

@@ -110,9 +110,19 @@ pub struct TargetRow {
 pub struct Report {
     pub intro: Vec<String>,
     pub targets: Vec<TargetRow>,
-    pub figures: Vec<Figure>,
-    /// Figures this run neither measured nor found stored: `(id, heading, why)`.
-    pub missing: Vec<(String, String, String)>,
+    /// In figure order.
+    pub sections: Vec<Section>,
+}
+
+/// A figure, or why there is none.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Section {
+    Figure(Figure),
+    Missing {
+        id: String,
+        heading: String,
+        why: String,
+    },
 }
 
 /// `REPORT.md`.
@@ -144,7 +154,14 @@ pub fn markdown_report(r: &Report) -> String {
     }
     s.push_str(&markdown_table(&t));
     s.push_str("\nTargets are reported, never asserted.\n");
-    for f in &r.figures {
+    for sec in &r.sections {
+        let f = match sec {
+            Section::Figure(f) => f,
+            Section::Missing { id, heading, why } => {
+                let _ = writeln!(s, "\n## ({id}) {heading}\n\nNot measured: {why}.");
+                continue;
+            }
+        };
         let _ = writeln!(s, "\n## ({}) {}\n", f.id, f.heading);
         let _ = writeln!(s, "{}\n", f.about);
         let alt: Vec<&str> = f.charts.iter().map(|c| c.title.as_str()).collect();
@@ -162,9 +179,6 @@ pub fn markdown_report(r: &Report) -> String {
                 let _ = writeln!(s, "- {n}");
             }
         }
-    }
-    for (id, heading, why) in &r.missing {
-        let _ = writeln!(s, "\n## ({id}) {heading}\n\nNot measured: {why}.");
     }
     s
 }
@@ -208,7 +222,7 @@ mod tests {
                     source: "(b)".into(),
                 },
             ],
-            figures: vec![Figure {
+            sections: vec![Section::Figure(Figure {
                 id: "f".into(),
                 file: "fig-f-rice.svg".into(),
                 heading: "Golomb-Rice decoder".into(),
@@ -229,8 +243,11 @@ mod tests {
                 commands: vec!["qrtl rice compile --arch nostall --k 3 --width 32 -o D && qrtl synth D --target ecp5".into()],
                 notes: vec!["A note.".into()],
                 measured: "2026-11-22 02:00 UTC".into(),
+            }), Section::Missing {
+                id: "e".into(),
+                heading: "Software engine".into(),
+                why: "not selected".into(),
             }],
-            missing: vec![("e".into(), "Software engine".into(), "not selected".into())],
         };
         let md = markdown_report(&r);
         assert!(md.starts_with("# qrtl performance report\n"));
