@@ -240,7 +240,7 @@ module {{ module }} (
     reg  {{ n.name }}_pre;
     wire {{ n.name }} = {{ n.expr }};
 {%- else if n.used %}
-    //   {{ n.name }} = {{ n.pre }}: in its column's pre-register
+    //   {{ n.name }}: in its column's pre-register
 {%- else %}
     //   {{ n.name }} = {{ n.pre }}: read by its successors through the global stack only
 {%- endif %}
@@ -250,31 +250,22 @@ module {{ module }} (
     reg  {{ c.name }}_pre{{ loop.index0 }};
 {%- endfor %}
 {%- endfor %}
+{%- if has_pre %}
+    // Pure pipeline registers: recomputed every clock from reset state, so
+    // they need no reset (and the reset net stays small).
     always @(posedge clk) begin
-        if (rst) begin
 {%- for n in nodes %}
 {%- if n.fires %}
-            {{ n.name }}_pre <= 1'b0;
+        {{ n.name }}_pre <= {{ n.pre }};
 {%- endif %}
 {%- endfor %}
 {%- for c in col_inputs %}
 {%- for e in c.pre %}
-            {{ c.name }}_pre{{ loop.index0 }} <= 1'b0;
+        {{ c.name }}_pre{{ loop.index0 }} <= {{ e }};
 {%- endfor %}
 {%- endfor %}
-        end else begin
-{%- for n in nodes %}
-{%- if n.fires %}
-            {{ n.name }}_pre <= {{ n.pre }};
-{%- endif %}
-{%- endfor %}
-{%- for c in col_inputs %}
-{%- for e in c.pre %}
-            {{ c.name }}_pre{{ loop.index0 }} <= {{ e }};
-{%- endfor %}
-{%- endfor %}
-        end
     end
+{%- endif %}
 {%- if row_width > 0 %}
 
     // ---- the push part of the row built for the opening element ----

@@ -320,17 +320,17 @@ module qrtl_xpath_c0 (
     // /nitf: q0 (line 2) step 1, q2 (line 4) step 1, q4 (line 6) step 1
     //   q0_s1_nitf = c0_depth1 & c0_tag_1_nitf: read by its successors through the global stack only
     // /head: q0 (line 2) step 2, q4 (line 6) step 2
-    //   q0_s2_head = c0_depth2 & c0_gs_1_nitf & c0_tag_2_head: in its column's pre-register
+    //   q0_s2_head: in its column's pre-register
     // /title: q0 (line 2) step 3
     reg  q0_s3_title_pre;
     wire q0_s3_title = q0_s3_title_pre;
     // //body.content: q1 (line 3) step 1
-    //   q1_s1_body_content = c0_tag_4_body_content: in its column's pre-register
+    //   q1_s1_body_content: in its column's pre-register
     // //p: q1 (line 3) step 2
     reg  q1_s2_p_pre;
     wire q1_s2_p = q1_s2_p_pre;
     // /*: q2 (line 4) step 2
-    //   q2_s2_any = c0_depth2 & c0_gs_1_nitf: in its column's pre-register
+    //   q2_s2_any: in its column's pre-register
     // /docdata[@management-status = "usable"]: q2 (line 4) step 3
     reg  q2_s3_docdata_pre;
     wire q2_s3_docdata = q2_s3_docdata_pre & c0_cond0;
@@ -343,26 +343,17 @@ module qrtl_xpath_c0 (
     reg  q0_s2_head_m_pre0;
     reg  q1_s1_body_content_anc_pre0;
     reg  q2_s2_any_m_pre0;
+    // Pure pipeline registers: recomputed every clock from reset state, so
+    // they need no reset (and the reset net stays small).
     always @(posedge clk) begin
-        if (rst) begin
-            q0_s3_title_pre <= 1'b0;
-            q1_s2_p_pre <= 1'b0;
-            q2_s3_docdata_pre <= 1'b0;
-            q3_s1_tobject_subject_pre <= 1'b0;
-            q4_s3_meta_pre <= 1'b0;
-            q0_s2_head_m_pre0 <= 1'b0;
-            q1_s1_body_content_anc_pre0 <= 1'b0;
-            q2_s2_any_m_pre0 <= 1'b0;
-        end else begin
-            q0_s3_title_pre <= q0_s2_head_m_tos & c0_tag_3_title;
-            q1_s2_p_pre <= q1_s1_body_content_anc_tos & c0_tag_5_p;
-            q2_s3_docdata_pre <= q2_s2_any_m_tos & c0_tag_6_docdata;
-            q3_s1_tobject_subject_pre <= c0_tag_7_tobject_subject;
-            q4_s3_meta_pre <= q0_s2_head_m_tos & c0_tag_8_meta;
-            q0_s2_head_m_pre0 <= (c0_depth2 & c0_gs_1_nitf & c0_tag_2_head);
-            q1_s1_body_content_anc_pre0 <= (c0_tag_4_body_content) | q1_s1_body_content_anc_tos;
-            q2_s2_any_m_pre0 <= (c0_depth2 & c0_gs_1_nitf);
-        end
+        q0_s3_title_pre <= q0_s2_head_m_tos & c0_tag_3_title;
+        q1_s2_p_pre <= q1_s1_body_content_anc_tos & c0_tag_5_p;
+        q2_s3_docdata_pre <= q2_s2_any_m_tos & c0_tag_6_docdata;
+        q3_s1_tobject_subject_pre <= c0_tag_7_tobject_subject;
+        q4_s3_meta_pre <= q0_s2_head_m_tos & c0_tag_8_meta;
+        q0_s2_head_m_pre0 <= (c0_depth2 & c0_gs_1_nitf & c0_tag_2_head);
+        q1_s1_body_content_anc_pre0 <= (c0_tag_4_body_content) | q1_s1_body_content_anc_tos;
+        q2_s2_any_m_pre0 <= (c0_depth2 & c0_gs_1_nitf);
     end
 
     // ---- the push part of the row built for the opening element ----

@@ -144,40 +144,34 @@ module qrtl_xpath_c0 (
     // node (<node>_pre, for nodes that set a flag or have attribute
     // conditions) or per column (<column>_pre, the OR of its members).
     // /r: q0 (line 3) step 1, q1 (line 4) step 1
-    //   q0_s1_r = c0_depth1 & c0_tag_1_r: in its column's pre-register
+    //   q0_s1_r: in its column's pre-register
     // /a: q0 (line 3) step 2
-    //   q0_s2_a = c0_col0_tos & c0_gs_1_r & c0_tag_2_a: in its column's pre-register
+    //   q0_s2_a: in its column's pre-register
     // /b: q0 (line 3) step 2
-    //   q0_s2_b = c0_col0_tos & c0_gs_1_r & c0_tag_3_b: in its column's pre-register
+    //   q0_s2_b: in its column's pre-register
     // /a[position() = 4611686018427387904]: q1 (line 4) step 2
     reg  q1_s2_a_pre;
     wire q1_s2_a = q1_s2_a_pre & c0_cond0;
     // //a: q2 (line 5) step 1
-    //   q2_s1_a = c0_tag_2_a: in its column's pre-register
+    //   q2_s1_a: in its column's pre-register
     // //r: q3 (line 6) step 1
-    //   q3_s1_r = c0_tag_1_r: in its column's pre-register
+    //   q3_s1_r: in its column's pre-register
     // //c: q3 (line 6) step 2
-    //   q3_s2_c = q3_s1_r_anc_tos & c0_tag_4_c: in its column's pre-register
+    //   q3_s2_c: in its column's pre-register
     // /b: q3 (line 6) step 2
-    //   q3_s2_b = c0_col1_tos & c0_gs_1_r & c0_tag_3_b: in its column's pre-register
+    //   q3_s2_b: in its column's pre-register
     reg  c0_col0_pre0;
     reg  c0_col1_pre0;
     reg  q2_s1_a_m_pre0;
     reg  q3_s1_r_anc_pre0;
+    // Pure pipeline registers: recomputed every clock from reset state, so
+    // they need no reset (and the reset net stays small).
     always @(posedge clk) begin
-        if (rst) begin
-            q1_s2_a_pre <= 1'b0;
-            c0_col0_pre0 <= 1'b0;
-            c0_col1_pre0 <= 1'b0;
-            q2_s1_a_m_pre0 <= 1'b0;
-            q3_s1_r_anc_pre0 <= 1'b0;
-        end else begin
-            q1_s2_a_pre <= c0_col0_tos & c0_gs_1_r & c0_tag_2_a;
-            c0_col0_pre0 <= (c0_depth1 & c0_tag_1_r) | (c0_col0_tos & c0_gs_1_r & c0_tag_2_a) | (c0_col0_tos & c0_gs_1_r & c0_tag_3_b) | (q3_s1_r_anc_tos & c0_tag_4_c);
-            c0_col1_pre0 <= (c0_tag_1_r) | (c0_col1_tos & c0_gs_1_r & c0_tag_3_b);
-            q2_s1_a_m_pre0 <= (c0_tag_2_a);
-            q3_s1_r_anc_pre0 <= (c0_tag_1_r) | q3_s1_r_anc_tos;
-        end
+        q1_s2_a_pre <= c0_col0_tos & c0_gs_1_r & c0_tag_2_a;
+        c0_col0_pre0 <= (c0_depth1 & c0_tag_1_r) | (c0_col0_tos & c0_gs_1_r & c0_tag_2_a) | (c0_col0_tos & c0_gs_1_r & c0_tag_3_b) | (q3_s1_r_anc_tos & c0_tag_4_c);
+        c0_col1_pre0 <= (c0_tag_1_r) | (c0_col1_tos & c0_gs_1_r & c0_tag_3_b);
+        q2_s1_a_m_pre0 <= (c0_tag_2_a);
+        q3_s1_r_anc_pre0 <= (c0_tag_1_r) | q3_s1_r_anc_tos;
     end
 
     // ---- the push part of the row built for the opening element ----

@@ -128,14 +128,11 @@ module qrtl_xpath_c0 (
     // /b: q0 (line 2) step 2
     reg  q0_s2_b_pre;
     wire q0_s2_b = q0_s2_b_pre;
+    // Pure pipeline registers: recomputed every clock from reset state, so
+    // they need no reset (and the reset net stays small).
     always @(posedge clk) begin
-        if (rst) begin
-            q2_s2_e_pre <= 1'b0;
-            q0_s2_b_pre <= 1'b0;
-        end else begin
-            q2_s2_e_pre <= c0_depth_ge2 & c0_gs_4_d & c0_tag_5_e;
-            q0_s2_b_pre <= c0_depth2 & c0_gs_1_a & c0_tag_2_b;
-        end
+        q2_s2_e_pre <= c0_depth_ge2 & c0_gs_4_d & c0_tag_5_e;
+        q0_s2_b_pre <= c0_depth2 & c0_gs_1_a & c0_tag_2_b;
     end
 
     // ---- the push part of the row built for the opening element ----

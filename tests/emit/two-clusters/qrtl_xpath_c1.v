@@ -122,14 +122,11 @@ module qrtl_xpath_c1 (
     // /f: q3 (line 5) step 1
     reg  q3_s1_f_pre;
     wire q3_s1_f = q3_s1_f_pre;
+    // Pure pipeline registers: recomputed every clock from reset state, so
+    // they need no reset (and the reset net stays small).
     always @(posedge clk) begin
-        if (rst) begin
-            q1_s2_c_pre <= 1'b0;
-            q3_s1_f_pre <= 1'b0;
-        end else begin
-            q1_s2_c_pre <= c1_depth2 & c1_gs_1_a & c1_tag_3_c;
-            q3_s1_f_pre <= c1_depth1 & c1_tag_6_f;
-        end
+        q1_s2_c_pre <= c1_depth2 & c1_gs_1_a & c1_tag_3_c;
+        q3_s1_f_pre <= c1_depth1 & c1_tag_6_f;
     end
 
     // ---- the push part of the row built for the opening element ----

@@ -235,6 +235,8 @@ struct ClusterTemplate {
     col_bits: Vec<RowBit>,
     nodes: Vec<NodeLogic>,
     col_inputs: Vec<ColInput>,
+    /// Any `_pre` register at all.
+    has_pre: bool,
     flags: Vec<FlagLogic>,
     outs: Vec<QueryOut>,
     unused: Vec<String>,
@@ -661,7 +663,7 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
             used,
         });
     }
-    let col_inputs = cl
+    let col_inputs: Vec<ColInput> = cl
         .columns
         .iter()
         .enumerate()
@@ -697,6 +699,7 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
             }
         })
         .collect();
+    let has_pre = nodes.iter().any(|n| n.fires) || col_inputs.iter().any(|c| !c.pre.is_empty());
     let flags: Vec<FlagLogic> = cl
         .flags
         .iter()
@@ -796,6 +799,7 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
         gs_bits,
         col_bits,
         nodes,
+        has_pre,
         col_inputs,
         flags,
         outs,
