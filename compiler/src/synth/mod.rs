@@ -485,23 +485,20 @@ pub fn synthesize(dir: &Path, opts: &SynthOptions) -> Result<SynthReport, SynthE
             let report = format!("build/{t}_pnr_seed{seed}.json");
             let _ = std::fs::remove_file(dir.join(&report));
             let mut args: Vec<String> = constraints.iter().map(|s| s.to_string()).collect();
-            args.extend(
-                [
-                    "--json".to_string(),
-                    netlist.clone(),
-                    "--freq".to_string(),
-                    crate::project::format_decimal(freq),
-                    "--seed".to_string(),
-                    seed.to_string(),
-                    "--timing-allow-fail".to_string(),
-                    "--report".to_string(),
-                    report,
-                    "--log".to_string(),
-                    log.clone(),
-                    "-q".to_string(),
-                ]
-                .into_iter(),
-            );
+            args.extend([
+                "--json".to_string(),
+                netlist.clone(),
+                "--freq".to_string(),
+                crate::project::format_decimal(freq),
+                "--seed".to_string(),
+                seed.to_string(),
+                "--timing-allow-fail".to_string(),
+                "--report".to_string(),
+                report,
+                "--log".to_string(),
+                log.clone(),
+                "-q".to_string(),
+            ]);
             jobs.push(Job {
                 label: format!("{} seed {seed}/{}", pnr.kind.native(), opts.seeds.max(1)),
                 program: pnr.program.clone(),
