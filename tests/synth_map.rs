@@ -236,18 +236,20 @@ fn stack_memories_map_to_lutram_with_yosys_synth_xilinx() {
         );
     }
 
-    // Control: with distributed RAM forbidden, the same stacks become
-    // flip-flops, so the flip-flop bound above does tell the two apart.
-    let control = synthesize(&proj, "nolutram", "-nolutram", &version);
+    // Control: with distributed and block RAM forbidden, the same stacks
+    // become flip-flops, so the flip-flop bound above does tell the two
+    // apart. (-nobram too: the stack is read at a registered address, so
+    // Yosys could otherwise put it in a block RAM.)
+    let control = synthesize(&proj, "nolutram", "-nolutram -nobram", &version);
     for (p, width, words) in &mems {
         let module = format!("qrtl_xpath_{p}");
         let with = count(&modules[&module], FF_CELLS);
         let without = count(&control[&module], FF_CELLS);
-        eprintln!("{module} with -nolutram: {without} FFs");
+        eprintln!("{module} with -nolutram -nobram: {without} FFs");
         assert_eq!(count(&control[&module], LUTRAM_CELLS), 0, "{module}");
         assert!(
             without >= with + (words - 1) * width,
-            "{module}: -nolutram gives {without} flip-flops, LUTRAM {with}"
+            "{module}: -nolutram -nobram gives {without} flip-flops, LUTRAM {with}"
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
