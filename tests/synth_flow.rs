@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use qrtl_compiler::synth::tools::{self, ToolKind};
 use serde_json::Value;
 
 fn qrtl<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
@@ -32,23 +33,17 @@ fn tmp(name: &str) -> PathBuf {
     d
 }
 
-/// Whether `qrtl synth` can find `tool`: the same order as the binary
-/// (the venv in the checkout, then PATH).
-fn have(tool: &str) -> bool {
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv-synth/bin");
-    let found = venv.join(format!("yowasp-{tool}")).exists()
-        || std::env::var_os("QRTL_SYNTH_VENV")
-            .is_some_and(|v| Path::new(&v).join(format!("bin/yowasp-{tool}")).exists())
-        || std::env::var_os("PATH").is_some_and(|p| {
-            std::env::split_paths(&p)
-                .any(|d| d.join(tool).exists() || d.join(format!("yowasp-{tool}")).exists())
-        });
+/// Whether `qrtl synth` can find `tool`: the library's own search (the
+/// test runs in the checkout, as the binary below does).
+fn have(tool: ToolKind) -> bool {
+    let found = tools::find(tool).is_ok();
     if !found {
         assert!(
             std::env::var_os("QRTL_REQUIRE_SYNTH").is_none(),
-            "{tool} is required (QRTL_REQUIRE_SYNTH is set); run `make deps-synth`"
+            "{} is required (QRTL_REQUIRE_SYNTH is set); run `make deps-synth`",
+            tool.native()
         );
-        eprintln!("skipped: {tool} not installed (make deps-synth)");
+        eprintln!("skipped: {} not installed (make deps-synth)", tool.native());
     }
     found
 }
@@ -118,7 +113,7 @@ fn count(cells: &serde_json::Map<String, Value>, names: &[&str]) -> u64 {
 
 #[test]
 fn xilinx_area_of_an_xpath_project_counts_luts_ffs_and_lutram() {
-    if !have("yosys") {
+    if !have(ToolKind::Yosys) {
         return;
     }
     let dir = tmp("xc7");
@@ -155,7 +150,7 @@ fn xilinx_area_of_an_xpath_project_counts_luts_ffs_and_lutram() {
 
 #[test]
 fn ecp5_fmax_is_the_median_of_the_seeds_of_the_wrapped_core() {
-    if !have("yosys") || !have("nextpnr-ecp5") {
+    if !have(ToolKind::Yosys) || !have(ToolKind::NextpnrEcp5) {
         return;
     }
     let dir = tmp("ecp5");
@@ -203,7 +198,7 @@ fn ecp5_fmax_is_the_median_of_the_seeds_of_the_wrapped_core() {
 
 #[test]
 fn rice_and_track_projects_synthesize_too() {
-    if !have("yosys") {
+    if !have(ToolKind::Yosys) {
         return;
     }
     let rice = tmp("rice");
@@ -236,7 +231,7 @@ fn rice_and_track_projects_synthesize_too() {
     );
     let v = synth(&track, &["--target", "xc7", "--quiet"]);
     assert!(v["ffs"].as_u64().unwrap() > 0);
-    if have("nextpnr-ice40") {
+    if have(ToolKind::NextpnrIce40) {
         let v = synth(&rice, &["--target", "ice40", "--seeds", "1", "--quiet"]);
         assert_eq!(v["lutram"], 0, "iCE40 has no distributed RAM");
         assert!(v["fmax_mhz"].as_f64().unwrap() > 5.0);

@@ -441,7 +441,7 @@ pub fn synthesize(dir: &Path, opts: &SynthOptions) -> Result<SynthReport, SynthE
 
     let mut fmax_seeds = Vec::new();
     if let Some(pnr) = &pnr {
-        let freq = opts.freq_mhz.unwrap_or(m.clock_mhz);
+        let freq = crate::project::format_decimal(opts.freq_mhz.unwrap_or(m.clock_mhz));
         let netlist = format!("build/{t}_ooc.json");
         let mut jobs = Vec::new();
         let constraints = match target {
@@ -450,8 +450,7 @@ pub fn synthesize(dir: &Path, opts: &SynthOptions) -> Result<SynthReport, SynthE
                     "build/qrtl_ooc.lpf",
                     &format!(
                         "# Written by qrtl synth: the wrapper's clock; its pins are placed freely.\n\
-                         FREQUENCY PORT \"clk\" {} MHz;\n",
-                        crate::project::format_decimal(freq)
+                         FREQUENCY PORT \"clk\" {freq} MHz;\n"
                     ),
                 )?;
                 vec![
@@ -489,7 +488,7 @@ pub fn synthesize(dir: &Path, opts: &SynthOptions) -> Result<SynthReport, SynthE
                 "--json".to_string(),
                 netlist.clone(),
                 "--freq".to_string(),
-                crate::project::format_decimal(freq),
+                freq.clone(),
                 "--seed".to_string(),
                 seed.to_string(),
                 "--timing-allow-fail".to_string(),
