@@ -132,48 +132,11 @@ module qrtl_sax #(
 
     // The state register is one-hot (bit S_X set in state X): the next
     // value of a state bit is an OR of (state bit AND byte class) terms,
-    // all flip-flops, instead of a 6-bit decode in front of every test.
-    // ST_X is the state vector of state X.
+    // all flip-flops, instead of a 6-bit decode in front of every test
+    // (see "Next state"). ST_X is the state vector of state X; the
+    // comments `-> ST_X` in the state machine name the next state.
     localparam [NS-1:0]
         ST_START             = 40'd1 << S_START,
-        ST_BOM1              = 40'd1 << S_BOM1,
-        ST_BOM2              = 40'd1 << S_BOM2,
-        ST_MISC              = 40'd1 << S_MISC,
-        ST_TEXT              = 40'd1 << S_TEXT,
-        ST_LT                = 40'd1 << S_LT,
-        ST_START_NAME        = 40'd1 << S_START_NAME,
-        ST_TAG_SPACE         = 40'd1 << S_TAG_SPACE,
-        ST_ATTR_NAME         = 40'd1 << S_ATTR_NAME,
-        ST_ATTR_AFTER_NAME   = 40'd1 << S_ATTR_AFTER_NAME,
-        ST_ATTR_EQ           = 40'd1 << S_ATTR_EQ,
-        ST_ATTR_VALUE        = 40'd1 << S_ATTR_VALUE,
-        ST_AFTER_ATTR_VALUE  = 40'd1 << S_AFTER_ATTR_VALUE,
-        ST_EMPTY_TAG_SLASH   = 40'd1 << S_EMPTY_TAG_SLASH,
-        ST_END_NAME          = 40'd1 << S_END_NAME,
-        ST_END_TAG_SPACE     = 40'd1 << S_END_TAG_SPACE,
-        ST_BANG              = 40'd1 << S_BANG,
-        ST_COMMENT_OPEN      = 40'd1 << S_COMMENT_OPEN,
-        ST_COMMENT_BODY      = 40'd1 << S_COMMENT_BODY,
-        ST_COMMENT_DASH1     = 40'd1 << S_COMMENT_DASH1,
-        ST_COMMENT_DASH2     = 40'd1 << S_COMMENT_DASH2,
-        ST_CDATA_OPEN        = 40'd1 << S_CDATA_OPEN,
-        ST_CDATA_BODY        = 40'd1 << S_CDATA_BODY,
-        ST_CDATA_BRACKET1    = 40'd1 << S_CDATA_BRACKET1,
-        ST_CDATA_BRACKET2    = 40'd1 << S_CDATA_BRACKET2,
-        ST_DOCTYPE_OPEN      = 40'd1 << S_DOCTYPE_OPEN,
-        ST_DOCTYPE_BODY      = 40'd1 << S_DOCTYPE_BODY,
-        ST_DOCTYPE_QUOTED    = 40'd1 << S_DOCTYPE_QUOTED,
-        ST_PI_TARGET_START   = 40'd1 << S_PI_TARGET_START,
-        ST_PI_TARGET         = 40'd1 << S_PI_TARGET,
-        ST_PI_BODY           = 40'd1 << S_PI_BODY,
-        ST_PI_QUESTION       = 40'd1 << S_PI_QUESTION,
-        ST_PI_TARGET_QUESTION = 40'd1 << S_PI_TARGET_QUESTION,
-        ST_REF_START         = 40'd1 << S_REF_START,
-        ST_REF_NAME          = 40'd1 << S_REF_NAME,
-        ST_REF_HASH          = 40'd1 << S_REF_HASH,
-        ST_REF_DECIMAL       = 40'd1 << S_REF_DECIMAL,
-        ST_REF_HEX_START     = 40'd1 << S_REF_HEX_START,
-        ST_REF_HEX           = 40'd1 << S_REF_HEX,
         ST_FAILED            = 40'd1 << S_FAILED;
 
     // ------------------------------------------------------------------
@@ -274,22 +237,59 @@ module qrtl_sax #(
     reg        b_lower_x, b_lower_m, b_lower_l; // the letter in either case
     reg        b_upper_a, b_upper_c, b_upper_d, b_upper_e, b_upper_o, b_upper_p, b_upper_t, b_upper_y;
     reg        b_bom0, b_bom1, b_bom2; // EF BB BF
+    // Byte-only conditions of the next-state sums (see "Next state"): each
+    // is one state's "stay" or "go to X" test, so the sums only AND it
+    // with the state bit.
+    reg        c_misc_from_start; // Start -> Misc: not a BOM, not `<`
+    reg        c_text_stay;       // Text stays: not `<`, not `&`
+    reg        c_lt_name;         // Lt -> StartName: not `/`, `?`, `!`
+    reg        c_tag_stay;        // StartName / AfterAttrValue stay: not `>`, `/`, whitespace
+    reg        c_tspace_stay;     // TagSpace stays: not a name start, `>`, `/`
+    reg        c_aname_stay;      // AttrName stays: not `=`, whitespace
+    reg        c_quote;           // `"` or `'`
+    reg        c_ename_stay;      // EndName stays: not `>`, whitespace
+    reg        c_br2_body;        // CdataBracket2 -> CdataBody: not `>`, `]`
+    reg        c_bang_doctype;    // Bang -> DoctypeOpen: not `-`, `[`
+    reg        c_tbody_stay;      // DoctypeBody stays: not `>`, a quote
+    reg        c_pi_body;         // PiTarget -> PiBody: not a name byte, not `?`
+    reg        c_piq_body;        // PiQuestion -> PiBody: not `>`, `?`
+    // Byte-only parts of `fail` (see "Errors"): the byte is wrong in the
+    // state whatever the registers say.
+    reg        c_f_misc;          // Misc: not whitespace, not `<`
+    reg        c_f_start;         // Start: ... and not a BOM
+    reg        c_f_lt;            // Lt: not a name start, `/`, `?`, `!`
+    reg        c_f_sname;         // StartName: not a name byte, `>`, `/`, whitespace
+    reg        c_f_tspace;        // TagSpace: not whitespace, a name start, `>`, `/`
+    reg        c_f_aname;         // AttrName: not a name byte, `=`, whitespace
+    reg        c_f_aeq;           // AttrEq: not a quote, whitespace
+    reg        c_f_ename;         // EndName: not a name byte, `>`, whitespace
+    reg        c_f_bang;          // Bang: not `-`, `[`, `D`
+    reg        c_f_pitarget;      // PiTarget: not a name byte, `?`, whitespace
+    reg        c_f_rstart;        // RefStart: not `#`, a letter
+    reg        c_f_rhash;         // RefHash: not `x`, a digit
+    reg        c_f_hex;           // not a hex digit
+    // The byte equals the name byte it is compared with in an end tag
+    // (`name_exp`, which moves on with consumed bytes only), compared here
+    // on the port so the state machine tests one flip-flop.
+    reg        name_match;
 
     wire [7:0] ib = in_byte;
     wire [7:0] ib_lower = ib | 8'h20;
     wire ib_alpha = ib_lower >= "a" && ib_lower <= "z";
     wire ib_digit = ib >= "0" && ib <= "9";
     wire ib_name_start = ib_alpha || ib == "_" || ib == ":" || ib[7];
+    wire ib_name_char = ib_name_start || ib_digit || ib == "-" || ib == ".";
+    wire ib_ws = ib == 8'h20 || ib == TAB || ib == LF || ib == CR;
 
     always @(posedge clk) begin
         p_valid <= !rst && in_valid;
         p_last <= in_last;
         p_byte <= ib;
-        is_ws <= ib == 8'h20 || ib == TAB || ib == LF || ib == CR;
+        is_ws <= ib_ws;
         is_alpha <= ib_alpha;
         is_digit <= ib_digit;
         is_name_start <= ib_name_start;
-        is_name_char <= ib_name_start || ib_digit || ib == "-" || ib == ".";
+        is_name_char <= ib_name_char;
         is_hex_letter <= ib_lower >= "a" && ib_lower <= "f";
         hex_val <= ib_digit ? ib[3:0] : ib[3:0] + 4'd9;
         b_lt <= ib == "<";
@@ -333,6 +333,32 @@ module qrtl_sax #(
         b_bom0 <= ib == 8'hEF;
         b_bom1 <= ib == 8'hBB;
         b_bom2 <= ib == 8'hBF;
+        c_misc_from_start <= ib != 8'hEF && ib != "<";
+        c_text_stay <= ib != "<" && ib != "&";
+        c_lt_name <= ib != "/" && ib != "?" && ib != "!";
+        c_tag_stay <= ib != ">" && ib != "/" && !ib_ws;
+        c_tspace_stay <= !ib_name_start && ib != ">" && ib != "/";
+        c_aname_stay <= ib != "=" && !ib_ws;
+        c_quote <= ib == "\"" || ib == "'";
+        c_ename_stay <= ib != ">" && !ib_ws;
+        c_br2_body <= ib != ">" && ib != "]";
+        c_bang_doctype <= ib != "-" && ib != "[";
+        c_tbody_stay <= ib != ">" && ib != "\"" && ib != "'";
+        c_pi_body <= !ib_name_char && ib != "?";
+        c_piq_body <= ib != ">" && ib != "?";
+        c_f_misc <= !ib_ws && ib != "<";
+        c_f_start <= !ib_ws && ib != "<" && ib != 8'hEF;
+        c_f_lt <= !ib_name_start && ib != "/" && ib != "?" && ib != "!";
+        c_f_sname <= !ib_name_char && ib != ">" && ib != "/" && !ib_ws;
+        c_f_tspace <= !ib_ws && !ib_name_start && ib != ">" && ib != "/";
+        c_f_aname <= !ib_name_char && ib != "=" && !ib_ws;
+        c_f_aeq <= ib != "\"" && ib != "'" && !ib_ws;
+        c_f_ename <= !ib_name_char && ib != ">" && !ib_ws;
+        c_f_bang <= ib != "-" && ib != "[" && ib != "D";
+        c_f_pitarget <= !ib_name_char && ib != "?" && !ib_ws;
+        c_f_rstart <= ib != "#" && !ib_alpha;
+        c_f_rhash <= ib != "x" && !ib_digit;
+        c_f_hex <= !ib_digit && !(ib_lower >= "a" && ib_lower <= "f");
     end
 
     // Stage 2 works on the registered byte.
@@ -366,6 +392,8 @@ module qrtl_sax #(
     wire xml_exact_ok = (pi_len == 3'd0) ? b_x : (pi_len == 3'd1) ? b_m : b_l;
     wire xml_ci_ok = (pi_len == 3'd0) ? b_lower_x : (pi_len == 3'd1) ? b_lower_m : b_lower_l;
     wire is_quote = quote_sq ? b_squote : b_dquote;
+    wire kw_is5 = kw == 3'd5;      // `CDATA` matched: the byte must be `[`
+    wire kw_is7 = kw == 3'd7;      // `DOCTYPE` matched: whitespace must follow
 
     // ------------------------------------------------------------------
     // Memories
@@ -430,7 +458,12 @@ module qrtl_sax #(
             name_exp <= name_ahead;
         end
     end
-    wire name_match = name_exp == b;
+    // The compare of the coming byte (on the port) with the name byte it
+    // will meet, registered with stage 1 (name_exp moves on with consumed
+    // bytes only).
+    always @(posedge clk) begin
+        name_match <= ib == (p_valid ? name_ahead : name_exp);
+    end
     // cp + 1 reaches sp: the compare is done after this byte.
     wire [AW-1:0] cp_inc = cp + 1'b1;
     wire cp_inc_done = cp_inc == sp;
@@ -481,7 +514,6 @@ module qrtl_sax #(
     // next state is computed on its own below ("Next state"), and the
     // transitions are repeated here as `-> ST_X` comments
     // ------------------------------------------------------------------
-    reg [NS-1:0] n_state;
     reg [2:0]    n_kw;
     reg [DW-1:0] n_depth;
     reg          n_root_seen, n_doctype_seen, n_at_start, n_lt_first;
@@ -499,7 +531,6 @@ module qrtl_sax #(
     reg          push;         // an element opens: depth + 1, its name starts at sp
     reg          pop;          // the top element closes (tokenizer `close_element`)
 
-    reg          fail;
     reg [17:1]   fail_vec;     // the reason of `fail`, one-hot (bit E_X)
 
     reg e_name_byte, e_name_first, e_name_end;
@@ -510,7 +541,8 @@ module qrtl_sax #(
     // or one code point (ref_val) from a reference. (The unit sent is chosen
     // again by `unit_byte` below; tu_b0..2 feed the CDATA unit queue.)
     reg [1:0]  tu_n;
-    reg [7:0]  tu_b0, tu_b1, tu_b2;
+    // The unit bytes are chosen by the state alone, after this block
+    // (`tu_b0`..`tu_b2`; the `tu_bK is` comments show each branch's).
 
     // Literal character data (tokenizer `text_chars` / `deliver_text`):
     // `begin_text` clears skip_lf when a text node starts; CR becomes LF and
@@ -520,11 +552,6 @@ module qrtl_sax #(
     wire [7:0] txt_byte = (b_cr) ? LF : b;
     // After `]` units (which clear skip_lf) the byte is never dropped.
     wire [7:0] cdata_byte = txt_byte;
-
-    // Pop the top element (tokenizer `close_element`).
-    wire [NS-1:0] after_pop = depth_gt1 ? ST_TEXT : ST_MISC;
-    // Where markup ends (tokenizer `after_markup`).
-    wire [NS-1:0] after_markup = depth_zero ? ST_MISC : ST_TEXT;
 
     always @* begin
         n_kw = kw;
@@ -554,7 +581,6 @@ module qrtl_sax #(
         n_cmp_done = cmp_done;
         push = 1'b0;
         pop = 1'b0;
-        fail = 1'b0;
         fail_vec = 17'd0;
         nm_we = 1'b0;
         st_we = 1'b0;
@@ -572,9 +598,6 @@ module qrtl_sax #(
         e_close = 1'b0;
         e_text_end = 1'b0;
         tu_n = 2'd0;
-        tu_b0 = b;
-        tu_b1 = b;
-        tu_b2 = b;
 
         // After the document's first error (`failed_q`: found on the previous
         // byte) nothing happens until the last byte. The error is applied
@@ -597,13 +620,11 @@ module qrtl_sax #(
                         n_lt_first = at_start;
                         // -> ST_LT
                     end else begin
-                        fail = 1'b1;
                         fail_vec[E_CONTENT_OUTSIDE_ROOT] = 1'b1;
                     end
                 end
                 state[S_BOM1]: begin
                     if (!b_bom1) begin
-                        fail = 1'b1;
                         fail_vec[E_CONTENT_OUTSIDE_ROOT] = 1'b1;
                     end else begin
                         // -> ST_BOM2
@@ -611,7 +632,6 @@ module qrtl_sax #(
                 end
                 state[S_BOM2]: begin
                     if (!b_bom2) begin
-                        fail = 1'b1;
                         fail_vec[E_CONTENT_OUTSIDE_ROOT] = 1'b1;
                     end else begin
                         n_at_start = 1'b1; // bom_len = 3: the next byte is "first"
@@ -632,7 +652,6 @@ module qrtl_sax #(
                         n_ref_in_attr = 1'b0;
                         // -> ST_REF_START
                     end else if (b_gt && brackets == 2'd2) begin
-                        fail = 1'b1;
                         fail_vec[E_CDATA_END_IN_TEXT] = 1'b1;
                     end else begin
                         n_brackets = (b_rsqb) ? ((brackets == 2'd0) ? 2'd1 : 2'd2) : 2'd0;
@@ -641,7 +660,7 @@ module qrtl_sax #(
                             n_skip_lf = 1'b0;
                         end else begin
                             tu_n = 2'd1;
-                            tu_b0 = txt_byte;
+                            // tu_b0 is txt_byte
                             n_skip_lf = b_cr;
                         end
                     end
@@ -654,10 +673,8 @@ module qrtl_sax #(
                         e_text_end = in_text;
                         n_in_text = 1'b0;
                         if (depth_zero && root_seen) begin
-                            fail = 1'b1;
                             fail_vec[E_MULTIPLE_ROOTS] = 1'b1;
                         end else if (depth_max) begin
-                            fail = 1'b1;
                             fail_vec[E_TOO_DEEP] = 1'b1;
                         end else begin
                             push = 1'b1;
@@ -665,7 +682,6 @@ module qrtl_sax #(
                             st_we = 1'b1;
                             // StartName on this same byte (the name's first byte).
                             if (sp_full) begin
-                                fail = 1'b1;
                                 fail_vec[E_NAME_STACK_OVERFLOW] = 1'b1;
                             end else begin
                                 nm_we = 1'b1;
@@ -677,7 +693,6 @@ module qrtl_sax #(
                         end
                     end else if (b_slash) begin
                         if (depth_zero) begin
-                            fail = 1'b1;
                             fail_vec[E_CLOSE_WITHOUT_OPEN] = 1'b1;
                         end else begin
                             e_text_end = in_text;
@@ -695,7 +710,6 @@ module qrtl_sax #(
                     end else if (b_excl) begin
                         // -> ST_BANG
                     end else begin
-                        fail = 1'b1;
                         fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end
                 end
@@ -704,7 +718,6 @@ module qrtl_sax #(
                 state[S_START_NAME]: begin
                     if (is_name_char) begin
                         if (sp_full) begin
-                            fail = 1'b1;
                             fail_vec[E_NAME_STACK_OVERFLOW] = 1'b1;
                         end else begin
                             nm_we = 1'b1;
@@ -722,7 +735,6 @@ module qrtl_sax #(
                         e_name_end = 1'b1;
                         // -> ST_TAG_SPACE
                     end else begin
-                        fail = 1'b1;
                         fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end
                 end
@@ -734,7 +746,6 @@ module qrtl_sax #(
                     end else if (is_name_start) begin
                         // AttrName on this same byte (attr_len = 0).
                         if (sp_full) begin
-                            fail = 1'b1;
                             fail_vec[E_NAME_STACK_OVERFLOW] = 1'b1;
                         end else begin
                             n_ap = sp + 1'b1;
@@ -749,7 +760,6 @@ module qrtl_sax #(
                     end else if (b_slash) begin
                         // -> ST_EMPTY_TAG_SLASH
                     end else begin
-                        fail = 1'b1;
                         fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end
                 end
@@ -758,7 +768,6 @@ module qrtl_sax #(
                 state[S_ATTR_NAME]: begin
                     if (is_name_char) begin
                         if (ap_full) begin
-                            fail = 1'b1;
                             fail_vec[E_NAME_STACK_OVERFLOW] = 1'b1;
                         end else begin
                             n_ap = ap + 1'b1;
@@ -772,7 +781,6 @@ module qrtl_sax #(
                         e_attr_name_end = 1'b1;
                         // -> ST_ATTR_AFTER_NAME
                     end else begin
-                        fail = 1'b1;
                         fail_vec[E_BAD_ATTRIBUTE] = 1'b1;
                     end
                 end
@@ -780,7 +788,6 @@ module qrtl_sax #(
                     if (b_equals) begin
                         // -> ST_ATTR_EQ
                     end else if (!is_ws) begin
-                        fail = 1'b1;
                         fail_vec[E_BAD_ATTRIBUTE] = 1'b1;
                     end
                 end
@@ -791,7 +798,6 @@ module qrtl_sax #(
                         e_val_start = 1'b1;
                         // -> ST_ATTR_VALUE
                     end else if (!is_ws) begin
-                        fail = 1'b1;
                         fail_vec[E_BAD_ATTRIBUTE] = 1'b1;
                     end
                 end
@@ -807,7 +813,6 @@ module qrtl_sax #(
                         n_ref_in_attr = 1'b1;
                         // -> ST_REF_START
                     end else if (b_lt) begin
-                        fail = 1'b1;
                         fail_vec[E_BAD_ATTRIBUTE] = 1'b1;
                     end else if (skip_lf && b_lf) begin
                         n_skip_lf = 1'b0; // the LF of a CRLF
@@ -826,10 +831,8 @@ module qrtl_sax #(
                     end else if (is_ws) begin
                         // -> ST_TAG_SPACE
                     end else if (is_name_start) begin
-                        fail = 1'b1;
                         fail_vec[E_BAD_ATTRIBUTE] = 1'b1;
                     end else begin
-                        fail = 1'b1;
                         fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end
                 end
@@ -841,7 +844,6 @@ module qrtl_sax #(
                         pop = 1'b1;
                         // -> after_pop
                     end else begin
-                        fail = 1'b1;
                         fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end
                 end
@@ -849,7 +851,6 @@ module qrtl_sax #(
                 // ---- EndName: compare with the top name, byte by byte ----
                 state[S_END_NAME]: begin
                     if (cmp_first && !is_name_start) begin
-                        fail = 1'b1;
                         fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end else if (is_name_char) begin
                         if (!cmp_done && name_match) begin
@@ -858,12 +859,10 @@ module qrtl_sax #(
                             n_cmp_first = 1'b0;
                             n_cmp_done = cp_inc_done;
                         end else begin
-                            fail = 1'b1;
                             fail_vec[E_MISMATCHED_CLOSE] = 1'b1;
                         end
                     end else if (b_gt || is_ws) begin
                         if (!cmp_done) begin
-                            fail = 1'b1;
                             fail_vec[E_MISMATCHED_CLOSE] = 1'b1;
                         end else if (b_gt) begin
                             e_close = 1'b1;
@@ -873,7 +872,6 @@ module qrtl_sax #(
                             // -> ST_END_TAG_SPACE
                         end
                     end else begin
-                        fail = 1'b1;
                         fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end
                 end
@@ -883,7 +881,6 @@ module qrtl_sax #(
                         pop = 1'b1;
                         // -> after_pop
                     end else if (!is_ws) begin
-                        fail = 1'b1;
                         fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end
                 end
@@ -896,7 +893,6 @@ module qrtl_sax #(
                         // -> ST_COMMENT_OPEN
                     end else if (b_lsqb) begin
                         if (depth_zero) begin
-                            fail = 1'b1;
                             fail_vec[E_CONTENT_OUTSIDE_ROOT] = 1'b1;
                         end else begin
                             n_kw = 3'd0;
@@ -904,7 +900,6 @@ module qrtl_sax #(
                         end
                     end else if (b_upper_d) begin
                         if (!depth_zero || root_seen || doctype_seen) begin
-                            fail = 1'b1;
                             fail_vec[E_MISPLACED_DOCTYPE] = 1'b1;
                         end else begin
                             n_doctype_seen = 1'b1;
@@ -912,7 +907,6 @@ module qrtl_sax #(
                             // -> ST_DOCTYPE_OPEN
                         end
                     end else begin
-                        fail = 1'b1;
                         fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end
                 end
@@ -920,7 +914,6 @@ module qrtl_sax #(
                 // ---- Comments ----
                 state[S_COMMENT_OPEN]: begin
                     if (!b_dash) begin
-                        fail = 1'b1;
                         fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end else begin
                         // -> ST_COMMENT_BODY
@@ -934,7 +927,6 @@ module qrtl_sax #(
                 end
                 state[S_COMMENT_DASH2]: begin
                     if (!b_gt) begin
-                        fail = 1'b1;
                         fail_vec[E_DOUBLE_HYPHEN] = 1'b1;
                     end else begin
                         // -> after_markup
@@ -944,7 +936,6 @@ module qrtl_sax #(
                 // ---- CDATA sections ----
                 state[S_CDATA_OPEN]: begin
                     if (!cdata_kw_ok) begin
-                        fail = 1'b1;
                         fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end else if (kw == 3'd5) begin
                         n_skip_lf = 1'b0;
@@ -962,7 +953,7 @@ module qrtl_sax #(
                             n_skip_lf = 1'b0;
                         end else begin
                             tu_n = 2'd1;
-                            tu_b0 = txt_byte;
+                            // tu_b0 is txt_byte
                             n_skip_lf = b_cr;
                         end
                     end
@@ -974,8 +965,8 @@ module qrtl_sax #(
                         // `]` is content, then the byte as in CdataBody.
                         n_in_text = 1'b1;
                         tu_n = 2'd2;
-                        tu_b0 = "]";
-                        tu_b1 = cdata_byte;
+                        // tu_b0 is "]"
+                        // tu_b1 is cdata_byte
                         n_skip_lf = b_cr;
                         // -> ST_CDATA_BODY
                     end
@@ -989,15 +980,15 @@ module qrtl_sax #(
                         // The oldest `]` is content.
                         n_in_text = 1'b1;
                         tu_n = 2'd1;
-                        tu_b0 = "]";
+                        // tu_b0 is "]"
                         n_skip_lf = 1'b0;
                     end else begin
                         // `]]` is content, then the byte as in CdataBody.
                         n_in_text = 1'b1;
                         tu_n = 2'd3;
-                        tu_b0 = "]";
-                        tu_b1 = "]";
-                        tu_b2 = cdata_byte;
+                        // tu_b0 is "]"
+                        // tu_b1 is "]"
+                        // tu_b2 is cdata_byte
                         n_skip_lf = b_cr;
                         // -> ST_CDATA_BODY
                     end
@@ -1007,13 +998,11 @@ module qrtl_sax #(
                 state[S_DOCTYPE_OPEN]: begin
                     if (kw != 3'd7) begin
                         if (!doctype_kw_ok) begin
-                            fail = 1'b1;
                             fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                         end else begin
                             n_kw = kw + 1'b1;
                         end
                     end else if (!is_ws) begin
-                        fail = 1'b1;
                         fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end else begin
                         // -> ST_DOCTYPE_BODY
@@ -1023,13 +1012,11 @@ module qrtl_sax #(
                     if (b_gt) begin
                         // -> ST_MISC
                     end else if (b_lsqb) begin
-                        fail = 1'b1;
                         fail_vec[E_DOCTYPE_INTERNAL_SUBSET] = 1'b1;
                     end else if (b_dquote || b_squote) begin
                         n_quote_sq = b_squote;
                         // -> ST_DOCTYPE_QUOTED
                     end else if (b_lt) begin
-                        fail = 1'b1;
                         fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end
                 end
@@ -1040,7 +1027,6 @@ module qrtl_sax #(
                 // ---- Processing instructions ----
                 state[S_PI_TARGET_START], state[S_PI_TARGET]: begin
                     if (state[S_PI_TARGET_START] && !is_name_start) begin
-                        fail = 1'b1;
                         fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end else if (state[S_PI_TARGET_START] || is_name_char) begin
                         // A target byte; the first three are checked against `xml`.
@@ -1057,10 +1043,8 @@ module qrtl_sax #(
                         end
                         // -> ST_PI_TARGET
                     end else if (!b_qmark && !is_ws) begin
-                        fail = 1'b1;
                         fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end else if (pi_len == 3'd3 && pi_ci && !(lt_first && pi_exact)) begin
-                        fail = 1'b1;
                         fail_vec[E_MISPLACED_XML_DECL] = 1'b1;
                     end else begin
                         // -> b_qmark ? ST_PI_TARGET_QUESTION : ST_PI_BODY
@@ -1071,7 +1055,6 @@ module qrtl_sax #(
                 end
                 state[S_PI_TARGET_QUESTION]: begin
                     if (!b_gt) begin
-                        fail = 1'b1;
                         fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end else begin
                         // -> after_markup
@@ -1091,14 +1074,12 @@ module qrtl_sax #(
                         n_ref_len = 3'd1;
                         // -> ST_REF_NAME
                     end else begin
-                        fail = 1'b1;
                         fail_vec[E_BAD_REFERENCE] = 1'b1;
                     end
                 end
                 state[S_REF_NAME]: begin
                     if (b_semi) begin
                         if (!entity_ok) begin
-                            fail = 1'b1;
                             fail_vec[E_BAD_REFERENCE] = 1'b1;
                         end else begin
                             // `decoded`
@@ -1109,13 +1090,12 @@ module qrtl_sax #(
                             end else begin
                                 n_in_text = 1'b1;
                                 tu_n = 2'd1;
-                                tu_b0 = entity_byte;
+                                // tu_b0 is entity_byte
                                 n_brackets = 2'd0;
                                 // -> ST_TEXT
                             end
                         end
                     end else if (!is_alpha || ref_len == 3'd4) begin
-                        fail = 1'b1;
                         fail_vec[E_BAD_REFERENCE] = 1'b1;
                     end else begin
                         n_ref_ent = ref_ent & ent_next;
@@ -1129,7 +1109,6 @@ module qrtl_sax #(
                         n_ref_val = {17'd0, b[3:0]};
                         // -> ST_REF_DECIMAL
                     end else begin
-                        fail = 1'b1;
                         fail_vec[E_BAD_REFERENCE] = 1'b1;
                     end
                 end
@@ -1138,14 +1117,12 @@ module qrtl_sax #(
                         n_ref_val = {17'd0, hex_val};
                         // -> ST_REF_HEX
                     end else begin
-                        fail = 1'b1;
                         fail_vec[E_BAD_REFERENCE] = 1'b1;
                     end
                 end
                 state[S_REF_DECIMAL], state[S_REF_HEX]: begin
                     if (b_semi) begin
                         if (!ref_is_char) begin
-                            fail = 1'b1;
                             fail_vec[E_BAD_REFERENCE] = 1'b1;
                         end else begin
                             // `decoded`: one code point unit
@@ -1161,7 +1138,6 @@ module qrtl_sax #(
                             end
                         end
                     end else if (state[S_REF_HEX] ? !(is_digit || is_hex_letter) : !is_digit) begin
-                        fail = 1'b1;
                         fail_vec[E_BAD_REFERENCE] = 1'b1;
                     end else begin
                         // (an overflow is `ref_ovf_now`)
@@ -1213,88 +1189,141 @@ module qrtl_sax #(
     // `failed_q` then forces S_FAILED before the next byte is parsed, so
     // the error conditions (depth, stack room, name compare, keyword bytes,
     // reference checks) stay out of this logic, the deepest of the module
-    // otherwise (timing). Each line is the success path of the state's
-    // branch above.
-    always @* begin
-        n_state = state; // stay
-        (* parallel_case *)
-        case (1'b1)
-            state[S_START]: n_state = b_bom0 ? ST_BOM1 : b_lt ? ST_LT : ST_MISC;
-            state[S_BOM1]: n_state = ST_BOM2;
-            state[S_BOM2]: n_state = ST_MISC;
-            state[S_MISC]: if (b_lt) n_state = ST_LT;
-            state[S_TEXT]: begin
-                if (b_lt) n_state = ST_LT;
-                else if (b_amp) n_state = ST_REF_START;
-            end
-            state[S_LT]: n_state = b_slash ? ST_END_NAME : b_qmark ? ST_PI_TARGET_START
-                : b_excl ? ST_BANG : ST_START_NAME;
-            state[S_START_NAME], state[S_AFTER_ATTR_VALUE]: begin
-                if (b_gt) n_state = ST_TEXT;
-                else if (b_slash) n_state = ST_EMPTY_TAG_SLASH;
-                else if (is_ws) n_state = ST_TAG_SPACE;
-            end
-            state[S_TAG_SPACE]: begin
-                if (is_name_start) n_state = ST_ATTR_NAME;
-                else if (b_gt) n_state = ST_TEXT;
-                else if (b_slash) n_state = ST_EMPTY_TAG_SLASH;
-            end
-            state[S_ATTR_NAME]: begin
-                if (b_equals) n_state = ST_ATTR_EQ;
-                else if (is_ws) n_state = ST_ATTR_AFTER_NAME;
-            end
-            state[S_ATTR_AFTER_NAME]: if (b_equals) n_state = ST_ATTR_EQ;
-            state[S_ATTR_EQ]: if (b_dquote || b_squote) n_state = ST_ATTR_VALUE;
-            state[S_ATTR_VALUE]: begin
-                if (is_quote) n_state = ST_AFTER_ATTR_VALUE;
-                else if (b_amp) n_state = ST_REF_START;
-            end
-            state[S_EMPTY_TAG_SLASH]: n_state = after_pop;
-            state[S_END_NAME]: begin
-                if (b_gt) n_state = after_pop;
-                else if (is_ws) n_state = ST_END_TAG_SPACE;
-            end
-            state[S_END_TAG_SPACE]: if (b_gt) n_state = after_pop;
-            state[S_BANG]: n_state = b_dash ? ST_COMMENT_OPEN : b_lsqb ? ST_CDATA_OPEN : ST_DOCTYPE_OPEN;
-            state[S_COMMENT_OPEN]: n_state = ST_COMMENT_BODY;
-            state[S_COMMENT_BODY]: if (b_dash) n_state = ST_COMMENT_DASH1;
-            state[S_COMMENT_DASH1]: n_state = b_dash ? ST_COMMENT_DASH2 : ST_COMMENT_BODY;
-            state[S_COMMENT_DASH2]: n_state = after_markup;
-            state[S_CDATA_OPEN]: if (kw == 3'd5) n_state = ST_CDATA_BODY;
-            state[S_CDATA_BODY]: if (b_rsqb) n_state = ST_CDATA_BRACKET1;
-            state[S_CDATA_BRACKET1]: n_state = b_rsqb ? ST_CDATA_BRACKET2 : ST_CDATA_BODY;
-            state[S_CDATA_BRACKET2]: begin
-                if (b_gt) n_state = ST_TEXT;
-                else if (!b_rsqb) n_state = ST_CDATA_BODY;
-            end
-            state[S_DOCTYPE_OPEN]: if (kw == 3'd7) n_state = ST_DOCTYPE_BODY;
-            state[S_DOCTYPE_BODY]: begin
-                if (b_gt) n_state = ST_MISC;
-                else if (b_dquote || b_squote) n_state = ST_DOCTYPE_QUOTED;
-            end
-            state[S_DOCTYPE_QUOTED]: if (is_quote) n_state = ST_DOCTYPE_BODY;
-            state[S_PI_TARGET_START]: n_state = ST_PI_TARGET;
-            state[S_PI_TARGET]: begin
-                if (!is_name_char) n_state = b_qmark ? ST_PI_TARGET_QUESTION : ST_PI_BODY;
-            end
-            state[S_PI_BODY]: if (b_qmark) n_state = ST_PI_QUESTION;
-            state[S_PI_TARGET_QUESTION]: n_state = after_markup;
-            state[S_PI_QUESTION]: begin
-                if (b_gt) n_state = after_markup;
-                else if (!b_qmark) n_state = ST_PI_BODY;
-            end
-            state[S_REF_START]: n_state = b_hash ? ST_REF_HASH : ST_REF_NAME;
-            state[S_REF_NAME], state[S_REF_DECIMAL], state[S_REF_HEX]: begin
-                if (b_semi) n_state = ref_in_attr ? ST_ATTR_VALUE : ST_TEXT;
-            end
-            state[S_REF_HASH]: n_state = b_x ? ST_REF_HEX_START : ST_REF_DECIMAL;
-            state[S_REF_HEX_START]: n_state = ST_REF_HEX;
-            default: begin
-                // S_FAILED
-            end
-        endcase
-        if (halted) n_state = ST_FAILED;
-    end
+    // otherwise (timing). Each state bit is written as the OR of its
+    // incoming edges (source state AND byte class), the stay edge
+    // included, rather than as a case with "stay" as the default: a case
+    // makes Yosys turn the stay edges into a deep clock-enable cone in
+    // front of every state flip-flop (timing: 5 LUT levels, 137 MHz
+    // alone); these sums are 2-3 LUT levels. Byte-only combinations
+    // (`c_*`) are decoded in stage 1.
+    wire s_start   = state[S_START],   s_bom1 = state[S_BOM1], s_bom2 = state[S_BOM2];
+    wire s_misc    = state[S_MISC],    s_text = state[S_TEXT], s_lt = state[S_LT];
+    wire s_sname   = state[S_START_NAME], s_tspace = state[S_TAG_SPACE];
+    wire s_aname   = state[S_ATTR_NAME],  s_aafter = state[S_ATTR_AFTER_NAME];
+    wire s_aeq     = state[S_ATTR_EQ],    s_aval = state[S_ATTR_VALUE];
+    wire s_afterav = state[S_AFTER_ATTR_VALUE], s_eslash = state[S_EMPTY_TAG_SLASH];
+    wire s_ename   = state[S_END_NAME],   s_espace = state[S_END_TAG_SPACE];
+    wire s_bang    = state[S_BANG],       s_copen = state[S_COMMENT_OPEN];
+    wire s_cbody   = state[S_COMMENT_BODY], s_cdash1 = state[S_COMMENT_DASH1];
+    wire s_cdash2  = state[S_COMMENT_DASH2];
+    wire s_dopen   = state[S_CDATA_OPEN], s_dbody = state[S_CDATA_BODY];
+    wire s_dbr1    = state[S_CDATA_BRACKET1], s_dbr2 = state[S_CDATA_BRACKET2];
+    wire s_topen   = state[S_DOCTYPE_OPEN], s_tbody = state[S_DOCTYPE_BODY];
+    wire s_tquoted = state[S_DOCTYPE_QUOTED];
+    wire s_pistart = state[S_PI_TARGET_START], s_pitarget = state[S_PI_TARGET];
+    wire s_pibody  = state[S_PI_BODY], s_piq = state[S_PI_QUESTION];
+    wire s_pitq    = state[S_PI_TARGET_QUESTION];
+    wire s_rstart  = state[S_REF_START], s_rname = state[S_REF_NAME];
+    wire s_rhash   = state[S_REF_HASH], s_rdec = state[S_REF_DECIMAL];
+    wire s_rhexs   = state[S_REF_HEX_START], s_rhex = state[S_REF_HEX];
+    wire s_failed  = state[S_FAILED];
+
+    // Shared edge groups.
+    // An element is popped (EmptyTagSlash always; EndName, EndTagSpace at `>`).
+    wire go_pop    = s_eslash || ((s_ename || s_espace) && b_gt);
+    // Markup ends (`after_markup`): CommentDash2, PiTargetQuestion, PiQuestion at `>`.
+    wire go_markup = s_cdash2 || s_pitq || (s_piq && b_gt);
+    // A reference ends at `;`.
+    wire go_refend = (s_rname || s_rdec || s_rhex) && b_semi;
+    // The tag states that leave on `>` / `/` / whitespace.
+    wire in_tag    = s_sname || s_afterav;
+
+    // The edges into each state (tokenizer `step`, in the order of the
+    // states above). S_START is only entered by the reset below.
+    wire [NS-1:0] n_edges;
+    assign n_edges[S_START] = 1'b0;
+    assign n_edges[S_BOM1] = s_start && b_bom0;
+    assign n_edges[S_BOM2] = s_bom1;
+    assign n_edges[S_MISC] = (s_start && c_misc_from_start) || s_bom2 || (s_misc && !b_lt)
+        || (go_pop && !depth_gt1) || (go_markup && depth_zero) || (s_tbody && b_gt);
+    assign n_edges[S_TEXT] = (s_text && c_text_stay)
+        || ((in_tag || s_tspace || s_dbr2) && b_gt)
+        || (go_pop && depth_gt1) || (go_markup && !depth_zero)
+        || (go_refend && !ref_in_attr);
+    assign n_edges[S_LT] = (s_start || s_misc || s_text) && b_lt;
+    assign n_edges[S_START_NAME] = (s_lt && c_lt_name) || (s_sname && c_tag_stay);
+    assign n_edges[S_TAG_SPACE] = (in_tag && is_ws) || (s_tspace && c_tspace_stay);
+    assign n_edges[S_ATTR_NAME] = (s_tspace && is_name_start) || (s_aname && c_aname_stay);
+    assign n_edges[S_ATTR_AFTER_NAME] = (s_aname && is_ws) || (s_aafter && !b_equals);
+    assign n_edges[S_ATTR_EQ] = ((s_aname || s_aafter) && b_equals) || (s_aeq && !c_quote);
+    assign n_edges[S_ATTR_VALUE] = (s_aeq && c_quote) || (s_aval && !is_quote && !b_amp)
+        || (go_refend && ref_in_attr);
+    assign n_edges[S_AFTER_ATTR_VALUE] = (s_aval && is_quote) || (s_afterav && c_tag_stay);
+    assign n_edges[S_EMPTY_TAG_SLASH] = (in_tag || s_tspace) && b_slash;
+    assign n_edges[S_END_NAME] = (s_lt && b_slash) || (s_ename && c_ename_stay);
+    assign n_edges[S_END_TAG_SPACE] = (s_ename && is_ws) || (s_espace && !b_gt);
+    assign n_edges[S_BANG] = s_lt && b_excl;
+    assign n_edges[S_COMMENT_OPEN] = s_bang && b_dash;
+    assign n_edges[S_COMMENT_BODY] = s_copen || ((s_cbody || s_cdash1) && !b_dash);
+    assign n_edges[S_COMMENT_DASH1] = s_cbody && b_dash;
+    assign n_edges[S_COMMENT_DASH2] = s_cdash1 && b_dash;
+    assign n_edges[S_CDATA_OPEN] = (s_bang && b_lsqb) || (s_dopen && !kw_is5);
+    assign n_edges[S_CDATA_BODY] = (s_dopen && kw_is5) || ((s_dbody || s_dbr1) && !b_rsqb)
+        || (s_dbr2 && c_br2_body);
+    assign n_edges[S_CDATA_BRACKET1] = s_dbody && b_rsqb;
+    assign n_edges[S_CDATA_BRACKET2] = (s_dbr1 || s_dbr2) && b_rsqb;
+    assign n_edges[S_DOCTYPE_OPEN] = (s_bang && c_bang_doctype) || (s_topen && !kw_is7);
+    assign n_edges[S_DOCTYPE_BODY] = (s_topen && kw_is7) || (s_tbody && c_tbody_stay)
+        || (s_tquoted && is_quote);
+    assign n_edges[S_DOCTYPE_QUOTED] = (s_tbody && c_quote) || (s_tquoted && !is_quote);
+    assign n_edges[S_PI_TARGET_START] = s_lt && b_qmark;
+    assign n_edges[S_PI_TARGET] = s_pistart || (s_pitarget && is_name_char);
+    assign n_edges[S_PI_BODY] = (s_pitarget && c_pi_body) || (s_pibody && !b_qmark)
+        || (s_piq && c_piq_body);
+    assign n_edges[S_PI_QUESTION] = (s_pibody || s_piq) && b_qmark;
+    assign n_edges[S_PI_TARGET_QUESTION] = s_pitarget && b_qmark; // `?` is no name byte
+    assign n_edges[S_REF_START] = (s_text || s_aval) && b_amp;
+    assign n_edges[S_REF_NAME] = (s_rstart && !b_hash) || (s_rname && !b_semi);
+    assign n_edges[S_REF_HASH] = s_rstart && b_hash;
+    assign n_edges[S_REF_DECIMAL] = (s_rhash && !b_x) || (s_rdec && !b_semi);
+    assign n_edges[S_REF_HEX_START] = s_rhash && b_x;
+    assign n_edges[S_REF_HEX] = s_rhexs || (s_rhex && !b_semi);
+    assign n_edges[S_FAILED] = s_failed;
+
+    // After the first error only S_FAILED.
+    wire [NS-1:0] n_state = halted ? ST_FAILED : n_edges;
+
+    // ------------------------------------------------------------------
+    // Errors: does the byte reveal the document's first error?
+    // ------------------------------------------------------------------
+    // `fail` is the OR of the state machine's failing branches above
+    // (`fail_vec` names their reasons), written as a sum of (state bit AND
+    // condition) terms with the byte-only parts decoded in stage 1
+    // (`c_f_*`): it feeds `failed_q` and through it every next-state bit,
+    // and the branches' if/else chains made it the module's deepest path
+    // (timing). sim/sax_trace.cpp checks that `fail` is set exactly when
+    // `fail_vec` is.
+    wire ename_fail = (cmp_first && !is_name_start)
+        || (is_name_char && (cmp_done || !name_match))
+        || ((b_gt || is_ws) && !cmp_done) || c_f_ename;
+    wire pi_xml_misplaced = pi_len == 3'd3 && pi_ci && !(lt_first && pi_exact);
+    wire fail_any =
+           (s_start && c_f_start) || (s_misc && c_f_misc)
+        || (s_bom1 && !b_bom1) || (s_bom2 && !b_bom2)
+        || (s_text && b_gt && brackets == 2'd2)
+        || (s_lt && ((is_name_start && ((depth_zero && root_seen) || depth_max || sp_full))
+                     || (b_slash && depth_zero) || c_f_lt))
+        || (s_sname && ((is_name_char && sp_full) || c_f_sname))
+        || (s_tspace && ((is_name_start && sp_full) || c_f_tspace))
+        || (s_aname && ((is_name_char && ap_full) || c_f_aname))
+        || (s_aafter && c_aname_stay) || (s_aeq && c_f_aeq)
+        || (s_aval && b_lt) || (s_afterav && c_tag_stay)
+        || ((s_eslash || s_cdash2 || s_pitq) && !b_gt)
+        || (s_ename && ename_fail) || (s_espace && c_ename_stay)
+        || (s_bang && ((b_lsqb && depth_zero)
+                       || (b_upper_d && (!depth_zero || root_seen || doctype_seen)) || c_f_bang))
+        || (s_copen && !b_dash)
+        || (s_dopen && !cdata_kw_ok)
+        || (s_topen && (kw_is7 ? !is_ws : !doctype_kw_ok))
+        || (s_tbody && (b_lsqb || b_lt))
+        || (s_pistart && !is_name_start)
+        || (s_pitarget && (c_f_pitarget || (!is_name_char && pi_xml_misplaced)))
+        || (s_rstart && c_f_rstart)
+        || (s_rname && (b_semi ? !entity_ok : (!is_alpha || ref_len == 3'd4)))
+        || (s_rhash && c_f_rhash) || (s_rhexs && c_f_hex)
+        || ((s_rdec || s_rhex) && b_semi && !ref_is_char)
+        || (s_rdec && !b_semi && !is_digit) || (s_rhex && !b_semi && c_f_hex);
+    wire fail = fail_any && !halted;
 
     // The byte reveals the document's first error when `fail` or
     // `ref_ovf_now` is set (sim/sax_trace.cpp reads both to check the error
@@ -1308,6 +1337,18 @@ module qrtl_sax #(
     // through `ref_ovf_q`, and the status of a document ending on that very
     // byte through `r_end_ovf`.
     wire [17:1] ovf_vec = {4'd0, ref_ovf_q, 12'd0}; // bit E_BAD_REFERENCE (13)
+
+    // The new units' bytes (the `tu_bK is` comments above), chosen by the
+    // state alone: they only matter for the units counted by tu_n, and
+    // tu_n's conditions (a byte not dropped, a valid reference, no error)
+    // stay off this data path into the CDATA unit queue (timing). A unit of
+    // a character reference is its code point (unit_cp below), never
+    // queued: the queue only fills in a CDATA section and is empty again
+    // before a reference can start.
+    wire       in_brackets = s_dbr1 || s_dbr2;
+    wire [7:0] tu_b0 = in_brackets ? "]" : s_rname ? entity_byte : txt_byte;
+    wire [7:0] tu_b1 = s_dbr2 ? "]" : cdata_byte;
+    wire [7:0] tu_b2 = cdata_byte;
 
     // Stage 2 output registers (stage 3 passes them on, see below).
     reg [7:0]  r_byte;

@@ -66,7 +66,15 @@ struct ErrOffsets {
     // Call with the clock low and the inputs of the coming edge evaluated.
     void before_edge(Vqrtl_sax* m) {
         if (!m->rootp->qrtl_sax__DOT__p_valid) return;
-        const bool error_here = m->rootp->qrtl_sax__DOT__fail || m->rootp->qrtl_sax__DOT__ref_ovf_now;
+        const bool fail = m->rootp->qrtl_sax__DOT__fail;
+        // `fail` (a flat sum of terms, for timing) must agree with the state
+        // machine's branches, whose reasons are `fail_vec`.
+        if (fail != (m->rootp->qrtl_sax__DOT__fail_vec != 0)) {
+            fprintf(stderr, "sax_trace: fail = %d but fail_vec = 0x%x at byte %u\n", (int)fail,
+                    (unsigned)m->rootp->qrtl_sax__DOT__fail_vec, pos);
+            std::exit(3);
+        }
+        const bool error_here = fail || m->rootp->qrtl_sax__DOT__ref_ovf_now;
         if (error_here && err == UINT32_MAX) err = pos;
         pos++;
         if (m->rootp->qrtl_sax__DOT__p_last) {
