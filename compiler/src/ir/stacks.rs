@@ -190,35 +190,90 @@ pub struct StackDesign {
     pub queries: Vec<HwQuery>,
 }
 
+/// Lists of nodes indexed by node or column (children, column members),
+/// in node order within each list: one allocation for all of them, so the
+/// derived views stay cheap for designs of 100K nodes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeLists {
+    /// List `i` is `items[start[i]..start[i + 1]]`.
+    start: Vec<u32>,
+    items: Vec<HwNodeId>,
+}
+
+impl NodeLists {
+    /// `lists` lists from `(list, node)` pairs (a counting sort: the pairs
+    /// are walked twice, keeping their order within each list).
+    pub fn build(lists: usize, pairs: impl Iterator<Item = (usize, HwNodeId)> + Clone) -> Self {
+        let mut start = vec![0u32; lists + 1];
+        for (l, _) in pairs.clone() {
+            start[l + 1] += 1;
+        }
+        for i in 0..lists {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut items = vec![HwNodeId(0); start[lists] as usize];
+        for (l, n) in pairs {
+            items[fill[l] as usize] = n;
+            fill[l] += 1;
+        }
+        NodeLists { start, items }
+    }
+
+    /// The number of lists.
+    pub fn len(&self) -> usize {
+        self.start.len() - 1
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &[HwNodeId]> + '_ {
+        self.start
+            .windows(2)
+            .map(|w| &self.items[w[0] as usize..w[1] as usize])
+    }
+}
+
+impl std::ops::Index<usize> for NodeLists {
+    type Output = [HwNodeId];
+    fn index(&self, i: usize) -> &[HwNodeId] {
+        &self.items[self.start[i] as usize..self.start[i + 1] as usize]
+    }
+}
+
 impl Cluster {
     pub fn node(&self, n: HwNodeId) -> &HwNode {
         &self.nodes[n.index()]
     }
 
     /// Children lists, derived from the parent links.
-    pub fn children(&self) -> Vec<Vec<HwNodeId>> {
-        let mut out = vec![Vec::new(); self.nodes.len()];
-        for (i, n) in self.nodes.iter().enumerate() {
-            if let Some(p) = n.parent {
-                out[p.index()].push(HwNodeId(i as u32));
-            }
-        }
-        out
+    pub fn children(&self) -> NodeLists {
+        NodeLists::build(
+            self.nodes.len(),
+            self.nodes
+                .iter()
+                .enumerate()
+                .filter_map(|(i, n)| n.parent.map(|p| (p.index(), HwNodeId(i as u32)))),
+        )
     }
 
     /// The nodes stored in each column.
-    pub fn column_members(&self) -> Vec<Vec<HwNodeId>> {
-        let mut out = vec![Vec::new(); self.columns.len()];
-        for (i, n) in self.nodes.iter().enumerate() {
-            for c in [n.exact, n.carry].into_iter().flatten() {
-                out[c.index()].push(HwNodeId(i as u32));
-            }
-        }
-        out
+    pub fn column_members(&self) -> NodeLists {
+        NodeLists::build(
+            self.columns.len(),
+            self.nodes.iter().enumerate().flat_map(|(i, n)| {
+                [n.exact, n.carry]
+                    .into_iter()
+                    .flatten()
+                    .map(move |c| (c.index(), HwNodeId(i as u32)))
+            }),
+        )
     }
 
     /// How node `n` reads its predecessor.
-    pub fn read_of(&self, n: HwNodeId, members: &[Vec<HwNodeId>]) -> Read {
+    pub fn read_of(&self, n: HwNodeId, members: &NodeLists) -> Read {
         let node = self.node(n);
         let Some(p) = node.parent else {
             return Read::Doc(node.axis);
@@ -270,7 +325,7 @@ impl Cluster {
     /// How a pop node reads "its push node fired at the closing element":
     /// the exact column of the closing element's row, checked with the
     /// element's global-stack tag bit when the column is shared.
-    pub fn here_of(&self, p: PopId, members: &[Vec<HwNodeId>]) -> (ColId, Option<TagId>) {
+    pub fn here_of(&self, p: PopId, members: &NodeLists) -> (ColId, Option<TagId>) {
         let node = self.node(self.pop(p).push);
         let col = node
             .exact

@@ -8,7 +8,6 @@
 
 use super::registry::{StackPass, StackPassConfig};
 use crate::ir::stacks::{Cluster, ColId, FlagId, FlagSrc, HwNodeId, PopId, StackDesign};
-use std::collections::HashMap;
 
 pub struct ClusterQueries;
 
@@ -32,9 +31,14 @@ impl StackPass for ClusterQueries {
                 .cmp(design.queries[b].text.trim())
         });
         let old = std::mem::take(&mut design.clusters);
+        let mut ids = IdMaps::new(&old);
         for group in order.chunks(size) {
             let k = design.clusters.len();
-            let mut copier = Copier::default();
+            let mut copier = Copier {
+                cl: Cluster::default(),
+                ids: &mut ids,
+                group: k as u32,
+            };
             for &qi in group {
                 let q = &design.queries[qi];
                 let new_flags = q
@@ -52,20 +56,50 @@ impl StackPass for ClusterQueries {
     }
 }
 
-/// Copies flags with the nodes and pop nodes they need from the source
-/// clusters into one new cluster, keeping the arena orders (parents before
-/// children, pop children before their parents).
-#[derive(Default)]
-struct Copier {
-    cl: Cluster,
-    nodes: HashMap<(usize, HwNodeId), HwNodeId>,
-    pops: HashMap<(usize, PopId), PopId>,
-    flags: HashMap<(usize, FlagId), FlagId>,
+/// Per source cluster, where each node, pop node and flag went: `(group,
+/// new id)`, valid only while `group` is the cluster being filled (so the
+/// maps are allocated once, not once per new cluster).
+struct IdMaps {
+    nodes: Vec<Vec<(u32, HwNodeId)>>,
+    pops: Vec<Vec<(u32, PopId)>>,
+    flags: Vec<Vec<(u32, FlagId)>>,
 }
 
-impl Copier {
+const NOWHERE: u32 = u32::MAX;
+
+impl IdMaps {
+    fn new(old: &[Cluster]) -> Self {
+        IdMaps {
+            nodes: old
+                .iter()
+                .map(|c| vec![(NOWHERE, HwNodeId(0)); c.nodes.len()])
+                .collect(),
+            pops: old
+                .iter()
+                .map(|c| vec![(NOWHERE, PopId(0)); c.pops.len()])
+                .collect(),
+            flags: old
+                .iter()
+                .map(|c| vec![(NOWHERE, FlagId(0)); c.flags.len()])
+                .collect(),
+        }
+    }
+}
+
+/// Copies flags with the nodes and pop nodes they need from the source
+/// clusters into one new cluster (number `group`), keeping the arena orders
+/// (parents before children, pop children before their parents).
+struct Copier<'a> {
+    cl: Cluster,
+    ids: &'a mut IdMaps,
+    group: u32,
+}
+
+impl Copier<'_> {
     fn flag(&mut self, old: &[Cluster], k: usize, f: FlagId) -> FlagId {
-        if let Some(&nf) = self.flags.get(&(k, f)) {
+        let g = self.group;
+        let (gf, nf) = self.ids.flags[k][f.index()];
+        if gf == g {
             return nf;
         }
         let src = &old[k];
@@ -77,7 +111,7 @@ impl Copier {
             FlagSrc::Pop(p) => {
                 let mut todo = vec![p];
                 while let Some(x) = todo.pop() {
-                    if self.pops.contains_key(&(k, x)) || need_pops.contains(&x) {
+                    if self.ids.pops[k][x.index()].0 == g || need_pops.contains(&x) {
                         continue;
                     }
                     need_pops.push(x);
@@ -90,7 +124,7 @@ impl Copier {
         for leaf in leaves {
             let mut n = Some(leaf);
             while let Some(x) = n {
-                if self.nodes.contains_key(&(k, x)) || need_nodes.contains(&x) {
+                if self.ids.nodes[k][x.index()].0 == g || need_nodes.contains(&x) {
                     break;
                 }
                 need_nodes.push(x);
@@ -101,34 +135,32 @@ impl Copier {
         need_pops.sort();
         for x in need_nodes {
             let mut node = src.node(x).clone();
-            node.parent = node.parent.map(|p| self.nodes[&(k, p)]);
+            node.parent = node.parent.map(|p| self.ids.nodes[k][p.index()].1);
             for c in [&mut node.exact, &mut node.carry].into_iter().flatten() {
                 self.cl.columns.push(src.columns[c.index()].clone());
                 *c = ColId(self.cl.columns.len() as u32 - 1);
             }
             self.cl.nodes.push(node);
-            self.nodes
-                .insert((k, x), HwNodeId(self.cl.nodes.len() as u32 - 1));
+            self.ids.nodes[k][x.index()] = (g, HwNodeId(self.cl.nodes.len() as u32 - 1));
         }
         for x in need_pops {
             let mut pop = src.pop(x).clone();
-            pop.push = self.nodes[&(k, pop.push)];
+            pop.push = self.ids.nodes[k][pop.push.index()].1;
             for c in &mut pop.children {
-                *c = self.pops[&(k, *c)];
+                *c = self.ids.pops[k][c.index()].1;
             }
-            pop.prev = pop.prev.map(|p| self.pops[&(k, p)]);
+            pop.prev = pop.prev.map(|p| self.ids.pops[k][p.index()].1);
             self.cl.pops.push(pop);
-            self.pops
-                .insert((k, x), PopId(self.cl.pops.len() as u32 - 1));
+            self.ids.pops[k][x.index()] = (g, PopId(self.cl.pops.len() as u32 - 1));
         }
         let mut flag = src.flags[f.index()].clone();
         flag.src = match flag.src {
-            FlagSrc::Fire(n) => FlagSrc::Fire(self.nodes[&(k, n)]),
-            FlagSrc::Pop(p) => FlagSrc::Pop(self.pops[&(k, p)]),
+            FlagSrc::Fire(n) => FlagSrc::Fire(self.ids.nodes[k][n.index()].1),
+            FlagSrc::Pop(p) => FlagSrc::Pop(self.ids.pops[k][p.index()].1),
         };
         self.cl.flags.push(flag);
         let nf = FlagId(self.cl.flags.len() as u32 - 1);
-        self.flags.insert((k, f), nf);
+        self.ids.flags[k][f.index()] = (g, nf);
         nf
     }
 }

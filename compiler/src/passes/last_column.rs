@@ -21,12 +21,13 @@ impl StackPass for LastColumn {
             let children = cl.children();
             let checked = cl.pop_checked();
             for (i, kids) in children.iter().enumerate() {
-                let axes: Vec<Axis> = kids.iter().map(|c| cl.node(*c).axis).collect();
+                let has = |axis| kids.iter().any(|c| cl.node(*c).axis == axis);
+                let (child, desc) = (has(Axis::Child), has(Axis::Descendant));
                 let node = &mut cl.nodes[i];
-                if !axes.contains(&Axis::Child) && !checked[i] {
+                if !child && !checked[i] {
                     node.exact = None;
                 }
-                if !axes.contains(&Axis::Descendant) {
+                if !desc {
                     node.carry = None;
                 }
             }

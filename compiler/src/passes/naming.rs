@@ -66,7 +66,7 @@ impl StackPass for Naming {
             }
             let members = cl.column_members();
             for (j, col) in cl.columns.iter_mut().enumerate() {
-                let base = match members[j].as_slice() {
+                let base = match &members[j] {
                     [one] => {
                         let suffix = if col.kind == ColKind::Exact {
                             "m"

@@ -8,11 +8,12 @@
 
 use super::sax::{sax_module, SaxParams};
 use super::values::vcmp_module;
-use crate::ir::stacks::{Cluster, ColKind, FlagSrc, HwNodeId, PopId, Read, StackDesign};
+use crate::ir::stacks::{Cluster, ColKind, FlagSrc, HwNodeId, NodeLists, PopId, Read, StackDesign};
 use crate::ir::xpath::{AttrId, Axis, CmpOp, CondId, CondKind, SiblingOrder, Test};
 use crate::passes::naming::sanitize;
 use askama::Template;
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 /// Options of the emitted RTL.
 #[derive(Clone, Copy, Debug)]
@@ -335,15 +336,21 @@ fn trie_bits(trie: &Trie, prefix: &str, suffix: &str) -> Vec<TrieBit> {
 
 /// Bytes as comment text: printable ASCII kept, the rest escaped.
 fn comment_text(bytes: &[u8]) -> String {
-    let mut s = String::new();
+    let mut s = String::with_capacity(bytes.len());
+    push_comment_text(&mut s, bytes);
+    s
+}
+
+/// Append `bytes` as comment text: printable ASCII as is, other bytes as
+/// `\xNN`.
+fn push_comment_text(s: &mut String, bytes: &[u8]) {
     for &b in bytes {
         if (0x20..0x7f).contains(&b) {
             s.push(b as char);
         } else {
-            s.push_str(&format!("\\x{b:02x}"));
+            let _ = write!(s, "\\x{b:02x}");
         }
     }
-    s
 }
 
 fn cond_text(d: &StackDesign, c: CondId) -> String {
@@ -375,27 +382,26 @@ fn cond_text(d: &StackDesign, c: CondId) -> String {
 
 fn node_comment(d: &StackDesign, cl: &Cluster, n: HwNodeId) -> String {
     let node = cl.node(n);
-    let test = match node.test {
-        Test::Any => "*".to_string(),
-        Test::Tag(t) => comment_text(d.tags.name(t)),
-    };
-    let conds: String = node.conds.iter().map(|c| cond_text(d, *c)).collect();
-    let mut origins: Vec<String> = node
-        .origins
-        .iter()
-        .take(4)
-        .map(|o| format!("q{} (line {}) step {}", o.query.0, o.line, o.step))
-        .collect();
-    if node.origins.len() > 4 {
-        origins.push(format!("and {} more", node.origins.len() - 4));
+    let mut s = String::with_capacity(64);
+    s.push_str(if node.axis == Axis::Child { "/" } else { "//" });
+    match node.test {
+        Test::Any => s.push('*'),
+        Test::Tag(t) => push_comment_text(&mut s, d.tags.name(t)),
     }
-    format!(
-        "{}{}{}: {}",
-        if node.axis == Axis::Child { "/" } else { "//" },
-        test,
-        conds,
-        origins.join(", ")
-    )
+    for c in &node.conds {
+        s.push_str(&cond_text(d, *c));
+    }
+    s.push_str(": ");
+    for (i, o) in node.origins.iter().take(4).enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        let _ = write!(s, "q{} (line {}) step {}", o.query.0, o.line, o.step);
+    }
+    if node.origins.len() > 4 {
+        let _ = write!(s, ", and {} more", node.origins.len() - 4);
+    }
+    s
 }
 
 fn query_comment(text: &str) -> String {
@@ -545,43 +551,47 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
             src: tag_line(*t),
         })
         .collect();
-    let gs_bit_of = |t: crate::ir::xpath::TagId| {
-        gs_bits[gs_tags.iter().position(|x| *x == t).expect("gs tag")]
-            .name
-            .clone()
+    // Names by tag: `tags` and `gs_tags` are sorted.
+    let tag_line_names: Vec<String> = tags.iter().map(|t| tag_line(*t)).collect();
+    let tag_line_of = |t: crate::ir::xpath::TagId| -> &str {
+        &tag_line_names[tags.binary_search(&t).expect("decoded tag")]
+    };
+    let gs_bit_of = |t: crate::ir::xpath::TagId| -> &str {
+        &gs_bits[gs_tags.binary_search(&t).expect("gs tag")].name
     };
     let col_bits: Vec<RowBit> = cl
         .columns
         .iter()
         .enumerate()
-        .map(|(j, c)| RowBit {
-            bit: gs_tags.len() + j,
-            name: format!("{}_tos", c.name),
-            comment: format!(
-                "{} column {}: {}",
-                if c.kind == ColKind::Exact {
-                    "exact"
-                } else {
-                    "carry"
-                },
-                c.name,
-                members[j]
-                    .iter()
-                    .map(|n| cl.node(*n).name.clone())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            src: String::new(),
+        .map(|(j, c)| {
+            let mut comment = String::with_capacity(32 + 16 * members[j].len());
+            comment.push_str(if c.kind == ColKind::Exact {
+                "exact column "
+            } else {
+                "carry column "
+            });
+            comment.push_str(&c.name);
+            comment.push_str(": ");
+            for (i, n) in members[j].iter().enumerate() {
+                if i > 0 {
+                    comment.push_str(", ");
+                }
+                comment.push_str(&cl.node(*n).name);
+            }
+            RowBit {
+                bit: gs_tags.len() + j,
+                name: format!("{}_tos", c.name),
+                comment,
+                src: String::new(),
+            }
         })
         .collect();
-    let flagged: std::collections::HashSet<HwNodeId> = cl
-        .flags
-        .iter()
-        .filter_map(|f| match f.src {
-            FlagSrc::Fire(n) => Some(n),
-            FlagSrc::Pop(_) => None,
-        })
-        .collect();
+    let mut flagged = vec![false; cl.nodes.len()];
+    for f in &cl.flags {
+        if let FlagSrc::Fire(n) = f.src {
+            flagged[n.index()] = true;
+        }
+    }
     // Columns some node or pop node reads (a carry column also reads
     // itself); the others are stored but unread (possible only with
     // `last-column` off).
@@ -614,52 +624,60 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
         read_cols[j] |= c.kind == ColKind::Carry;
     }
     let (mut d1, mut d2, mut dge2) = (false, false, false);
-    let mut nodes = Vec::new();
+    let mut nodes = Vec::with_capacity(cl.nodes.len());
     for (i, n) in cl.nodes.iter().enumerate() {
         let id = HwNodeId(i as u32);
-        let used = n.exact.is_some() || n.carry.is_some() || flagged.contains(&id);
-        let mut terms = Vec::new();
+        let used = n.exact.is_some() || n.carry.is_some() || flagged[i];
+        // The node's match terms, ANDed.
+        let mut pre = String::with_capacity(64);
+        let mut term = |t: &str| {
+            if !pre.is_empty() {
+                pre.push_str(" & ");
+            }
+            pre.push_str(t);
+        };
         match cl.read_of(id, &members) {
             Read::Doc(Axis::Child) => {
                 d1 |= used;
-                terms.push(format!("{p}_depth1"));
+                term(&format!("{p}_depth1"));
             }
             Read::Doc(Axis::Descendant) => {}
             Read::Gs { root_axis, tag } => {
                 if root_axis == Axis::Child {
                     d2 |= used;
-                    terms.push(format!("{p}_depth2"));
+                    term(&format!("{p}_depth2"));
                 } else {
                     dge2 |= used;
-                    terms.push(format!("{p}_depth_ge2"));
+                    term(&format!("{p}_depth_ge2"));
                 }
                 if let Some(t) = tag {
-                    terms.push(gs_bit_of(t));
+                    term(gs_bit_of(t));
                 }
             }
             Read::Column { col, gs } => {
-                terms.push(col_bits[col.index()].name.clone());
+                term(&col_bits[col.index()].name);
                 if let Some(t) = gs {
-                    terms.push(gs_bit_of(t));
+                    term(gs_bit_of(t));
                 }
             }
         }
         if let Test::Tag(t) = n.test {
-            terms.push(tag_line(t));
+            term(tag_line_of(t));
         }
-        if terms.is_empty() {
-            terms.push("1'b1".to_string());
+        if pre.is_empty() {
+            pre.push_str("1'b1");
         }
-        let mut fire = vec![format!("{}_pre", n.name)];
+        let mut expr = format!("{}_pre", n.name);
         for c in &n.conds {
-            fire.push(cond_name(*c));
+            expr.push_str(" & ");
+            expr.push_str(&cond_name(*c));
         }
         nodes.push(NodeLogic {
             name: n.name.clone(),
             comment: node_comment(d, cl, id),
-            pre: terms.join(" & "),
-            expr: fire.join(" & "),
-            fires: used && (flagged.contains(&id) || !n.conds.is_empty()),
+            pre,
+            expr,
+            fires: used && (flagged[i] || !n.conds.is_empty()),
             used,
         });
     }
@@ -670,31 +688,50 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
         .map(|(j, c)| {
             // Members without attribute conditions are known a clock
             // ahead; the others fire with their conditions.
-            let mut pre: Vec<String> = Vec::new();
+            let mut pre_terms: Vec<(&str, bool)> = Vec::new();
             let mut live: Vec<String> = Vec::new();
             for n in &members[j] {
                 if cl.node(*n).conds.is_empty() {
-                    pre.push(format!("({})", nodes[n.index()].pre));
+                    pre_terms.push((&nodes[n.index()].pre, true));
                 } else {
                     live.push(cl.node(*n).name.clone());
                 }
             }
             if c.kind == ColKind::Carry {
-                pre.push(col_bits[j].name.clone());
+                pre_terms.push((&col_bits[j].name, false));
             }
-            let group = pre.len().isqrt().max(4);
-            let pre: Vec<String> = pre.chunks(group).map(|g| g.join(" | ")).collect();
-            for i in (0..pre.len()).rev() {
-                live.insert(0, format!("{}_pre{i}", c.name));
-            }
+            let group = pre_terms.len().isqrt().max(4);
+            let pre: Vec<String> = pre_terms
+                .chunks(group)
+                .map(|g| {
+                    let mut s = String::with_capacity(g.iter().map(|t| t.0.len() + 5).sum());
+                    for (i, (t, paren)) in g.iter().enumerate() {
+                        if i > 0 {
+                            s.push_str(" | ");
+                        }
+                        if *paren {
+                            s.push('(');
+                            s.push_str(t);
+                            s.push(')');
+                        } else {
+                            s.push_str(t);
+                        }
+                    }
+                    s
+                })
+                .collect();
+            let mut expr: Vec<String> = (0..pre.len())
+                .map(|i| format!("{}_pre{i}", c.name))
+                .collect();
+            expr.append(&mut live);
             ColInput {
                 bit: gs_tags.len() + j,
                 name: c.name.clone(),
                 pre,
-                expr: if live.is_empty() {
+                expr: if expr.is_empty() {
                     "1'b0".to_string()
                 } else {
-                    live.join(" | ")
+                    expr.join(" | ")
                 },
             }
         })
@@ -991,7 +1028,7 @@ struct MutableCtx<'a> {
     d: &'a StackDesign,
     cl: &'a Cluster,
     p: &'a str,
-    members: &'a [Vec<HwNodeId>],
+    members: &'a NodeLists,
     row_width: usize,
     counters: &'a [crate::ir::xpath::CounterId],
     pos_ids: &'a [CondId],
