@@ -194,7 +194,7 @@ module qrtl_sax #(
     reg          pi_ci;        // the target so far matches `xml`, any case
     reg          pi_exact;     // ... and exactly
     reg          failed_q;     // the previous byte revealed the first error (`fail`, see the state machine)
-    reg          ref_ovf_q;    // ... or a reference overflow (`ref_ovf_now`)
+    reg          ref_ovf_q;    // ... or a bad reference value (`ref_ovf_now`)
     // The previous byte revealed the first error: this byte is ignored and
     // the state becomes S_FAILED. (Two flags: the overflow's comparator
     // stays off the path of `fail`.)
@@ -226,8 +226,26 @@ module qrtl_sax #(
     // Everything the state machine asks about a byte (tokenizer `CLASS` and
     // the delimiters it matches) is decoded here from the port and kept in
     // flip-flops, one cycle before the state machine consumes the byte.
-    reg        p_valid;        // the registered byte is consumed this cycle
-    reg        p_last;         // ... and is its document's last byte
+    (* keep *) reg p_valid;    // the registered byte is consumed this cycle
+    // Copies of p_valid and p_end (the registered byte is consumed and is
+    // its document's last byte), one per group of
+    // loads (timing: in a large design the single p_valid drove every
+    // stage-2 clock enable across the placement, 4.1 ns of routing).
+    // p_valid itself drives the memories and the name read pipeline.
+    // (* keep *) on the registers keeps their names, on their always
+    // blocks it keeps Yosys (opt_merge) from merging the equal flip-flops.
+    (* keep *) reg pv_ctl;     // state and flags
+    (* keep *) reg pv_cnt;     // counters, pointers, CDATA unit queue
+    (* keep *) reg pv_ev;      // event registers
+    // The parser restarts (tokenizer `reset`) after the registered byte:
+    // p_end, or `rst` one clock late. Registered so neither the port nor an
+    // OR with `rst` sits in front of the parser's registers (timing). While
+    // `rst` is high no byte is consumed (p_valid is 0 on the next clock) and
+    // the outputs are reset directly, so the late restart changes nothing
+    // that can be seen.
+    (* keep *) reg pr_ctl;     // restart the state and flags
+    (* keep *) reg pr_cnt;     // restart the counters
+    (* keep *) reg pe_ev;      // p_end for the events (r_doc_end)
     reg  [7:0] p_byte;
     reg        is_ws, is_alpha, is_digit, is_name_start, is_name_char, is_hex_letter;
     reg  [3:0] hex_val;        // value of a hex digit (0-9, a-f, A-F)
@@ -275,22 +293,26 @@ module qrtl_sax #(
 
     wire [7:0] ib = in_byte;
     wire [7:0] ib_lower = ib | 8'h20;
-    wire ib_alpha = ib_lower >= "a" && ib_lower <= "z";
-    wire ib_digit = ib >= "0" && ib <= "9";
+    // Character ranges as bit tests on the byte's high bits and a table on
+    // its low bits (range compares would become carry chains: timing).
+    localparam [31:0] LETTER_LO5 = 32'h07FF_FFFE; // low 5 bits 1..26: `a`..`z` (`A`..`Z`)
+    localparam [15:0] DIGIT_LO4  = 16'h03FF;      // low 4 bits 0..9: `0`..`9`
+    localparam [7:0]  HEXL_LO3   = 8'h7E;         // low 3 bits 1..6: `a`..`f` (`A`..`F`)
+    wire ib_alpha = ib[7:6] == 2'b01 && LETTER_LO5[ib[4:0]];
+    wire ib_digit = ib[7:4] == 4'h3 && DIGIT_LO4[ib[3:0]];
+    wire ib_hex_letter = ib[7:6] == 2'b01 && ib[4:3] == 2'b00 && HEXL_LO3[ib[2:0]];
     wire ib_name_start = ib_alpha || ib == "_" || ib == ":" || ib[7];
     wire ib_name_char = ib_name_start || ib_digit || ib == "-" || ib == ".";
     wire ib_ws = ib == 8'h20 || ib == TAB || ib == LF || ib == CR;
 
     always @(posedge clk) begin
-        p_valid <= !rst && in_valid;
-        p_last <= in_last;
         p_byte <= ib;
         is_ws <= ib_ws;
         is_alpha <= ib_alpha;
         is_digit <= ib_digit;
         is_name_start <= ib_name_start;
         is_name_char <= ib_name_char;
-        is_hex_letter <= ib_lower >= "a" && ib_lower <= "f";
+        is_hex_letter <= ib_hex_letter;
         hex_val <= ib_digit ? ib[3:0] : ib[3:0] + 4'd9;
         b_lt <= ib == "<";
         b_gt <= ib == ">";
@@ -358,8 +380,16 @@ module qrtl_sax #(
         c_f_pitarget <= !ib_name_char && ib != "?" && !ib_ws;
         c_f_rstart <= ib != "#" && !ib_alpha;
         c_f_rhash <= ib != "x" && !ib_digit;
-        c_f_hex <= !ib_digit && !(ib_lower >= "a" && ib_lower <= "f");
+        c_f_hex <= !ib_digit && !ib_hex_letter;
     end
+
+    (* keep *) always @(posedge clk) p_valid <= !rst && in_valid;
+    (* keep *) always @(posedge clk) pv_ctl <= !rst && in_valid;
+    (* keep *) always @(posedge clk) pv_cnt <= !rst && in_valid;
+    (* keep *) always @(posedge clk) pv_ev <= !rst && in_valid;
+    (* keep *) always @(posedge clk) pr_ctl <= rst || (in_valid && in_last);
+    (* keep *) always @(posedge clk) pr_cnt <= rst || (in_valid && in_last);
+    (* keep *) always @(posedge clk) pe_ev <= !rst && in_valid && in_last;
 
     // Stage 2 works on the registered byte.
     wire [7:0] b = p_byte;
@@ -489,14 +519,20 @@ module qrtl_sax #(
     wire ref_overflow = state[S_REF_HEX]
         ? (ref_val[20:17] != 4'd0 || (ref_val[16] && ref_val[15:12] != 4'd0))
         : (ref_val > 21'd111411 || (ref_val == 21'd111411 && b[3:1] != 3'd0));
-    wire ref_ovf_now = ref_overflow && !halted
-        && ((state[S_REF_DECIMAL] && is_digit) || (state[S_REF_HEX] && (is_digit || is_hex_letter)));
     // The XML `Char` test as bit tests (no comparators), valid as ref_val
     // <= 0x10FFFF: 10000-10FFFF; 20-FFFD without the surrogates D800-DFFF
     // and FFFE-FFFF; tab, LF, CR.
     wire ref_is_char = ref_val[20:16] != 5'd0
         || (ref_val[15:5] != 11'd0 && ref_val[15:11] != 5'b11011 && ref_val[15:1] != 15'h7FFF)
         || (ref_val[15:4] == 12'd0 && (ref_val[3:0] == 4'h9 || ref_val[3:0] == 4'hA || ref_val[3:0] == 4'hD));
+    // The errors found by these tests on ref_val (BadReference: a digit
+    // that overflows, a `;` after a value that is no Char) go their own way
+    // (`ref_ovf_now`, `ref_ovf_q`) rather than through `fail`, so the
+    // comparators stay off the state machine's error path (timing).
+    wire ref_ovf_now = !halted
+        && ((ref_overflow && ((state[S_REF_DECIMAL] && is_digit)
+                              || (state[S_REF_HEX] && (is_digit || is_hex_letter))))
+            || ((state[S_REF_DECIMAL] || state[S_REF_HEX]) && b_semi && !ref_is_char));
     // Predefined entities (tokenizer `RefName` at `;`).
     // The names are matched letter by letter in `ref_ent` (rather than by
     // comparing a buffer of the letters at `;`: timing).
@@ -523,7 +559,6 @@ module qrtl_sax #(
     reg [1:0]    n_brackets;
     reg [4:0]    n_ref_ent;
     reg [2:0]    n_ref_len;
-    reg [20:0]   n_ref_val;
     reg [2:0]    n_pi_len;
     reg          n_pi_ci, n_pi_exact;
     reg          n_ap_full, n_cmp_first, n_cmp_done;
@@ -572,7 +607,6 @@ module qrtl_sax #(
         n_brackets = brackets;
         n_ref_ent = ref_ent;
         n_ref_len = ref_len;
-        n_ref_val = ref_val;
         n_pi_len = pi_len;
         n_pi_ci = pi_ci;
         n_pi_exact = pi_exact;
@@ -1106,7 +1140,7 @@ module qrtl_sax #(
                     if (b_x) begin
                         // -> ST_REF_HEX_START
                     end else if (is_digit) begin
-                        n_ref_val = {17'd0, b[3:0]};
+                        // ref_val: the digit (see "Character reference value")
                         // -> ST_REF_DECIMAL
                     end else begin
                         fail_vec[E_BAD_REFERENCE] = 1'b1;
@@ -1114,7 +1148,7 @@ module qrtl_sax #(
                 end
                 state[S_REF_HEX_START]: begin
                     if (is_digit || is_hex_letter) begin
-                        n_ref_val = {17'd0, hex_val};
+                        // ref_val: the digit (see "Character reference value")
                         // -> ST_REF_HEX
                     end else begin
                         fail_vec[E_BAD_REFERENCE] = 1'b1;
@@ -1123,7 +1157,7 @@ module qrtl_sax #(
                 state[S_REF_DECIMAL], state[S_REF_HEX]: begin
                     if (b_semi) begin
                         if (!ref_is_char) begin
-                            fail_vec[E_BAD_REFERENCE] = 1'b1;
+                            // BadReference: `ref_ovf_now`
                         end else begin
                             // `decoded`: one code point unit
                             n_skip_lf = 1'b0;
@@ -1141,7 +1175,7 @@ module qrtl_sax #(
                         fail_vec[E_BAD_REFERENCE] = 1'b1;
                     end else begin
                         // (an overflow is `ref_ovf_now`)
-                        n_ref_val = state[S_REF_HEX] ? ref_hex_next : ref_dec_next;
+                        // ref_val: ref_hex_next / ref_dec_next
                     end
                 end
 
@@ -1321,7 +1355,6 @@ module qrtl_sax #(
         || (s_rstart && c_f_rstart)
         || (s_rname && (b_semi ? !entity_ok : (!is_alpha || ref_len == 3'd4)))
         || (s_rhash && c_f_rhash) || (s_rhexs && c_f_hex)
-        || ((s_rdec || s_rhex) && b_semi && !ref_is_char)
         || (s_rdec && !b_semi && !is_digit) || (s_rhex && !b_semi && c_f_hex);
     wire fail = fail_any && !halted;
 
@@ -1332,8 +1365,8 @@ module qrtl_sax #(
     // only encoded in stage 3: each bit is the OR of the few branches with
     // that reason, no binary encoding behind the deep branch logic (timing).
     // fail_vec is 0 unless `fail`, and neither can be set once err_vec is,
-    // so OR-ing them needs no priority logic. A reference overflow
-    // (`ref_ovf_now`, behind a comparator) reaches err_vec one byte later
+    // so OR-ing them needs no priority logic. A bad reference value
+    // (`ref_ovf_now`, behind comparators) reaches err_vec one byte later
     // through `ref_ovf_q`, and the status of a document ending on that very
     // byte through `r_end_ovf`.
     wire [17:1] ovf_vec = {4'd0, ref_ovf_q, 12'd0}; // bit E_BAD_REFERENCE (13)
@@ -1433,25 +1466,25 @@ module qrtl_sax #(
             r_end_root <= 1'b0;
         end else begin
             r_byte <= b;
-            r_name_byte <= p_valid && e_name_byte;
-            r_name_first <= p_valid && e_name_first;
-            r_name_end <= p_valid && e_name_end;
-            r_attr_name_byte <= p_valid && e_attr_name_byte;
-            r_attr_name_first <= p_valid && e_attr_name_first;
-            r_attr_name_end <= p_valid && e_attr_name_end;
-            r_val_start <= p_valid && e_val_start;
-            r_val_unit <= p_valid && e_val_unit;
-            r_val_end <= p_valid && e_val_end;
-            r_open <= p_valid && e_open;
-            r_open_empty <= p_valid && e_open_empty;
-            r_close <= p_valid && e_close;
-            r_text_end <= p_valid && e_text_end;
-            r_text_unit <= p_valid && (qn != 2'd0 || tu_n != 2'd0);
+            r_name_byte <= pv_ev && e_name_byte;
+            r_name_first <= pv_ev && e_name_first;
+            r_name_end <= pv_ev && e_name_end;
+            r_attr_name_byte <= pv_ev && e_attr_name_byte;
+            r_attr_name_first <= pv_ev && e_attr_name_first;
+            r_attr_name_end <= pv_ev && e_attr_name_end;
+            r_val_start <= pv_ev && e_val_start;
+            r_val_unit <= pv_ev && e_val_unit;
+            r_val_end <= pv_ev && e_val_end;
+            r_open <= pv_ev && e_open;
+            r_open_empty <= pv_ev && e_open_empty;
+            r_close <= pv_ev && e_close;
+            r_text_end <= pv_ev && e_text_end;
+            r_text_unit <= pv_ev && (qn != 2'd0 || tu_n != 2'd0);
             // The unit: the queue's head, else this byte's first unit.
             r_unit_is_cp <= unit_is_cp;
             r_unit_byte <= unit_byte;
             r_unit_cp <= unit_is_cp ? ref_val : {13'd0, unit_byte};
-            r_doc_end <= p_valid && p_last;
+            r_doc_end <= pe_ev;
             // The end-of-document checks (tokenizer `finish`), in pieces
             // that come straight from the parser's next-state logic; stage
             // 3 combines them into the status.
@@ -1534,35 +1567,39 @@ module qrtl_sax #(
         end
     end
 
+    // Character reference value. ref_val is cleared in RefStart, so the
+    // first digit is also ref_val * base + digit, and every digit loads the
+    // adder's sum straight into ref_val with a clock enable: no mux between
+    // the carry chain and the flip-flops (timing). (A digit that overflows
+    // also loads; the document has failed then.)
+    wire ref_hex_mode = s_rhexs || s_rhex;
+    wire ref_step = ((s_rhash || s_rdec) && is_digit) || (ref_hex_mode && (is_digit || is_hex_letter));
     always @(posedge clk) begin
-        if (rst || (p_valid && p_last)) begin
+        if (pr_cnt || (pv_cnt && s_rstart)) begin
+            ref_val <= 21'd0;
+        end else if (pv_cnt && ref_step) begin
+            ref_val <= ref_hex_mode ? ref_hex_next : ref_dec_next;
+        end
+    end
+
+    // The parser's registers, in two groups with a copy of p_valid and of
+    // the restart each (pv_ctl, pr_ctl; pv_cnt, pr_cnt): the state and its
+    // flags, and the counters, pointers and queue (fan-out, see stage 1).
+    always @(posedge clk) begin
+        if (pr_ctl) begin
             // A new document: tokenizer `reset`.
             state <= ST_START;
             kw <= 3'd0;
             err_vec <= 17'd0;
-            depth <= {DW{1'b0}};
             root_seen <= 1'b0;
             doctype_seen <= 1'b0;
             at_start <= 1'b1;
             lt_first <= 1'b0;
-            sp <= {AW{1'b0}};
-            top <= {AW{1'b0}};
-            cp <= {AW{1'b0}};
-            top_p1 <= {NIW{1'b0}} + 1'b1;
-            top_p2 <= {NIW{1'b0}} + 1'b1 + 1'b1;
-            cp_p3 <= {NIW{1'b0}} + 1'b1 + 1'b1 + 1'b1;
-            ap <= {AW{1'b0}};
             quote_sq <= 1'b0;
             brackets <= 2'd0;
             skip_lf <= 1'b0;
             in_text <= 1'b0;
             ref_in_attr <= 1'b0;
-            ref_ent <= 5'd0;
-            ref_len <= 3'd0;
-            ref_val <= 21'd0;
-            pi_len <= 3'd0;
-            pi_ci <= 1'b0;
-            pi_exact <= 1'b0;
             failed_q <= 1'b0;
             ref_ovf_q <= 1'b0;
             sp_full <= 1'b0;
@@ -1572,36 +1609,19 @@ module qrtl_sax #(
             depth_zero <= 1'b1;
             depth_gt1 <= 1'b0;
             depth_max <= 1'b0;
-            q0 <= 8'd0;
-            q1 <= 8'd0;
-            qn <= 2'd0;
-        end else if (p_valid) begin
+        end else if (pv_ctl) begin
             state <= n_state;
             kw <= n_kw;
             err_vec <= err_vec | fail_vec | ovf_vec;
-            depth <= n_depth;
             root_seen <= n_root_seen;
             doctype_seen <= n_doctype_seen;
             at_start <= n_at_start;
             lt_first <= n_lt_first;
-            sp <= n_sp;
-            top <= n_top;
-            cp <= n_cp;
-            top_p1 <= n_top_p1;
-            top_p2 <= n_top_p2;
-            cp_p3 <= n_cp_p3;
-            ap <= n_ap;
             quote_sq <= n_quote_sq;
             brackets <= n_brackets;
             skip_lf <= n_skip_lf;
             in_text <= n_in_text;
             ref_in_attr <= n_ref_in_attr;
-            ref_ent <= n_ref_ent;
-            ref_len <= n_ref_len;
-            ref_val <= n_ref_val;
-            pi_len <= n_pi_len;
-            pi_ci <= n_pi_ci;
-            pi_exact <= n_pi_exact;
             failed_q <= fail;
             ref_ovf_q <= ref_ovf_now;
             sp_full <= n_sp_full;
@@ -1611,6 +1631,41 @@ module qrtl_sax #(
             depth_zero <= n_depth_zero;
             depth_gt1 <= n_depth_gt1;
             depth_max <= n_depth_max;
+        end
+    end
+
+    always @(posedge clk) begin
+        if (pr_cnt) begin
+            depth <= {DW{1'b0}};
+            sp <= {AW{1'b0}};
+            top <= {AW{1'b0}};
+            cp <= {AW{1'b0}};
+            top_p1 <= {NIW{1'b0}} + 1'b1;
+            top_p2 <= {NIW{1'b0}} + 1'b1 + 1'b1;
+            cp_p3 <= {NIW{1'b0}} + 1'b1 + 1'b1 + 1'b1;
+            ap <= {AW{1'b0}};
+            ref_ent <= 5'd0;
+            ref_len <= 3'd0;
+            pi_len <= 3'd0;
+            pi_ci <= 1'b0;
+            pi_exact <= 1'b0;
+            q0 <= 8'd0;
+            q1 <= 8'd0;
+            qn <= 2'd0;
+        end else if (pv_cnt) begin
+            depth <= n_depth;
+            sp <= n_sp;
+            top <= n_top;
+            cp <= n_cp;
+            top_p1 <= n_top_p1;
+            top_p2 <= n_top_p2;
+            cp_p3 <= n_cp_p3;
+            ap <= n_ap;
+            ref_ent <= n_ref_ent;
+            ref_len <= n_ref_len;
+            pi_len <= n_pi_len;
+            pi_ci <= n_pi_ci;
+            pi_exact <= n_pi_exact;
             // CDATA unit queue: (q0, q1)[0..qn] ++ new units, minus the one sent.
             // qn + tu_n <= 3 always (see above).
             case (qn)

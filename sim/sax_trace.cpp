@@ -77,7 +77,7 @@ struct ErrOffsets {
         const bool error_here = fail || m->rootp->qrtl_sax__DOT__ref_ovf_now;
         if (error_here && err == UINT32_MAX) err = pos;
         pos++;
-        if (m->rootp->qrtl_sax__DOT__p_last) {
+        if (m->rootp->qrtl_sax__DOT__pe_ev) { // p_valid && the last byte
             done.push_back(err == UINT32_MAX ? pos : err);
             pos = 0;
             err = UINT32_MAX;
