@@ -2,10 +2,11 @@
 // 5.4.2.4, Figure 5.5). Part of the qrtl Golomb-Rice decoder
 // (rtl-templates/rice_build.v).
 //
-// B = ceil(N/(K+1)) builders in a chain. Builder b takes the first
-// delimiter left valid by builders 0..b-1 (the validation stage) and
-// invalidates it for the next; its quotient is the ones count of the unary
-// bits before the delimiter (plus the carried count when the code spans in,
+// B = ceil(N/(K+1)) builders. Builder b takes the b-th delimiter of the
+// chunk (the insertion pipeline's block b found it: in_found, in_dpos, so
+// the dissertation's validation chain, a find-first-set per builder in
+// series, is not repeated here); its quotient is the count of unary bits
+// before the delimiter (plus the carried count when the code spans in,
 // told by the spanning flags), its remainder the K bits after it. A code
 // whose remainder runs past the chunk is carried (quotient, remainder bits
 // so far, start offset) and completed by the next chunk(s): the output
@@ -18,6 +19,21 @@
 // the bit offset and quotient of that code; otherwise the bits after the
 // last complete code are reported (count, and whether they hold a
 // delimiter: a cut remainder).
+//
+// Pipeline (three stages, every register moves with advance):
+//   A  per builder, in parallel: start, unary count, completeness, the K
+//      remainder bits (a mux on the position); the continuation bits after
+//      the last code are counted by an adder tree.
+//   B  reductions over the builders, still chunk-local: the last builder
+//      that found a delimiter (its code may be cut), the first whose
+//      quotient overflows, and what the carried state becomes, expressed as
+//      "carried value or 0, plus a chunk-local offset".
+//   C  the only stage that reads the state carried from the previous chunk
+//      (stream offset, open quotient, cut remainder, halted): one adder and
+//      a multiplexer per state register, so the loop state -> state is
+//      short; the output beat is registered here.
+// Only builder 0 can hold a code that spans in (the spanning bits end at
+// its code), so only its quotient adds the carried count.
 module rice_build #(
     parameter N = 32,         // chunk bits
     parameter K = 3,          // remainder bits
@@ -38,7 +54,8 @@ module rice_build #(
     input  wire              in_last,
     input  wire [CW-1:0]     in_bits,     // valid bits in the chunk (N but on a last beat)
     input  wire [N-1:0]      in_data,     // chunk bits in stream order (invalid bits 0)
-    input  wire [N-1:0]      in_delim,    // selected delimiter flags
+    input  wire [B-1:0]      in_found,    // builder b's delimiter exists
+    input  wire [B*CW-1:0]   in_dpos,     // its position (0 when none)
     input  wire [N-1:0]      in_free,     // continuation bits after the last code
     input  wire [N-1:0]      in_span,     // spanning flags
     input  wire [SW-1:0]     in_rem_span, // remainder bits of the carried code in this chunk
@@ -54,49 +71,8 @@ module rice_build #(
 );
     localparam KW = (K > 0) ? K : 1;   // remainder registers (unused bit when K = 0)
     localparam QW = (V > K) ? V - K : 1;
-
-    // ---- carried state between chunks of a packet (cleared by a first chunk)
-    reg [PW-1:0] pos_base_r;  // stream bits before this chunk
-    reg [PW-1:0] c_start_r;   // offset of the first bit not in a complete code
-    reg [PW-1:0] c_q_r;       // unary count of the open code
-    reg [KW-1:0] c_rbits_r;   // its remainder bits so far, stream order from bit 0
-    reg [SW-1:0] c_rgot_r;
-    reg          halted_r;    // a quotient overflowed: nothing more this packet
-    reg [PW-1:0] err_at_r;
-    reg [PW-1:0] err_q_r;
-
-    wire [PW-1:0] pos_base = in_first ? {PW{1'b0}} : pos_base_r;
-    wire [PW-1:0] c_start = in_first ? {PW{1'b0}} : c_start_r;
-    wire [PW-1:0] c_q = in_first ? {PW{1'b0}} : c_q_r;
-    wire [KW-1:0] c_rbits = in_first ? {KW{1'b0}} : c_rbits_r;
-    wire [SW-1:0] c_rgot = in_first ? {SW{1'b0}} : c_rgot_r;
-    wire halted = !in_first && halted_r;
-
-    wire [PW-1:0] bits_pw = {{(PW-CW){1'b0}}, in_bits};
-    wire [CW-1:0] k_cw = K;
-    wire [CW+1:0] bits_x = {2'b00, in_bits};
-    wire [CW+1:0] rem_span_x = {{(CW+2-SW){1'b0}}, in_rem_span};
-
-    // One-hot to binary: bit i of a position is the OR of the one-hot bits
-    // whose index has bit i set (constant masks).
-    function [N-1:0] index_bit_mask;
-        input integer bit_i;
-        integer j;
-        begin
-            for (j = 0; j < N; j = j + 1) index_bit_mask[j] = ((j >> bit_i) & 1) == 1;
-        end
-    endfunction
-
-    // The ones counter: continuation bits after the last code.
-    function [CW-1:0] count_ones;
-        input [N-1:0] x;
-        integer j;
-        begin
-            count_ones = {CW{1'b0}};
-            for (j = 0; j < N; j = j + 1)
-                count_ones = count_ones + {{(CW-1){1'b0}}, x[j]};
-        end
-    endfunction
+    localparam [CW-1:0] K_CW = K;
+    localparam [CW-1:0] ONE_CW = 1;
 
     // Remainder bits in stream order -> value bits.
     function [KW-1:0] order_rem;
@@ -122,121 +98,377 @@ module rice_build #(
         end
     endfunction
 
-    // Chunk bits with zeros past the end, for remainder windows.
+    // Bit pos of x (a mux on the position).
+    function bit_at;
+        input [N-1:0] x;
+        input [CW-1:0] pos;
+        integer j;
+        begin
+            bit_at = 1'b0;
+            for (j = 0; j < N; j = j + 1)
+                if (j[CW-1:0] == pos) bit_at = x[j];
+        end
+    endfunction
+
+    // ==== stage A: per builder, chunk-local =================================
     wire [N+KW-1:0] data_x = {{KW{1'b0}}, in_data};
-    // (Bits past a last beat's end look like continuation bits: masked.)
-    wire [N-1:0] free_valid = in_free & ~({N{1'b1}} << in_bits);
-    wire [CW-1:0] ones_after = count_ones(free_valid);
-    wire [PW-1:0] ones_after_pw = {{(PW-CW){1'b0}}, ones_after};
+    wire [CW+1:0] bits_x = {2'b00, in_bits};
 
-    // ---- the carried code completing in this chunk (p = in_rem_span > 0)
-    wire span_active = in_rem_span != {SW{1'b0}};
-    wire span_done = span_active && rem_span_x <= bits_x;
-    wire [KW-1:0] span_rbits = c_rbits | (data_x[KW-1:0] << c_rgot);
-
-    // ---- the builders
-    wire [B-1:0] emit;         // builder b's integer goes out
-    wire [B*V-1:0] bvals;
+    wire [B*CW-1:0] a_start_w, a_qh_w, a_end_w, a_rgot_w;
+    wire [B-1:0] a_complete_w;
+    wire [B*KW-1:0] a_rbits_w;
     genvar b;
     generate
-        for (b = 0; b < B; b = b + 1) begin : builder
-            wire [N-1:0] left_in;   // delimiters still valid
-            wire [CW-1:0] start;    // first bit of this builder's code in the chunk
-            // Reductions over builders 0..b-1: an overflow seen (the first
-            // one's offset and quotient), and the last code found.
-            wire ovf_in;
-            wire [PW-1:0] ovf_at_in, ovf_q_in;
-            wire found_in, complete_in;
-            wire [PW-1:0] q_in, at_in;
-            wire [CW-1:0] end_in, rgot_in;
-            wire [KW-1:0] rbits_in;
+        for (b = 0; b < B; b = b + 1) begin : sa
+            wire [CW-1:0] dpos = in_dpos[b*CW +: CW];
+            // First bit of this builder's code: after the carried remainder,
+            // or after the previous builder's code.
+            wire [CW-1:0] start;
             if (b == 0) begin : head
-                assign left_in = in_delim;
                 assign start = in_rem_span[CW-1:0];
-                assign ovf_in = 1'b0;
-                assign ovf_at_in = {PW{1'b0}};
-                assign ovf_q_in = {PW{1'b0}};
-                assign found_in = 1'b0;
-                assign complete_in = 1'b0;
-                assign q_in = {PW{1'b0}};
-                assign at_in = {PW{1'b0}};
-                assign end_in = {CW{1'b0}};
-                assign rgot_in = {CW{1'b0}};
-                assign rbits_in = {KW{1'b0}};
             end else begin : chain
-                assign left_in = builder[b-1].rest.left_out;
-                assign start = builder[b-1].dpos + k_cw + {{(CW-1){1'b0}}, 1'b1};
-                assign ovf_in = builder[b-1].ovf_out;
-                assign ovf_at_in = builder[b-1].ovf_at_out;
-                assign ovf_q_in = builder[b-1].ovf_q_out;
-                assign found_in = builder[b-1].found_out;
-                assign complete_in = builder[b-1].complete_out;
-                assign q_in = builder[b-1].q_out;
-                assign at_in = builder[b-1].at_out;
-                assign end_in = builder[b-1].end_out;
-                assign rgot_in = builder[b-1].rgot_out;
-                assign rbits_in = builder[b-1].rbits_out;
+                assign start = in_dpos[(b-1)*CW +: CW] + K_CW + ONE_CW;
             end
-            // Validation: take the first valid delimiter, invalidate it.
-            wire found = |left_in;
-            wire [N-1:0] pick = left_in & (~left_in + {{(N-1){1'b0}}, 1'b1});
-            if (b < B - 1) begin : rest
-                wire [N-1:0] left_out = left_in & ~pick;
-            end
-            wire [CW-1:0] dpos;
-            genvar pb;
-            for (pb = 0; pb < CW; pb = pb + 1) begin : enc
-                localparam [N-1:0] MASK = index_bit_mask(pb);
-                assign dpos[pb] = |(pick & MASK);
-            end
-            // A quotient spanning in from earlier chunks adds the carried count.
-            wire spanning = |(pick & in_span);
-            wire [CW-1:0] q_here = dpos - start;
-            wire [PW-1:0] q = {{(PW-CW){1'b0}}, q_here} + (spanning ? c_q : {PW{1'b0}});
-            wire [PW-1:0] at = spanning ? c_start : pos_base + {{(PW-CW){1'b0}}, start};
+            assign a_start_w[b*CW +: CW] = start;
+            assign a_qh_w[b*CW +: CW] = dpos - start;
             // The code's last bit, and whether it is in the chunk.
-            wire [CW-1:0] code_end = dpos + k_cw;
-            wire complete = found && {2'b00, dpos} + {2'b00, k_cw} < bits_x;
-            wire ovf = CHECK_OVF != 0 && found && q > MAXQ;
+            assign a_end_w[b*CW +: CW] = dpos + K_CW;
+            assign a_complete_w[b] = in_found[b] && {2'b00, dpos} + {2'b00, K_CW} < bits_x;
             // Remainder extraction: the K bits after the delimiter (those in
             // the chunk when the code is cut; the rest are 0).
-            wire [KW-1:0] rbits = rem_after(dpos[XW-1:0], data_x);
-            wire [CW-1:0] rgot = in_bits - dpos - {{(CW-1){1'b0}}, 1'b1};
-            wire [V-1:0] value;
+            assign a_rbits_w[b*KW +: KW] = rem_after(dpos[XW-1:0], data_x);
+            assign a_rgot_w[b*CW +: CW] = in_bits - dpos - ONE_CW;
+        end
+    endgenerate
+    wire a_spanning0_w = in_found[0] && bit_at(in_span, in_dpos[CW-1:0]);
+
+    // The ones counter (continuation bits after the last code, bits past a
+    // last beat's end masked): an adder tree, log2(N) adders deep.
+    localparam NP = 1 << $clog2(N);
+    wire [N-1:0] free_valid = in_free & ~({N{1'b1}} << in_bits);
+    genvar lv, nd;
+    generate
+        for (lv = 0; (NP >> lv) >= 1; lv = lv + 1) begin : pc
+            wire [(NP >> lv)*CW-1:0] cnt;
+            for (nd = 0; nd < (NP >> lv); nd = nd + 1) begin : node
+                if (lv == 0) begin : leaf
+                    if (nd < N) begin : bit_
+                        assign cnt[nd*CW +: CW] = {{(CW-1){1'b0}}, free_valid[nd]};
+                    end else begin : pad
+                        assign cnt[nd*CW +: CW] = {CW{1'b0}};
+                    end
+                end else begin : add
+                    assign cnt[nd*CW +: CW] = pc[lv-1].cnt[2*nd*CW +: CW] + pc[lv-1].cnt[(2*nd+1)*CW +: CW];
+                end
+            end
+        end
+    endgenerate
+    localparam LG = $clog2(N);
+    wire [CW-1:0] ones_after_w = pc[LG].cnt;
+
+    reg a_valid, a_first, a_last;
+    reg [CW-1:0] a_bits;
+    reg [KW-1:0] a_data_lo;  // the chunk's first bits (the carried remainder's end)
+    reg [SW-1:0] a_rem_span;
+    reg [B-1:0] a_found, a_complete;
+    reg [B*CW-1:0] a_start, a_qh, a_end, a_rgot;
+    reg [B*KW-1:0] a_rbits;
+    reg a_spanning0;
+    reg [CW-1:0] a_ones_after;
+    reg a_span_active, a_span_done;
+    always @(posedge clk) begin
+        if (rst) begin
+            a_valid <= 1'b0;
+            a_first <= 1'b0;
+            a_last <= 1'b0;
+            a_bits <= {CW{1'b0}};
+            a_data_lo <= {KW{1'b0}};
+            a_rem_span <= {SW{1'b0}};
+            a_found <= {B{1'b0}};
+            a_complete <= {B{1'b0}};
+            a_start <= {B*CW{1'b0}};
+            a_qh <= {B*CW{1'b0}};
+            a_end <= {B*CW{1'b0}};
+            a_rgot <= {B*CW{1'b0}};
+            a_rbits <= {B*KW{1'b0}};
+            a_spanning0 <= 1'b0;
+            a_ones_after <= {CW{1'b0}};
+            a_span_active <= 1'b0;
+            a_span_done <= 1'b0;
+        end else if (advance) begin
+            a_valid <= in_valid;
+            a_first <= in_first;
+            a_last <= in_last;
+            a_bits <= in_bits;
+            a_data_lo <= data_x[KW-1:0];
+            a_rem_span <= in_rem_span;
+            a_found <= in_found;
+            a_complete <= a_complete_w;
+            a_start <= a_start_w;
+            a_qh <= a_qh_w;
+            a_end <= a_end_w;
+            a_rgot <= a_rgot_w;
+            a_rbits <= a_rbits_w;
+            a_spanning0 <= a_spanning0_w;
+            a_ones_after <= ones_after_w;
+            a_span_active <= in_rem_span != {SW{1'b0}};
+            a_span_done <= in_rem_span != {SW{1'b0}} && {{(CW+2-SW){1'b0}}, in_rem_span} <= {2'b00, in_bits};
+        end
+    end
+
+    // ==== stage B: reductions over the builders, chunk-local ================
+    // The last builder that found a delimiter (found is monotone: builder b
+    // finds one only if b-1 did), and the first builder from 1 on whose
+    // quotient (no carried count) overflows.
+    wire [B-1:0] last_hot, ovf_local, ok_upto;
+    wire [B-1:0] first_ovf_hot;
+    wire [B*V-1:0] val_w;      // builder b's integer, no carried count
+    generate
+        for (b = 0; b < B; b = b + 1) begin : sb
+            if (b == B - 1) begin : top_
+                assign last_hot[b] = a_found[b];
+            end else begin : mid
+                assign last_hot[b] = a_found[b] && !a_found[b+1];
+            end
+            // ok: no builder in 1..b overflows (a prefix AND over the builders)
+            wire ok;
+            if (b == 0) begin : head
+                assign ovf_local[b] = 1'b0;
+                assign ok = 1'b1;
+                assign first_ovf_hot[b] = 1'b0;
+            end else begin : chain
+                assign ovf_local[b] = CHECK_OVF != 0 && a_found[b] &&
+                    {{(PW-CW){1'b0}}, a_qh[b*CW +: CW]} > MAXQ;
+                assign ok = sb[b-1].ok && !ovf_local[b];
+                assign first_ovf_hot[b] = ovf_local[b] && sb[b-1].ok;
+            end
+            assign ok_upto[b] = ok;
             if (K == 0) begin : k0
-                if (V > PW) begin : wide
-                    assign value = {{(V-PW){1'b0}}, q};
+                if (V > CW) begin : wide
+                    assign val_w[b*V +: V] = {{(V-CW){1'b0}}, a_qh[b*CW +: CW]};
                 end else begin : narrow
-                    assign value = q[V-1:0];
+                    assign val_w[b*V +: V] = a_qh[b*CW +: V];
                 end
             end else if (V == K) begin : qnone
-                assign value = order_rem(rbits);
-            end else if (QW > PW) begin : qwide
-                assign value = {{(QW-PW){1'b0}}, q, order_rem(rbits)};
+                assign val_w[b*V +: V] = order_rem(a_rbits[b*KW +: KW]);
+            end else if (QW > CW) begin : qwide
+                assign val_w[b*V +: V] = {{(QW-CW){1'b0}}, a_qh[b*CW +: CW], order_rem(a_rbits[b*KW +: KW])};
             end else begin : qnarrow
-                assign value = {q[QW-1:0], order_rem(rbits)};
+                assign val_w[b*V +: V] = {a_qh[b*CW +: QW], order_rem(a_rbits[b*KW +: KW])};
             end
-            assign emit[b] = complete && !ovf && !ovf_in && !halted;
-            assign bvals[b*V +: V] = value;
-            wire ovf_out = ovf_in || ovf;
-            wire [PW-1:0] ovf_at_out = (ovf && !ovf_in) ? at : ovf_at_in;
-            wire [PW-1:0] ovf_q_out = (ovf && !ovf_in) ? q : ovf_q_in;
-            wire found_out = found_in || found;
-            wire complete_out = found ? complete : complete_in;
-            wire [PW-1:0] q_out = found ? q : q_in;
-            wire [PW-1:0] at_out = found ? at : at_in;
-            wire [CW-1:0] end_out = found ? code_end : end_in;
-            wire [CW-1:0] rgot_out = found ? rgot : rgot_in;
-            wire [KW-1:0] rbits_out = found ? rbits : rbits_in;
         end
     endgenerate
 
-    wire any_ovf = builder[B-1].ovf_out;
-    wire any_found = builder[B-1].found_out;
-    wire last_complete = builder[B-1].complete_out;
+    // One-hot selections (AND-OR).
+    reg [CW-1:0] l_qh, l_start, l_end, l_rgot, f_qh, f_start;
+    reg [KW-1:0] l_rbits;
+    reg l_complete;
+    integer s;
+    always @(*) begin
+        l_qh = {CW{1'b0}};
+        l_start = {CW{1'b0}};
+        l_end = {CW{1'b0}};
+        l_rgot = {CW{1'b0}};
+        l_rbits = {KW{1'b0}};
+        l_complete = 1'b0;
+        f_qh = {CW{1'b0}};
+        f_start = {CW{1'b0}};
+        for (s = 0; s < B; s = s + 1) begin
+            l_qh = l_qh | (a_qh[s*CW +: CW] & {CW{last_hot[s]}});
+            l_start = l_start | (a_start[s*CW +: CW] & {CW{last_hot[s]}});
+            l_end = l_end | (a_end[s*CW +: CW] & {CW{last_hot[s]}});
+            l_rgot = l_rgot | (a_rgot[s*CW +: CW] & {CW{last_hot[s]}});
+            l_rbits = l_rbits | (a_rbits[s*KW +: KW] & {KW{last_hot[s]}});
+            l_complete = l_complete | (a_complete[s] & last_hot[s]);
+            f_qh = f_qh | (a_qh[s*CW +: CW] & {CW{first_ovf_hot[s]}});
+            f_start = f_start | (a_start[s*CW +: CW] & {CW{first_ovf_hot[s]}});
+        end
+    end
+    wire any_found = a_found[0];
+    wire last_spanning = last_hot[0] && a_spanning0;
+
+    // The open code after this chunk, in cases (the carried state is
+    // "carried value or 0, plus a chunk-local part"):
+    //   cut       the last delimiter's remainder is cut: its quotient,
+    //             start, remainder bits so far
+    //   done      the last code is complete: the ones after it
+    //   span_on   the carried remainder goes on past this chunk too
+    //   span_end  the carried code completes, no delimiter after it
+    //   open      no delimiter: the open quotient goes on
+    wire case_cut = any_found && !l_complete;
+    wire case_span_on = !any_found && a_span_active && !a_span_done;
+    reg b_use_cq;              // n_q = (use_cq ? c_q : 0) + q_add
+    reg [CW-1:0] b_q_add;
+    reg b_rel;                 // n_start = rel ? pos_base + start_off : c_start
+    reg [CW:0] b_start_off;
+    always @(*) begin
+        if (case_cut) begin
+            b_use_cq = last_spanning;
+            b_q_add = l_qh;
+            b_rel = !last_spanning;
+            b_start_off = {1'b0, l_start};
+        end else if (any_found) begin
+            b_use_cq = 1'b0;
+            b_q_add = a_ones_after;
+            b_rel = 1'b1;
+            b_start_off = {1'b0, l_end} + {{CW{1'b0}}, 1'b1};
+        end else if (case_span_on) begin
+            b_use_cq = 1'b1;
+            b_q_add = {CW{1'b0}};
+            b_rel = 1'b0;
+            b_start_off = {(CW+1){1'b0}};
+        end else if (a_span_active) begin
+            b_use_cq = 1'b0;
+            b_q_add = a_ones_after;
+            b_rel = 1'b1;
+            b_start_off = {{(CW+1-SW){1'b0}}, a_rem_span};
+        end else begin
+            b_use_cq = 1'b1;
+            b_q_add = a_ones_after;
+            b_rel = 1'b0;
+            b_start_off = {(CW+1){1'b0}};
+        end
+    end
+    wire [PW-1:0] bits_pw_a = {{(PW-CW){1'b0}}, a_bits};
+
+    reg b_valid, b_first, b_last;
+    reg [CW-1:0] b_bits;
+    reg [KW-1:0] b_data_lo;
+    reg [B-1:0] b_complete, b_ok_upto;
+    reg b_found0, b_spanning0;
+    reg [CW-1:0] b_start0;
+    reg [CW-1:0] b_qh0;
+    reg [B*V-1:0] b_val;
+    reg b_any_local_ovf;
+    reg [CW-1:0] b_f_qh, b_f_start;
+    reg b_span_done, b_case_cut, b_case_span_on;
+    reg b_use_cq_q, b_rel_q;
+    reg [CW-1:0] b_q_add_q;
+    reg [CW:0] b_start_off_q;
+    reg [PW-1:0] b_tail_rel;   // bits after n_start when it is chunk-relative
+    reg [KW-1:0] b_l_rbits;
+    reg [SW-1:0] b_l_rgot;
+    always @(posedge clk) begin
+        if (rst) begin
+            b_valid <= 1'b0;
+            b_first <= 1'b0;
+            b_last <= 1'b0;
+            b_bits <= {CW{1'b0}};
+            b_data_lo <= {KW{1'b0}};
+            b_complete <= {B{1'b0}};
+            b_ok_upto <= {B{1'b0}};
+            b_found0 <= 1'b0;
+            b_spanning0 <= 1'b0;
+            b_start0 <= {CW{1'b0}};
+            b_qh0 <= {CW{1'b0}};
+            b_val <= {B*V{1'b0}};
+            b_any_local_ovf <= 1'b0;
+            b_f_qh <= {CW{1'b0}};
+            b_f_start <= {CW{1'b0}};
+            b_span_done <= 1'b0;
+            b_case_cut <= 1'b0;
+            b_case_span_on <= 1'b0;
+            b_use_cq_q <= 1'b0;
+            b_rel_q <= 1'b0;
+            b_q_add_q <= {CW{1'b0}};
+            b_start_off_q <= {(CW+1){1'b0}};
+            b_tail_rel <= {PW{1'b0}};
+            b_l_rbits <= {KW{1'b0}};
+            b_l_rgot <= {SW{1'b0}};
+        end else if (advance) begin
+            b_valid <= a_valid;
+            b_first <= a_first;
+            b_last <= a_last;
+            b_bits <= a_bits;
+            b_data_lo <= a_data_lo;
+            b_complete <= a_complete;
+            b_ok_upto <= ok_upto;
+            b_found0 <= a_found[0];
+            b_spanning0 <= a_spanning0;
+            b_start0 <= a_start[CW-1:0];
+            b_qh0 <= a_qh[CW-1:0];
+            b_val <= val_w;
+            b_any_local_ovf <= |ovf_local;
+            b_f_qh <= f_qh;
+            b_f_start <= f_start;
+            b_span_done <= a_span_done;
+            b_case_cut <= case_cut;
+            b_case_span_on <= case_span_on;
+            b_use_cq_q <= b_use_cq;
+            b_rel_q <= b_rel;
+            b_q_add_q <= b_q_add;
+            b_start_off_q <= b_start_off;
+            b_tail_rel <= bits_pw_a - {{(PW-CW-1){1'b0}}, b_start_off};
+            b_l_rbits <= l_rbits;
+            b_l_rgot <= l_rgot[SW-1:0];
+        end
+    end
+
+    // ==== stage C: the state carried between chunks of a packet ============
+    reg [PW-1:0] pos_base_r;  // stream bits before this chunk
+    reg [PW-1:0] c_start_r;   // offset of the first bit not in a complete code
+    reg [PW-1:0] c_open_r;    // stream bits from there to this chunk
+    reg [PW-1:0] c_q_r;       // unary count of the open code
+    reg [KW-1:0] c_rbits_r;   // its remainder bits so far, stream order from bit 0
+    reg [SW-1:0] c_rgot_r;
+    reg          halted_r;    // a quotient overflowed: nothing more this packet
+    reg [PW-1:0] err_at_r;
+    reg [PW-1:0] err_q_r;
+
+    // (cleared by a packet's first chunk)
+    wire [PW-1:0] pos_base = b_first ? {PW{1'b0}} : pos_base_r;
+    wire [PW-1:0] c_start = b_first ? {PW{1'b0}} : c_start_r;
+    wire [PW-1:0] c_open = b_first ? {PW{1'b0}} : c_open_r;
+    wire [PW-1:0] c_q = b_first ? {PW{1'b0}} : c_q_r;
+    wire [KW-1:0] c_rbits = b_first ? {KW{1'b0}} : c_rbits_r;
+    wire [SW-1:0] c_rgot = b_first ? {SW{1'b0}} : c_rgot_r;
+    wire halted = !b_first && halted_r;
+
+    wire [PW-1:0] bits_pw = {{(PW-CW){1'b0}}, b_bits};
+
+    // Builder 0's quotient: a spanning quotient adds the carried count.
+    wire [PW-1:0] q0 = {{(PW-CW){1'b0}}, b_qh0} + (b_spanning0 ? c_q : {PW{1'b0}});
+    wire ovf0 = CHECK_OVF != 0 && b_found0 && q0 > MAXQ;
+    wire any_ovf = ovf0 || b_any_local_ovf;
+    wire stop_now = any_ovf && !halted;
+    wire [PW-1:0] ovf_at = (ovf0 && b_spanning0) ? c_start :
+        pos_base + {{(PW-CW){1'b0}}, ovf0 ? b_start0 : b_f_start};
+    wire [PW-1:0] ovf_q = ovf0 ? q0 : {{(PW-CW){1'b0}}, b_f_qh};
+
+    // The builders' integers: builder 0's quotient field takes the carried
+    // count when its code spans in.
+    wire [V-1:0] val0_span;
+    generate
+        if (K == 0) begin : v0k0
+            if (V > PW) begin : wide
+                assign val0_span = {{(V-PW){1'b0}}, q0};
+            end else begin : narrow
+                assign val0_span = q0[V-1:0];
+            end
+        end else if (V == K) begin : v0qnone
+            assign val0_span = b_val[V-1:0];
+        end else if (QW > PW) begin : v0qwide
+            assign val0_span = {{(QW-PW){1'b0}}, q0, b_val[K-1:0]};
+        end else begin : v0qnarrow
+            assign val0_span = {q0[QW-1:0], b_val[K-1:0]};
+        end
+    endgenerate
+    wire [B-1:0] emit;
+    wire [B*V-1:0] bvals;
+    generate
+        if (B == 1) begin : one
+            assign bvals = b_spanning0 ? val0_span : b_val;
+        end else begin : many
+            assign bvals = {b_val[B*V-1:V], b_spanning0 ? val0_span : b_val[V-1:0]};
+        end
+        for (b = 0; b < B; b = b + 1) begin : sc
+            assign emit[b] = b_complete[b] && b_ok_upto[b] && !ovf0 && !halted;
+        end
+    endgenerate
 
     // ---- output alignment: the spanning integer first, then the builders'
-    wire span_emit = span_done && !halted;
+    wire [KW-1:0] span_rbits = c_rbits | (b_data_lo << c_rgot);
+    wire span_emit = b_span_done && !halted;
     wire [V-1:0] span_value;
     generate
         if (K == 0) begin : sv0
@@ -265,40 +497,13 @@ module rice_build #(
     endgenerate
 
     // ---- the open code after this chunk (carried, or the tail on a last chunk)
-    reg n_delim;
-    reg [PW-1:0] n_q, n_start;
-    reg [KW-1:0] n_rbits;
-    reg [SW-1:0] n_rgot;
-    always @(*) begin
-        n_delim = 1'b0;
-        n_q = ones_after_pw;
-        n_start = c_start;
-        n_rbits = {KW{1'b0}};
-        n_rgot = {SW{1'b0}};
-        if (any_found && !last_complete) begin
-            // The last delimiter's remainder is cut.
-            n_delim = 1'b1;
-            n_q = builder[B-1].q_out;
-            n_start = builder[B-1].at_out;
-            n_rbits = builder[B-1].rbits_out;
-            n_rgot = builder[B-1].rgot_out[SW-1:0];
-        end else if (any_found) begin
-            n_start = pos_base + {{(PW-CW){1'b0}}, builder[B-1].end_out} + {{(PW-1){1'b0}}, 1'b1};
-        end else if (span_active && !span_done) begin
-            // The carried remainder goes on past this chunk too.
-            n_delim = 1'b1;
-            n_q = c_q;
-            n_rbits = span_rbits;
-            n_rgot = c_rgot + in_bits[SW-1:0];
-        end else if (span_active) begin
-            n_start = pos_base + {{(PW-SW){1'b0}}, in_rem_span};
-        end else begin
-            // No delimiter: the open quotient goes on.
-            n_q = c_q + ones_after_pw;
-        end
-    end
-
-    wire stop_now = any_ovf && !halted;
+    wire [PW-1:0] n_q = (b_use_cq_q ? c_q : {PW{1'b0}}) + {{(PW-CW){1'b0}}, b_q_add_q};
+    wire [PW-1:0] n_start = b_rel_q ? pos_base + {{(PW-CW-1){1'b0}}, b_start_off_q} : c_start;
+    // Stream bits from n_start to the chunk's end.
+    wire [PW-1:0] n_open = b_rel_q ? b_tail_rel : c_open + bits_pw;
+    wire n_delim = b_case_cut || b_case_span_on;
+    wire [KW-1:0] n_rbits = b_case_cut ? b_l_rbits : b_case_span_on ? span_rbits : {KW{1'b0}};
+    wire [SW-1:0] n_rgot = b_case_cut ? b_l_rgot : b_case_span_on ? c_rgot + b_bits[SW-1:0] : {SW{1'b0}};
 
     always @(posedge clk) begin
         if (rst) begin
@@ -313,6 +518,7 @@ module rice_build #(
             out_tail_delim <= 1'b0;
             pos_base_r <= {PW{1'b0}};
             c_start_r <= {PW{1'b0}};
+            c_open_r <= {PW{1'b0}};
             c_q_r <= {PW{1'b0}};
             c_rbits_r <= {KW{1'b0}};
             c_rgot_r <= {SW{1'b0}};
@@ -320,27 +526,28 @@ module rice_build #(
             err_at_r <= {PW{1'b0}};
             err_q_r <= {PW{1'b0}};
         end else if (advance) begin
-            out_valid <= in_valid;
-            if (in_valid) begin
-                out_last <= in_last;
+            out_valid <= b_valid;
+            if (b_valid) begin
+                out_last <= b_last;
                 out_lanes <= lanes;
                 out_mask <= mask;
                 pos_base_r <= pos_base + bits_pw;
                 c_start_r <= n_start;
+                c_open_r <= n_open;
                 c_q_r <= n_q;
                 c_rbits_r <= n_rbits;
                 c_rgot_r <= n_rgot;
                 halted_r <= halted || any_ovf;
                 if (stop_now) begin
-                    err_at_r <= builder[B-1].ovf_at_out;
-                    err_q_r <= builder[B-1].ovf_q_out;
+                    err_at_r <= ovf_at;
+                    err_q_r <= ovf_q;
                 end
                 // Status, on the last chunk's beat.
-                out_ovf <= in_last && (halted || any_ovf);
-                out_ovf_at <= !in_last ? {PW{1'b0}} : stop_now ? builder[B-1].ovf_at_out : halted ? err_at_r : {PW{1'b0}};
-                out_ovf_q <= !in_last ? {PW{1'b0}} : stop_now ? builder[B-1].ovf_q_out : halted ? err_q_r : {PW{1'b0}};
-                out_tail <= (in_last && !halted && !any_ovf) ? pos_base + bits_pw - n_start : {PW{1'b0}};
-                out_tail_delim <= in_last && !halted && !any_ovf && n_delim;
+                out_ovf <= b_last && (halted || any_ovf);
+                out_ovf_at <= !b_last ? {PW{1'b0}} : stop_now ? ovf_at : halted ? err_at_r : {PW{1'b0}};
+                out_ovf_q <= !b_last ? {PW{1'b0}} : stop_now ? ovf_q : halted ? err_q_r : {PW{1'b0}};
+                out_tail <= (b_last && !halted && !any_ovf) ? n_open : {PW{1'b0}};
+                out_tail_delim <= b_last && !halted && !any_ovf && n_delim;
             end
         end
     end

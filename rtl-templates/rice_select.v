@@ -14,21 +14,29 @@
 // earlier chunk: none when aligned, the first p bits when p remainder bits
 // span, and when a quotient spans every bit up to the first delimiter and
 // its K remainder bits.
+//
+// Timing: everything the FSM reads is a register of the insertion
+// pipelines (next_rem, the last free flag), so the loop is register ->
+// (K+1)-way mux -> register. The spanning flags come from the selected
+// pipeline's first delimiter position (its block 0, found by the insertion
+// pipeline) through a comparison per bit, not from a find-first scan over
+// the selected flags: no carry chain after the multiplexer.
 module rice_select #(
     parameter N = 32,  // chunk bits
     parameter K = 3,   // remainder bits
-    parameter SW = 8   // width of remainder-bit counts
+    parameter SW = 8,  // width of remainder-bit counts
+    parameter CW = 8   // bit positions within a chunk
 ) (
     input  wire              clk,
     input  wire              rst,
     input  wire              advance,     // the pipeline moves this cycle
     input  wire              in_valid,    // a chunk is at this stage
     input  wire              in_first,    // it is the first chunk of a packet
-    input  wire [(K+1)*N-1:0]  in_delim,  // pipeline p's delimiters at [p*N +: N]
-    input  wire [(K+1)*N-1:0]  in_free,   // pipeline p's trailing continuation bits
+    input  wire [(K+1)*N-1:0]  in_free,   // pipeline p's trailing continuation bits at [p*N +: N]
     input  wire [(K+1)*SW-1:0] in_next_rem,
-    output wire [N-1:0]      delim,       // the selected pipeline's flags
-    output wire [N-1:0]      free,
+    input  wire [K:0]        in_first_found,  // pipeline p found a delimiter
+    input  wire [(K+1)*CW-1:0] in_first_dpos, // at this bit (its first)
+    output wire [N-1:0]      free,        // the selected pipeline's
     output wire [N-1:0]      span,        // spanning bits
     output wire [SW-1:0]     rem_span     // state: remainder bits spanning in (0: none)
 );
@@ -40,31 +48,38 @@ module rice_select #(
     wire unary_span = !in_first && st_unary;
 
     // The multiplexer over the K+1 pipelines.
-    reg [N-1:0] sel_delim;
     reg [N-1:0] sel_free;
     reg [SW-1:0] sel_next_rem;
+    reg sel_first_found;
+    reg [CW-1:0] sel_first_dpos;
     integer p;
     always @(*) begin
-        sel_delim = in_delim[N-1:0];
         sel_free = in_free[N-1:0];
         sel_next_rem = in_next_rem[SW-1:0];
+        sel_first_found = in_first_found[0];
+        sel_first_dpos = in_first_dpos[CW-1:0];
         for (p = 1; p <= K; p = p + 1) begin
             if (rem_span == p[SW-1:0]) begin
-                sel_delim = in_delim[p*N +: N];
                 sel_free = in_free[p*N +: N];
                 sel_next_rem = in_next_rem[p*SW +: SW];
+                sel_first_found = in_first_found[p];
+                sel_first_dpos = in_first_dpos[p*CW +: CW];
             end
         end
     end
-    assign delim = sel_delim;
     assign free = sel_free;
 
     // Spanning bits. A quotient spans in: every bit through the first
-    // delimiter's remainder (all bits when there is none).
-    // (The shift drops out of the chunk, leaving all ones, when that code
-    // is cut at the end.)
-    wire [N-1:0] first = sel_delim & (~sel_delim + {{(N-1){1'b0}}, 1'b1});
-    wire [N-1:0] unary_bits = (first << (K + 1)) - {{(N-1){1'b0}}, 1'b1};
+    // delimiter's remainder (all bits when there is none, or when that code
+    // is cut at the end).
+    localparam [CW:0] KP1 = K + 1;
+    wire [CW:0] first_end = {1'b0, sel_first_dpos} + KP1;  // first bit after it
+    reg [N-1:0] unary_bits;
+    integer u;
+    always @(*) begin
+        for (u = 0; u < N; u = u + 1)
+            unary_bits[u] = !sel_first_found || u[CW:0] < first_end;
+    end
     wire [N-1:0] rem_bits = ~({N{1'b1}} << rem_span);
     assign span = unary_span ? unary_bits : rem_bits;
 

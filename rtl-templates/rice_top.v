@@ -41,6 +41,8 @@ module {{ top }} (
     localparam B = {{ b }};           // pipelines' blocks and builders: ceil(N / (K + 1))
     localparam SW = 8;          // remainder-bit counts
     localparam KEEP_W = N / 8;
+    localparam POS = {{ pos }};         // insertion payload: {{ pos_text }}
+    localparam PLW = {{ plw }};        // its bits
 {%- endif %}
     localparam V = {{ v }};           // value bits (--value-bits)
     localparam PW = {{ pw }};         // bit offsets, counts, quotients
@@ -102,70 +104,108 @@ module {{ top }} (
         end
     end
 
-    // ---- stage 2: K+1 speculative delimiter insertion pipelines
-    wire [(K+1)*N-1:0] ins_delim;
+    // ---- stages 2 .. B+1: K+1 speculative delimiter insertion pipelines,
+    // one block (a find-first-set over the chunk) per stage; the beat's
+    // other fields wait in a B-deep shift register beside them.
     wire [(K+1)*N-1:0] ins_free;
     wire [(K+1)*SW-1:0] ins_next_rem;
+    wire [K:0] ins_first_found;
+    wire [(K+1)*CW-1:0] ins_first_dpos;
+    wire [(K+1)*PLW-1:0] ins_payload;
     genvar p;
     generate
         for (p = 0; p <= K; p = p + 1) begin : pipeline
-            rice_insert #(.N(N), .K(K), .P(p), .B(B), .SW(SW)) insert (
+            rice_insert #(
+                .N(N), .K(K), .P(p), .B(B), .POS(POS), .SW(SW), .CW(CW), .PLW(PLW)
+            ) insert (
+                .clk(clk),
+                .rst(rst),
+                .advance(advance),
                 .delim_bits(s1_delim_bits),
-                .delim_flags(ins_delim[p*N +: N]),
                 .free_flags(ins_free[p*N +: N]),
-                .next_rem(ins_next_rem[p*SW +: SW])
+                .next_rem(ins_next_rem[p*SW +: SW]),
+                .first_found(ins_first_found[p]),
+                .first_dpos(ins_first_dpos[p*CW +: CW]),
+                .payload(ins_payload[p*PLW +: PLW])
             );
         end
     endgenerate
 
-    reg s2_valid, s2_first, s2_last;
-    reg [N-1:0] s2_data;
-    reg [CW-1:0] s2_bits;
-    reg [(K+1)*N-1:0] s2_delim;
-    reg [(K+1)*N-1:0] s2_free;
-    reg [(K+1)*SW-1:0] s2_next_rem;
-    always @(posedge clk) begin
-        if (rst) begin
-            s2_valid <= 1'b0;
-            s2_first <= 1'b0;
-            s2_last <= 1'b0;
-            s2_data <= {N{1'b0}};
-            s2_bits <= {CW{1'b0}};
-            s2_delim <= {(K+1)*N{1'b0}};
-            s2_free <= {(K+1)*N{1'b0}};
-            s2_next_rem <= {(K+1)*SW{1'b0}};
-        end else if (advance) begin
-            s2_valid <= s1_valid;
-            s2_first <= s1_first;
-            s2_last <= s1_last;
-            s2_data <= s1_data;
-            s2_bits <= s1_bits;
-            s2_delim <= ins_delim;
-            s2_free <= ins_free;
-            s2_next_rem <= ins_next_rem;
+    genvar dl;
+    generate
+        for (dl = 0; dl < B; dl = dl + 1) begin : delay
+            wire v_in, first_in, last_in;
+            wire [N-1:0] data_in;
+            wire [CW-1:0] bits_in;
+            if (dl == 0) begin : head
+                assign v_in = s1_valid;
+                assign first_in = s1_first;
+                assign last_in = s1_last;
+                assign data_in = s1_data;
+                assign bits_in = s1_bits;
+            end else begin : chain
+                assign v_in = delay[dl-1].v;
+                assign first_in = delay[dl-1].first;
+                assign last_in = delay[dl-1].last;
+                assign data_in = delay[dl-1].data;
+                assign bits_in = delay[dl-1].bits;
+            end
+            reg v, first, last;
+            reg [N-1:0] data;
+            reg [CW-1:0] bits;
+            always @(posedge clk) begin
+                if (rst) begin
+                    v <= 1'b0;
+                    first <= 1'b0;
+                    last <= 1'b0;
+                    data <= {N{1'b0}};
+                    bits <= {CW{1'b0}};
+                end else if (advance) begin
+                    v <= v_in;
+                    first <= first_in;
+                    last <= last_in;
+                    data <= data_in;
+                    bits <= bits_in;
+                end
+            end
         end
-    end
+    endgenerate
+    wire s2_valid = delay[B-1].v;
+    wire s2_first = delay[B-1].first;
+    wire s2_last = delay[B-1].last;
+    wire [N-1:0] s2_data = delay[B-1].data;
+    wire [CW-1:0] s2_bits = delay[B-1].bits;
 
-    // ---- stage 3: selector FSM and spanning flags
-    wire [N-1:0] sel_delim, sel_free, sel_span;
+    // ---- stage B+2: selector FSM and spanning flags
+    wire [N-1:0] sel_free, sel_span;
     wire [SW-1:0] sel_rem_span;
-    rice_select #(.N(N), .K(K), .SW(SW)) select (
+    rice_select #(.N(N), .K(K), .SW(SW), .CW(CW)) select (
         .clk(clk),
         .rst(rst),
         .advance(advance),
         .in_valid(s2_valid),
         .in_first(s2_first),
-        .in_delim(s2_delim),
-        .in_free(s2_free),
-        .in_next_rem(s2_next_rem),
-        .delim(sel_delim),
+        .in_free(ins_free),
+        .in_next_rem(ins_next_rem),
+        .in_first_found(ins_first_found),
+        .in_first_dpos(ins_first_dpos),
         .free(sel_free),
         .span(sel_span),
         .rem_span(sel_rem_span)
     );
+    // The selected pipeline's payload for the builders (the same
+    // multiplexer as the selector's, outside its loop).
+    reg [PLW-1:0] sel_payload;
+    integer sp;
+    always @(*) begin
+        sel_payload = ins_payload[PLW-1:0];
+        for (sp = 1; sp <= K; sp = sp + 1)
+            if (sel_rem_span == sp[SW-1:0]) sel_payload = ins_payload[sp*PLW +: PLW];
+    end
 
     reg s3_valid, s3_first, s3_last;
-    reg [N-1:0] s3_data, s3_delim, s3_free, s3_span;
+    reg [N-1:0] s3_data, s3_free, s3_span;
+    reg [PLW-1:0] s3_payload;
     reg [CW-1:0] s3_bits;
     reg [SW-1:0] s3_rem_span;
     always @(posedge clk) begin
@@ -174,9 +214,9 @@ module {{ top }} (
             s3_first <= 1'b0;
             s3_last <= 1'b0;
             s3_data <= {N{1'b0}};
-            s3_delim <= {N{1'b0}};
             s3_free <= {N{1'b0}};
             s3_span <= {N{1'b0}};
+            s3_payload <= {PLW{1'b0}};
             s3_bits <= {CW{1'b0}};
             s3_rem_span <= {SW{1'b0}};
         end else if (advance) begin
@@ -184,9 +224,9 @@ module {{ top }} (
             s3_first <= s2_first;
             s3_last <= s2_last;
             s3_data <= s2_data;
-            s3_delim <= sel_delim;
             s3_free <= sel_free;
             s3_span <= sel_span;
+            s3_payload <= sel_payload;
             s3_bits <= s2_bits;
             s3_rem_span <= sel_rem_span;
         end
@@ -196,7 +236,7 @@ module {{ top }} (
 {%- if arch == "nostall" %}
 {%- raw %}
 
-    // ---- stage 4: integer builders and output alignment
+    // ---- stages B+3 .. B+5: integer builders and output alignment
     wire b_valid, b_last, b_ovf, b_tail_delim;
     wire [B*V-1:0] b_lanes;
     wire [B-1:0] b_mask;
@@ -213,7 +253,8 @@ module {{ top }} (
         .in_last(s3_last),
         .in_bits(s3_bits),
         .in_data(s3_data),
-        .in_delim(s3_delim),
+        .in_found(s3_payload[B*CW +: B]),
+        .in_dpos(s3_payload[B*CW-1:0]),
         .in_free(s3_free),
         .in_span(s3_span),
         .in_rem_span(s3_rem_span),
@@ -239,7 +280,7 @@ endmodule
 {%- if arch == "single" %}
 {%- raw %}
 
-    // ---- stage 4: the single integer builder (5.4.3). It spends one cycle
+    // ---- stage B+3: the single integer builder (5.4.3). It spends one cycle
     // per integer of a chunk; while it works the pipeline before it holds,
     // and so does the input (back pressure).
     wire b_ready;
@@ -259,7 +300,7 @@ endmodule
         .in_last(s3_last),
         .in_bits(s3_bits),
         .in_data(s3_data),
-        .in_delim(s3_delim),
+        .in_delim(s3_payload),
         .in_free(s3_free),
         .in_span(s3_span),
         .in_rem_span(s3_rem_span),

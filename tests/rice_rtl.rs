@@ -9,7 +9,7 @@
 //! adds more streams per design.
 
 use qrtl_compiler::driver_rice::{simulate_rice_with, RiceSimRun};
-use qrtl_compiler::emit::verilog::rice::{emit_rice, RiceArch, RiceHwConfig, NOSTALL_LATENCY};
+use qrtl_compiler::emit::verilog::rice::{emit_rice, nostall_latency, RiceArch, RiceHwConfig};
 use qrtl_compiler::refmodel::rice::{BitOrder, DecodeError, RiceConfig, StreamDecoder, Unary};
 use qrtl_compiler::sim::{BuildOptions, Simulator, Stalls};
 use rand::rngs::SmallRng;
@@ -253,23 +253,20 @@ fn check(cfg: &RiceHwConfig, cases: &[Case], r: &RiceSimRun) {
 
 /// No stall: with the output always ready, the input is never held, every
 /// stream takes ceil(bits/N) beats in and out, and its first output beat
-/// comes a constant NOSTALL_LATENCY cycles after its first input beat.
+/// comes a constant `nostall_latency(cfg)` cycles after its first input beat.
 fn check_no_stall(cfg: &RiceHwConfig, cases: &[Case], r: &RiceSimRun) {
     assert_eq!(r.run.input_stall_cycles, 0, "{cfg:?}: s_axis_tready fell");
     let n_bytes = (cfg.chunk_bits / 8) as usize;
+    let latency = u64::from(nostall_latency(cfg));
     let mut beats = 0u64;
     for (c, h) in cases.iter().zip(&r.streams) {
         let want = c.bytes.len().div_ceil(n_bytes);
         assert_eq!(h.beats, want, "{cfg:?}: {}: output beats", c.what);
-        assert_eq!(h.latency, u64::from(NOSTALL_LATENCY), "{cfg:?}: {}", c.what);
+        assert_eq!(h.latency, latency, "{cfg:?}: {}", c.what);
         beats += want as u64;
     }
     // Back to back: every stream costs exactly ceil(bits/N) cycles.
-    assert_eq!(
-        r.run.total_cycles,
-        beats + u64::from(NOSTALL_LATENCY),
-        "{cfg:?}"
-    );
+    assert_eq!(r.run.total_cycles, beats + latency, "{cfg:?}");
 }
 
 fn soak() -> bool {

@@ -28,6 +28,9 @@ use crate::refmodel::rice::{BitOrder, ConfigError, RiceConfig, Unary};
 /// 2^32 bytes (the harness' limit) has fewer than 2^35 bits.
 pub const POS_BITS: u32 = 40;
 
+/// Width of a bit position within a chunk (`CW` in the RTL).
+pub const CHUNK_POS_BITS: u32 = 8;
+
 /// Input chunk widths accepted (`--width`), multiples of 8.
 pub const MIN_CHUNK_BITS: u32 = 8;
 pub const MAX_CHUNK_BITS: u32 = 128;
@@ -221,12 +224,19 @@ pub struct RiceRtl {
     /// `(file name, contents)`, top last.
     pub files: Vec<(String, String)>,
     pub layout: OutputLayout,
-    /// `nostall`: cycles from a beat's acceptance to its output beat.
+    /// `nostall`: cycles from a beat's acceptance to its output beat
+    /// ([`nostall_latency`]).
     pub latency: u32,
 }
 
-/// Stage registers between an input beat and its output beat (`nostall`).
-pub const NOSTALL_LATENCY: u32 = 4;
+/// Stage registers between an input beat and its output beat (`nostall`):
+/// stage 1 (input), one stage per insertion block (B), the selector (1),
+/// the builders' three stages (chunk-local per builder, chunk-local
+/// reductions, carried state). The harness and the project manifest read
+/// it from here.
+pub fn nostall_latency(cfg: &RiceHwConfig) -> u32 {
+    1 + cfg.builders() + 1 + 3
+}
 
 const INSERT_V: &str = include_str!("../../../../rtl-templates/rice_insert.v");
 const SELECT_V: &str = include_str!("../../../../rtl-templates/rice_select.v");
@@ -265,6 +275,9 @@ struct TopTemplate<'a> {
     check_ovf: u32,
     maxq: u64,
     latency: u32,
+    pos: u32,
+    pos_text: &'a str,
+    plw: u32,
 }
 
 /// Top-level module name.
@@ -293,6 +306,18 @@ pub fn emit_rice(cfg: &RiceHwConfig) -> Result<RiceRtl, RiceHwError> {
     let q_bits = code.width - code.k;
     let check_ovf = q_bits < POS_BITS;
     let maxq = if check_ovf { (1u64 << q_bits) - 1 } else { 0 };
+    // What the insertion pipelines hand the builders: every block's
+    // delimiter position (no-stall builders, in parallel) or the delimiter
+    // flags (the single builder scans them).
+    let (pos, pos_text, plw) = match cfg.arch {
+        RiceArch::NoStall => (
+            1,
+            "the blocks' delimiter positions",
+            cfg.builders() * (CHUNK_POS_BITS + 1),
+        ),
+        RiceArch::Single | RiceArch::Serial => (0, "the delimiter flags", cfg.chunk_bits),
+    };
+    let latency = nostall_latency(cfg);
     let top = TopTemplate {
         top: TOP,
         arch: cfg.arch.as_str(),
@@ -327,7 +352,10 @@ pub fn emit_rice(cfg: &RiceHwConfig) -> Result<RiceRtl, RiceHwError> {
         delim_value,
         check_ovf: u32::from(check_ovf),
         maxq,
-        latency: NOSTALL_LATENCY,
+        latency,
+        pos,
+        pos_text,
+        plw,
     }
     .render()
     .expect("the rice top template renders from plain values")
@@ -354,7 +382,7 @@ pub fn emit_rice(cfg: &RiceHwConfig) -> Result<RiceRtl, RiceHwError> {
         top: TOP.to_string(),
         files,
         layout,
-        latency: NOSTALL_LATENCY,
+        latency,
     })
 }
 
