@@ -94,8 +94,10 @@ pub fn xpath_top_ports() -> Vec<crate::project::Port> {
 }
 
 /// Project description of a compiled XPath design (`qrtl xpath compile -o`).
+/// The Verilog texts move from `hw.rtl.files` into the spec (tens of MB for
+/// 32K queries, not worth copying); the file names stay in `hw`.
 pub fn xpath_project_spec(
-    hw: &XpathHw,
+    hw: &mut XpathHw,
     opts: &XpathHwOptions,
     mode: crate::ir::xpath::Mode,
     clock_mhz: f64,
@@ -167,14 +169,17 @@ pub fn xpath_project_spec(
         rtl.result_words,
         rtl.latency
     );
+    let top = rtl.top.clone();
+    let files = hw
+        .rtl
+        .files
+        .iter_mut()
+        .map(|f| (f.name.clone(), std::mem::take(&mut f.text)))
+        .collect();
     crate::project::ProjectSpec {
         name: "qrtl_xpath".to_string(),
-        top: rtl.top.clone(),
-        rtl: rtl
-            .files
-            .iter()
-            .map(|f| (f.name.clone(), f.text.clone()))
-            .collect(),
+        top,
+        rtl: files,
         clock_mhz,
         clock_port: "clk".to_string(),
         reset_port: "rst".to_string(),

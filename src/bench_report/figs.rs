@@ -160,9 +160,9 @@ fn xpath_project(
     extra_flags: &str,
 ) -> Result<XpathProject, String> {
     let design = design_of(file, text)?;
-    let hw = build(file, &design, opts)?;
+    let mut hw = build(file, &design, opts)?;
     let dir = format!("{WORK}/{name}");
-    let spec = xpath_project_spec(&hw, opts, Mode::Holistic, 200.0);
+    let spec = xpath_project_spec(&mut hw, opts, Mode::Holistic, 200.0);
     write_project(Path::new(&dir), &spec).map_err(|e| e.to_string())?;
     let compile_cmd = format!(
         "qrtl xpath compile {file} -o {dir} {}{extra_flags}",

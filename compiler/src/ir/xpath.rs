@@ -19,7 +19,7 @@
 //!   whole subtree matched here", one per node as in ch. 3.2.2.4).
 
 use crate::diag::Span;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 id_type!(
     /// Index into [`TagDict`]; 0 is the "other" code.
@@ -66,7 +66,7 @@ impl Dict {
     fn with_reserved(reserved: &[u8]) -> Dict {
         Dict {
             names: vec![reserved.to_vec()],
-            index: HashMap::new(),
+            index: HashMap::default(),
         }
     }
     pub fn intern(&mut self, name: &[u8]) -> u32 {

@@ -16,7 +16,7 @@ use crate::ir::stacks::{
     PopNode, StackDesign, StepOrigin,
 };
 use crate::ir::xpath::{Axis, Design, NodeId, PartId, SiblingOrder};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// Options of the lowering.
 #[derive(Clone, Copy, Debug)]
@@ -33,7 +33,7 @@ pub fn lower_stacks(
     config: &StackLowerConfig,
 ) -> Result<StackDesign, Vec<Diagnostic>> {
     let mut cluster = Cluster::default();
-    let mut part_flag: HashMap<PartId, FlagId> = HashMap::new();
+    let mut part_flag: HashMap<PartId, FlagId> = HashMap::default();
     for (pi, part) in design.parts.iter().enumerate() {
         let nodes = design.part_nodes(PartId(pi as u32));
         let pop_root = part.pop_root(design);
@@ -43,7 +43,7 @@ pub fn lower_stacks(
             .collect();
         let in_pop: Vec<bool> = nodes.iter().map(|x| in_subtree.contains(x)).collect();
         // Push nodes, parents first (pre-order).
-        let mut hw_of: HashMap<NodeId, HwNodeId> = HashMap::new();
+        let mut hw_of: HashMap<NodeId, HwNodeId> = HashMap::default();
         for (i, &x) in nodes.iter().enumerate() {
             let node = design.node(x);
             let axes: Vec<Axis> = node.children.iter().map(|c| design.node(*c).axis).collect();

@@ -13,7 +13,7 @@ use crate::ir::xpath::{
     Axis, CmpOp, Compare, CondId, CondKind, Counter, Design, Node, NodeId, Origin, Part, PartId,
     Query, QueryId, Test, Value,
 };
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Errors found while lowering (the query parsed but cannot be compiled).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,7 +43,7 @@ pub struct LowerError {
 pub fn lower_queries(file: &str, queries: &[SourceQuery]) -> Result<Design, Vec<Diagnostic>> {
     let mut design = Design::default();
     let mut errors = Vec::new();
-    let mut seen: HashMap<String, PartId> = HashMap::new();
+    let mut seen: HashMap<String, PartId> = HashMap::default();
     for q in queries {
         let id = QueryId(q.id as u32);
         // Identical query texts share one part.

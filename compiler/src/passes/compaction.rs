@@ -11,7 +11,7 @@
 use super::registry::{StackPass, StackPassConfig};
 use crate::ir::stacks::{ColId, ColKind, Column, StackDesign};
 use crate::ir::xpath::{TagId, Test};
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 pub struct Compaction;
 
@@ -40,7 +40,7 @@ impl StackPass for Compaction {
                             name: String::new(),
                         });
                         let c = ColId(cl.columns.len() as u32 - 1);
-                        shared.push((c, HashSet::from([t])));
+                        shared.push((c, HashSet::from_iter([t])));
                         c
                     }
                 };

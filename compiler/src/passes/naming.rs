@@ -7,7 +7,7 @@
 use super::registry::{StackPass, StackPassConfig};
 use crate::ir::stacks::{ColKind, FlagSrc, StackDesign};
 use crate::ir::xpath::Test;
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 pub struct Naming;
 
@@ -52,7 +52,7 @@ impl StackPass for Naming {
         let tags = design.tags.clone();
         for (k, cl) in design.clusters.iter_mut().enumerate() {
             cl.name = format!("c{k}");
-            let mut taken = HashSet::new();
+            let mut taken = HashSet::default();
             for n in &mut cl.nodes {
                 let tag = match n.test {
                     Test::Any => "any".to_string(),

@@ -7,7 +7,7 @@
 use super::registry::{StackPass, StackPassConfig};
 use crate::ir::stacks::{Cluster, FlagId, FlagSrc, HwNodeId, PopId, StackDesign};
 use crate::ir::xpath::{Axis, CondId, Test};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 pub struct PrefixMerge;
 
@@ -27,7 +27,7 @@ impl StackPass for PrefixMerge {
                 ..Cluster::default()
             };
             type Key = (Option<HwNodeId>, Axis, Test, Vec<CondId>);
-            let mut index: HashMap<Key, HwNodeId> = HashMap::new();
+            let mut index: HashMap<Key, HwNodeId> = HashMap::default();
             let mut map = Vec::with_capacity(old.nodes.len());
             for node in &old.nodes {
                 let parent = node.parent.map(|p| map[p.index()]);
@@ -55,7 +55,7 @@ impl StackPass for PrefixMerge {
             // conditions, children and ordered predecessor after merging)
             // report identically, so they share one pop node.
             type PopKey = (HwNodeId, Axis, Vec<CondId>, Vec<PopId>, Option<PopId>);
-            let mut pop_index: HashMap<PopKey, PopId> = HashMap::new();
+            let mut pop_index: HashMap<PopKey, PopId> = HashMap::default();
             let mut pop_map: Vec<PopId> = Vec::with_capacity(old.pops.len());
             for pop in &old.pops {
                 let mut p = pop.clone();
@@ -74,7 +74,7 @@ impl StackPass for PrefixMerge {
                 pop_map.push(id);
             }
             // One flag per source.
-            let mut flag_of: HashMap<FlagSrc, FlagId> = HashMap::new();
+            let mut flag_of: HashMap<FlagSrc, FlagId> = HashMap::default();
             let mut flag_map = Vec::with_capacity(old.flags.len());
             for f in &old.flags {
                 let src = match f.src {

@@ -13,7 +13,7 @@
 
 use super::registry::{Pass, PassConfig};
 use crate::ir::xpath::{Axis, CondId, Design, Mode, Node, NodeId, Origin, Part, PartId, Test};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 pub struct SplitTwigs;
 
@@ -115,7 +115,7 @@ fn split(design: Design, mode: Mode) -> Design {
     out.nodes.clear();
     out.parts.clear();
     out.mode = mode;
-    let mut shared: HashMap<Vec<ChainStep>, PartId> = HashMap::new();
+    let mut shared: HashMap<Vec<ChainStep>, PartId> = HashMap::default();
     for qi in 0..design.queries.len() {
         let mut parts = Vec::new();
         for &old in &design.queries[qi].parts {
