@@ -20,7 +20,7 @@
 // last complete code are reported (count, and whether they hold a
 // delimiter: a cut remainder).
 //
-// Pipeline (three stages, every register moves with advance):
+// Pipeline (four stages, every register moves with advance):
 //   A  per builder, in parallel: start, unary count, completeness, the K
 //      remainder bits (a mux on the position); the continuation bits after
 //      the last code are counted by an adder tree.
@@ -29,9 +29,14 @@
 //      quotient overflows, and what the carried state becomes, expressed as
 //      "carried value or 0, plus a chunk-local offset".
 //   C  the only stage that reads the state carried from the previous chunk
-//      (stream offset, open quotient, cut remainder, halted): one adder and
-//      a multiplexer per state register, so the loop state -> state is
-//      short; the output beat is registered here.
+//      (stream offset, open quotient, cut remainder, halted): one adder or
+//      comparator and a multiplexer per state register, so the loop
+//      state -> state is short (the overflow test compares the carried
+//      quotient with MAXQ minus builder 0's count, computed in B, instead
+//      of adding first: an add then a compare was the longest path).
+//   D  the output beat: lanes and mask gated by the overflow and halted
+//      flags of C, the status fields, the error report kept for the
+//      packet's last beat.
 // Only builder 0 can hold a code that spans in (the spanning bits end at
 // its code), so only its quotient adds the carried count.
 module rice_build #(
@@ -336,6 +341,8 @@ module rice_build #(
     reg [KW-1:0] b_data_lo;
     reg [B-1:0] b_complete, b_ok_upto;
     reg b_found0, b_spanning0;
+    reg b_qh0_ovf;             // builder 0's own count overflows
+    reg [PW-1:0] b_q_room;     // MAXQ - its count: the carried count may not exceed it
     reg [CW-1:0] b_start0;
     reg [CW-1:0] b_qh0;
     reg [B*V-1:0] b_val;
@@ -359,6 +366,8 @@ module rice_build #(
             b_ok_upto <= {B{1'b0}};
             b_found0 <= 1'b0;
             b_spanning0 <= 1'b0;
+            b_qh0_ovf <= 1'b0;
+            b_q_room <= {PW{1'b0}};
             b_start0 <= {CW{1'b0}};
             b_qh0 <= {CW{1'b0}};
             b_val <= {B*V{1'b0}};
@@ -385,6 +394,8 @@ module rice_build #(
             b_ok_upto <= ok_upto;
             b_found0 <= a_found[0];
             b_spanning0 <= a_spanning0;
+            b_qh0_ovf <= {{(PW-CW){1'b0}}, a_qh[CW-1:0]} > MAXQ;
+            b_q_room <= MAXQ - {{(PW-CW){1'b0}}, a_qh[CW-1:0]};
             b_start0 <= a_start[CW-1:0];
             b_qh0 <= a_qh[CW-1:0];
             b_val <= val_w;
@@ -412,8 +423,6 @@ module rice_build #(
     reg [KW-1:0] c_rbits_r;   // its remainder bits so far, stream order from bit 0
     reg [SW-1:0] c_rgot_r;
     reg          halted_r;    // a quotient overflowed: nothing more this packet
-    reg [PW-1:0] err_at_r;
-    reg [PW-1:0] err_q_r;
 
     // (cleared by a packet's first chunk)
     wire [PW-1:0] pos_base = b_first ? {PW{1'b0}} : pos_base_r;
@@ -426,11 +435,12 @@ module rice_build #(
 
     wire [PW-1:0] bits_pw = {{(PW-CW){1'b0}}, b_bits};
 
-    // Builder 0's quotient: a spanning quotient adds the carried count.
+    // Builder 0's quotient: a spanning quotient adds the carried count. It
+    // overflows when its own count does, or when the carried count exceeds
+    // the room left (one comparison on the state, no adder before it).
     wire [PW-1:0] q0 = {{(PW-CW){1'b0}}, b_qh0} + (b_spanning0 ? c_q : {PW{1'b0}});
-    wire ovf0 = CHECK_OVF != 0 && b_found0 && q0 > MAXQ;
+    wire ovf0 = CHECK_OVF != 0 && b_found0 && (b_qh0_ovf || (b_spanning0 && c_q > b_q_room));
     wire any_ovf = ovf0 || b_any_local_ovf;
-    wire stop_now = any_ovf && !halted;
     wire [PW-1:0] ovf_at = (ovf0 && b_spanning0) ? c_start :
         pos_base + {{(PW-CW){1'b0}}, ovf0 ? b_start0 : b_f_start};
     wire [PW-1:0] ovf_q = ovf0 ? q0 : {{(PW-CW){1'b0}}, b_f_qh};
@@ -453,7 +463,6 @@ module rice_build #(
             assign val0_span = {q0[QW-1:0], b_val[K-1:0]};
         end
     endgenerate
-    wire [B-1:0] emit;
     wire [B*V-1:0] bvals;
     generate
         if (B == 1) begin : one
@@ -461,14 +470,10 @@ module rice_build #(
         end else begin : many
             assign bvals = {b_val[B*V-1:V], b_spanning0 ? val0_span : b_val[V-1:0]};
         end
-        for (b = 0; b < B; b = b + 1) begin : sc
-            assign emit[b] = b_complete[b] && b_ok_upto[b] && !ovf0 && !halted;
-        end
     endgenerate
 
-    // ---- output alignment: the spanning integer first, then the builders'
+    // The integer completing the carried code.
     wire [KW-1:0] span_rbits = c_rbits | (b_data_lo << c_rgot);
-    wire span_emit = b_span_done && !halted;
     wire [V-1:0] span_value;
     generate
         if (K == 0) begin : sv0
@@ -482,19 +487,6 @@ module rice_build #(
             assign span_value = {c_q[QW-1:0], order_rem(span_rbits)};
         end
     endgenerate
-    // (When the spanning integer completes, the last builder cannot: its
-    // code would need more bits than the chunk has left.)
-    wire [B*V-1:0] lanes;
-    wire [B-1:0] mask;
-    generate
-        if (B == 1) begin : one
-            assign lanes = span_emit ? span_value : bvals;
-            assign mask = span_emit ? 1'b1 : emit;
-        end else begin : many
-            assign lanes = span_emit ? {bvals[(B-1)*V-1:0], span_value} : bvals;
-            assign mask = span_emit ? {emit[B-2:0], 1'b1} : emit;
-        end
-    endgenerate
 
     // ---- the open code after this chunk (carried, or the tail on a last chunk)
     wire [PW-1:0] n_q = (b_use_cq_q ? c_q : {PW{1'b0}}) + {{(PW-CW){1'b0}}, b_q_add_q};
@@ -504,6 +496,87 @@ module rice_build #(
     wire n_delim = b_case_cut || b_case_span_on;
     wire [KW-1:0] n_rbits = b_case_cut ? b_l_rbits : b_case_span_on ? span_rbits : {KW{1'b0}};
     wire [SW-1:0] n_rgot = b_case_cut ? b_l_rgot : b_case_span_on ? c_rgot + b_bits[SW-1:0] : {SW{1'b0}};
+
+    // What stage D needs to form the beat.
+    reg d_valid, d_last;
+    reg d_halted, d_ovf0, d_any_ovf;
+    reg [B*V-1:0] d_bvals;
+    reg [V-1:0] d_span_value;
+    reg d_span_done;
+    reg [B-1:0] d_complete_ok;  // complete, and no builder 1..b overflows
+    reg [PW-1:0] d_ovf_at, d_ovf_q, d_tail;
+    reg d_tail_delim;
+    always @(posedge clk) begin
+        if (rst) begin
+            pos_base_r <= {PW{1'b0}};
+            c_start_r <= {PW{1'b0}};
+            c_open_r <= {PW{1'b0}};
+            c_q_r <= {PW{1'b0}};
+            c_rbits_r <= {KW{1'b0}};
+            c_rgot_r <= {SW{1'b0}};
+            halted_r <= 1'b0;
+            d_valid <= 1'b0;
+            d_last <= 1'b0;
+            d_halted <= 1'b0;
+            d_ovf0 <= 1'b0;
+            d_any_ovf <= 1'b0;
+            d_bvals <= {B*V{1'b0}};
+            d_span_value <= {V{1'b0}};
+            d_span_done <= 1'b0;
+            d_complete_ok <= {B{1'b0}};
+            d_ovf_at <= {PW{1'b0}};
+            d_ovf_q <= {PW{1'b0}};
+            d_tail <= {PW{1'b0}};
+            d_tail_delim <= 1'b0;
+        end else if (advance) begin
+            d_valid <= b_valid;
+            if (b_valid) begin
+                pos_base_r <= pos_base + bits_pw;
+                c_start_r <= n_start;
+                c_open_r <= n_open;
+                c_q_r <= n_q;
+                c_rbits_r <= n_rbits;
+                c_rgot_r <= n_rgot;
+                halted_r <= halted || any_ovf;
+                d_last <= b_last;
+                d_halted <= halted;
+                d_ovf0 <= ovf0;
+                d_any_ovf <= any_ovf;
+                d_bvals <= bvals;
+                d_span_value <= span_value;
+                d_span_done <= b_span_done;
+                d_complete_ok <= b_complete & b_ok_upto;
+                d_ovf_at <= ovf_at;
+                d_ovf_q <= ovf_q;
+                d_tail <= n_open;
+                d_tail_delim <= n_delim;
+            end
+        end
+    end
+
+    // ==== stage D: the output beat ==========================================
+    // (Gating by the overflow and halted flags of stage C, and the error
+    // report kept for a packet's last beat: read only while halted, so
+    // never a previous packet's.)
+    reg [PW-1:0] err_at_r;
+    reg [PW-1:0] err_q_r;
+    wire stop_now = d_any_ovf && !d_halted;
+    wire [B-1:0] emit = d_complete_ok & {B{!d_ovf0 && !d_halted}};
+    // ---- output alignment: the spanning integer first, then the builders'
+    wire span_emit = d_span_done && !d_halted;
+    // (When the spanning integer completes, the last builder cannot: its
+    // code would need more bits than the chunk has left.)
+    wire [B*V-1:0] lanes;
+    wire [B-1:0] mask;
+    generate
+        if (B == 1) begin : one_lane
+            assign lanes = span_emit ? d_span_value : d_bvals;
+            assign mask = span_emit ? 1'b1 : emit;
+        end else begin : many_lanes
+            assign lanes = span_emit ? {d_bvals[(B-1)*V-1:0], d_span_value} : d_bvals;
+            assign mask = span_emit ? {emit[B-2:0], 1'b1} : emit;
+        end
+    endgenerate
 
     always @(posedge clk) begin
         if (rst) begin
@@ -516,38 +589,24 @@ module rice_build #(
             out_ovf_q <= {PW{1'b0}};
             out_tail <= {PW{1'b0}};
             out_tail_delim <= 1'b0;
-            pos_base_r <= {PW{1'b0}};
-            c_start_r <= {PW{1'b0}};
-            c_open_r <= {PW{1'b0}};
-            c_q_r <= {PW{1'b0}};
-            c_rbits_r <= {KW{1'b0}};
-            c_rgot_r <= {SW{1'b0}};
-            halted_r <= 1'b0;
             err_at_r <= {PW{1'b0}};
             err_q_r <= {PW{1'b0}};
         end else if (advance) begin
-            out_valid <= b_valid;
-            if (b_valid) begin
-                out_last <= b_last;
+            out_valid <= d_valid;
+            if (d_valid) begin
+                out_last <= d_last;
                 out_lanes <= lanes;
                 out_mask <= mask;
-                pos_base_r <= pos_base + bits_pw;
-                c_start_r <= n_start;
-                c_open_r <= n_open;
-                c_q_r <= n_q;
-                c_rbits_r <= n_rbits;
-                c_rgot_r <= n_rgot;
-                halted_r <= halted || any_ovf;
                 if (stop_now) begin
-                    err_at_r <= ovf_at;
-                    err_q_r <= ovf_q;
+                    err_at_r <= d_ovf_at;
+                    err_q_r <= d_ovf_q;
                 end
                 // Status, on the last chunk's beat.
-                out_ovf <= b_last && (halted || any_ovf);
-                out_ovf_at <= !b_last ? {PW{1'b0}} : stop_now ? ovf_at : halted ? err_at_r : {PW{1'b0}};
-                out_ovf_q <= !b_last ? {PW{1'b0}} : stop_now ? ovf_q : halted ? err_q_r : {PW{1'b0}};
-                out_tail <= (b_last && !halted && !any_ovf) ? n_open : {PW{1'b0}};
-                out_tail_delim <= b_last && !halted && !any_ovf && n_delim;
+                out_ovf <= d_last && (d_halted || d_any_ovf);
+                out_ovf_at <= !d_last ? {PW{1'b0}} : stop_now ? d_ovf_at : d_halted ? err_at_r : {PW{1'b0}};
+                out_ovf_q <= !d_last ? {PW{1'b0}} : stop_now ? d_ovf_q : d_halted ? err_q_r : {PW{1'b0}};
+                out_tail <= (d_last && !d_halted && !d_any_ovf) ? d_tail : {PW{1'b0}};
+                out_tail_delim <= d_last && !d_halted && !d_any_ovf && d_tail_delim;
             end
         end
     end

@@ -15,7 +15,7 @@
 //   [93 +: 40]            status: bit offset of the overflowing code
 //   [133 +: 40]           status: its quotient
 // Status fields are set on the tlast beat only.
-// One output beat per input beat, 8 cycles later: s_axis_tready is
+// One output beat per input beat, 9 cycles later: s_axis_tready is
 // high whenever m_axis_tready is (it only falls with output backpressure).
 module qrtl_rice_top (
     input  wire                clk,

@@ -231,11 +231,11 @@ pub struct RiceRtl {
 
 /// Stage registers between an input beat and its output beat (`nostall`):
 /// stage 1 (input), one stage per insertion block (B), the selector (1),
-/// the builders' three stages (chunk-local per builder, chunk-local
-/// reductions, carried state). The harness and the project manifest read
-/// it from here.
+/// the builders' four stages (chunk-local per builder, chunk-local
+/// reductions, carried state, output beat). The harness and the project
+/// manifest read it from here.
 pub fn nostall_latency(cfg: &RiceHwConfig) -> u32 {
-    1 + cfg.builders() + 1 + 3
+    1 + cfg.builders() + 1 + 4
 }
 
 const INSERT_V: &str = include_str!("../../../../rtl-templates/rice_insert.v");
