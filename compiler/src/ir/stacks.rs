@@ -201,23 +201,13 @@ pub struct NodeLists {
 }
 
 impl NodeLists {
-    /// `lists` lists from `(list, node)` pairs (a counting sort: the pairs
-    /// are walked twice, keeping their order within each list).
-    pub fn build(lists: usize, pairs: impl Iterator<Item = (usize, HwNodeId)> + Clone) -> Self {
-        let mut start = vec![0u32; lists + 1];
-        for (l, _) in pairs.clone() {
-            start[l + 1] += 1;
+    /// A counting sort in two passes: [`NodeListsBuilder::count`] each
+    /// `(list, node)` pair, then [`NodeListsFill::put`] the same pairs in
+    /// the same order (kept within each list).
+    pub fn builder(lists: usize) -> NodeListsBuilder {
+        NodeListsBuilder {
+            start: vec![0; lists + 1],
         }
-        for i in 0..lists {
-            start[i + 1] += start[i];
-        }
-        let mut fill = start.clone();
-        let mut items = vec![HwNodeId(0); start[lists] as usize];
-        for (l, n) in pairs {
-            items[fill[l] as usize] = n;
-            fill[l] += 1;
-        }
-        NodeLists { start, items }
     }
 
     /// The number of lists.
@@ -236,6 +226,52 @@ impl NodeLists {
     }
 }
 
+pub struct NodeListsBuilder {
+    start: Vec<u32>,
+}
+
+impl NodeListsBuilder {
+    pub fn count(&mut self, list: usize) {
+        self.start[list + 1] += 1;
+    }
+
+    pub fn fill(mut self) -> NodeListsFill {
+        for i in 1..self.start.len() {
+            self.start[i] += self.start[i - 1];
+        }
+        let total = *self.start.last().expect("lists + 1 entries") as usize;
+        NodeListsFill {
+            next: self.start[..self.start.len() - 1].to_vec(),
+            lists: NodeLists {
+                start: self.start,
+                items: vec![HwNodeId(0); total],
+            },
+        }
+    }
+}
+
+pub struct NodeListsFill {
+    next: Vec<u32>,
+    lists: NodeLists,
+}
+
+impl NodeListsFill {
+    pub fn put(&mut self, list: usize, n: HwNodeId) {
+        let at = &mut self.next[list];
+        self.lists.items[*at as usize] = n;
+        *at += 1;
+    }
+
+    pub fn finish(self) -> NodeLists {
+        debug_assert!(self
+            .next
+            .iter()
+            .zip(&self.lists.start[1..])
+            .all(|(a, b)| a == b));
+        self.lists
+    }
+}
+
 impl std::ops::Index<usize> for NodeLists {
     type Output = [HwNodeId];
     fn index(&self, i: usize) -> &[HwNodeId] {
@@ -250,26 +286,42 @@ impl Cluster {
 
     /// Children lists, derived from the parent links.
     pub fn children(&self) -> NodeLists {
-        NodeLists::build(
-            self.nodes.len(),
-            self.nodes
-                .iter()
-                .enumerate()
-                .filter_map(|(i, n)| n.parent.map(|p| (p.index(), HwNodeId(i as u32)))),
-        )
+        let mut b = NodeLists::builder(self.nodes.len());
+        for n in &self.nodes {
+            if let Some(p) = n.parent {
+                b.count(p.index());
+            }
+        }
+        let mut b = b.fill();
+        for (i, n) in self.nodes.iter().enumerate() {
+            if let Some(p) = n.parent {
+                b.put(p.index(), HwNodeId(i as u32));
+            }
+        }
+        b.finish()
     }
 
     /// The nodes stored in each column.
     pub fn column_members(&self) -> NodeLists {
-        NodeLists::build(
-            self.columns.len(),
-            self.nodes.iter().enumerate().flat_map(|(i, n)| {
-                [n.exact, n.carry]
-                    .into_iter()
-                    .flatten()
-                    .map(move |c| (c.index(), HwNodeId(i as u32)))
-            }),
-        )
+        let mut b = NodeLists::builder(self.columns.len());
+        for n in &self.nodes {
+            if let Some(c) = n.exact {
+                b.count(c.index());
+            }
+            if let Some(c) = n.carry {
+                b.count(c.index());
+            }
+        }
+        let mut b = b.fill();
+        for (i, n) in self.nodes.iter().enumerate() {
+            if let Some(c) = n.exact {
+                b.put(c.index(), HwNodeId(i as u32));
+            }
+            if let Some(c) = n.carry {
+                b.put(c.index(), HwNodeId(i as u32));
+            }
+        }
+        b.finish()
     }
 
     /// How node `n` reads its predecessor.

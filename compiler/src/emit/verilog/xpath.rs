@@ -873,6 +873,9 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
         counts[q.cluster] += 1;
     }
     let mut clusters = Vec::new();
+    // Clusters are about the same size: render each into a buffer sized
+    // after the previous one (no regrowing of ~0.5 MB texts).
+    let mut last_len = 0usize;
     for (k, cl) in d.clusters.iter().enumerate() {
         let t = cluster_template(d, k, cl);
         clusters.push(ClusterInst {
@@ -885,9 +888,13 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
             },
             queries: t.queries,
         });
+        let mut text = String::with_capacity(last_len + last_len / 4);
+        t.render_into(&mut text).expect("cluster template renders");
+        text.push('\n');
+        last_len = text.len();
         files.push(RtlFile {
             name: format!("{}.v", t.module),
-            text: t.render().expect("cluster template renders") + "\n",
+            text,
         });
     }
     let result_bits = d
