@@ -15,25 +15,32 @@
 // CDATA `]` bytes (see "CDATA unit queue" below).
 //
 // Pipeline, for the clock rate (ECP5 LFE5U-85F speed 6, `qrtl synth`: the
-// single-stage parser reached about 50 MHz, this one about 120 MHz):
+// single-stage parser reached about 50 MHz, this one 134-147 MHz alone,
+// see "Memories" for its limit):
 //   stage 1, input:  the byte, in_valid and in_last are registered together
 //                    with its pre-decoded classes (whitespace, name
 //                    characters, digits, every delimiter the state machine
-//                    tests), so the state machine starts from flip-flops
-//                    instead of from compares on a port that the enclosing
-//                    design drives through its handshake logic;
+//                    tests, the byte-only parts of the next-state and error
+//                    sums, the compare with the expected end-tag byte), so
+//                    the state machine starts from flip-flops instead of
+//                    from compares on a port that the enclosing design
+//                    drives through its handshake logic; p_valid and the
+//                    restart are registered in one copy per register group
+//                    (fan-out);
 //   stage 2, parse:  the state machine consumes the registered byte and
 //                    registers its events (`r_*`);
 //   stage 3, output: the events are passed on and the end-of-document
 //                    status is decoded from stage 2's pieces (`o_*`).
-// Inside stage 2: the state is one-hot and its next value is computed
-// apart from the error checks (a byte that reveals an error records it in
-// `failed_q`, which forces S_FAILED before the next byte); the tests on
-// wide registers (stack full, depth zero or at the limit, end tag compared
-// to the end) are one-bit flags updated with the registers they describe;
-// the close-tag compare reads the name stack two bytes ahead, so the block
+// Inside stage 2: the state is one-hot and each bit's next value is a sum
+// of (state bit AND byte class) edges, apart from the error checks (a byte
+// that reveals an error records it in `failed_q`, itself a flat sum, which
+// forces S_FAILED before the next byte); the tests on wide registers
+// (stack full, depth zero or at the limit, end tag compared to the end)
+// are one-bit flags updated with the registers they describe; the
+// close-tag compare reads the name stack three bytes ahead, so the block
 // RAM's slow output only feeds a register (see "Memories"); the reference
-// value checks are bit tests or constant compares on ref_val.
+// value checks are bit tests or constant compares on ref_val, whose errors
+// take their own register (`ref_ovf_q`).
 //
 // Memory: the name stack (NAME_STACK_BYTES bytes, one write and one
 // registered read port: block RAM) holds the names of the open elements to
@@ -454,9 +461,14 @@ module qrtl_sax #(
 
     // Close tags: the name stack is read three consumed bytes ahead of the
     // compare, through the block RAM's own read register (`name_rd_q`) and
-    // two more registers (`name_ahead`, `name_exp`): the RAM's slow
-    // clock-to-output only feeds a flip-flop whose one load is another
-    // flip-flop, so the placer can put it next to the RAM. The address
+    // two more registers (`name_ahead`, `name_exp`; the byte's compare with
+    // the expected name byte is registered in stage 1 from them): the RAM's
+    // slow clock-to-output only feeds a flip-flop. This path sets the
+    // module's clock limit on ECP5: Yosys maps the RAM to a DP16KD without
+    // its output register (REGMODE NOREG, 5.8 ns clock-to-output at speed
+    // 6) and the route to `name_ahead` takes 1.0-1.8 ns, so about 130-146
+    // MHz; `name_ahead` is the register the DP16KD's OUTREG mode would hold
+    // (same enable) if the flow mapped it there. The address
     // needs the state and the byte's classes only: the byte compared with
     // the k-th byte of an end tag's name is names[top + k]; three bytes
     // earlier the parser consumed the byte before `<` (read the top after
@@ -1253,9 +1265,12 @@ module qrtl_sax #(
     wire s_failed  = state[S_FAILED];
 
     // Shared edge groups.
-    // An element is popped (EmptyTagSlash always; EndName, EndTagSpace at `>`).
+    // An element is popped (EmptyTagSlash always; EndName, EndTagSpace at
+    // `>`): `-> after_pop` above, Text if depth > 1 else Misc (tokenizer
+    // `close_element`).
     wire go_pop    = s_eslash || ((s_ename || s_espace) && b_gt);
-    // Markup ends (`after_markup`): CommentDash2, PiTargetQuestion, PiQuestion at `>`.
+    // Markup ends (CommentDash2, PiTargetQuestion, PiQuestion at `>`):
+    // `-> after_markup` above, Misc at depth 0 else Text.
     wire go_markup = s_cdash2 || s_pitq || (s_piq && b_gt);
     // A reference ends at `;`.
     wire go_refend = (s_rname || s_rdec || s_rhex) && b_semi;
