@@ -22,8 +22,8 @@
 //
 // Pipeline (four stages, every register moves with advance):
 //   A  per builder, in parallel: start, unary count, completeness, the K
-//      remainder bits (a mux on the position); the continuation bits after
-//      the last code are counted by an adder tree.
+//      remainder bits (a mux on the position), the continuation bits after
+//      its code.
 //   B  reductions over the builders, still chunk-local: the last builder
 //      that found a delimiter (its code may be cut), the first whose
 //      quotient overflows, and what the carried state becomes, expressed as
@@ -61,7 +61,6 @@ module rice_build #(
     input  wire [N-1:0]      in_data,     // chunk bits in stream order (invalid bits 0)
     input  wire [B-1:0]      in_found,    // builder b's delimiter exists
     input  wire [B*CW-1:0]   in_dpos,     // its position (0 when none)
-    input  wire [N-1:0]      in_free,     // continuation bits after the last code
     input  wire [N-1:0]      in_span,     // spanning flags
     input  wire [SW-1:0]     in_rem_span, // remainder bits of the carried code in this chunk
     output reg               out_valid,
@@ -147,29 +146,20 @@ module rice_build #(
     endgenerate
     wire a_spanning0_w = in_found[0] && bit_at(in_span, in_dpos[CW-1:0]);
 
-    // The ones counter (continuation bits after the last code, bits past a
-    // last beat's end masked): an adder tree, log2(N) adders deep.
-    localparam NP = 1 << $clog2(N);
-    wire [N-1:0] free_valid = in_free & ~({N{1'b1}} << in_bits);
-    genvar lv, nd;
+    // The continuation bits after the last code (counted into the next
+    // quotient) run from the bit after it to the chunk's end: the count is
+    // in_bits - f for f past builder b's code, or past the carried
+    // remainder when no builder found a delimiter (stage B picks one). An
+    // adder tree counting the flags was the longest path here.
+    wire [CW-1:0] ones_none_w = ({{(CW+1-SW){1'b0}}, in_rem_span} < {1'b0, in_bits}) ?
+        in_bits - in_rem_span[CW-1:0] : {CW{1'b0}};
+    wire [B*CW-1:0] a_ones_w;
     generate
-        for (lv = 0; (NP >> lv) >= 1; lv = lv + 1) begin : pc
-            wire [(NP >> lv)*CW-1:0] cnt;
-            for (nd = 0; nd < (NP >> lv); nd = nd + 1) begin : node
-                if (lv == 0) begin : leaf
-                    if (nd < N) begin : bit_
-                        assign cnt[nd*CW +: CW] = {{(CW-1){1'b0}}, free_valid[nd]};
-                    end else begin : pad
-                        assign cnt[nd*CW +: CW] = {CW{1'b0}};
-                    end
-                end else begin : add
-                    assign cnt[nd*CW +: CW] = pc[lv-1].cnt[2*nd*CW +: CW] + pc[lv-1].cnt[(2*nd+1)*CW +: CW];
-                end
-            end
+        for (b = 0; b < B; b = b + 1) begin : so
+            wire [CW:0] after = {1'b0, in_dpos[b*CW +: CW]} + {1'b0, K_CW} + {{CW{1'b0}}, 1'b1};
+            assign a_ones_w[b*CW +: CW] = (after < {1'b0, in_bits}) ? in_bits - after[CW-1:0] : {CW{1'b0}};
         end
     endgenerate
-    localparam LG = $clog2(N);
-    wire [CW-1:0] ones_after_w = pc[LG].cnt;
 
     reg a_valid, a_first, a_last;
     reg [CW-1:0] a_bits;
@@ -179,7 +169,8 @@ module rice_build #(
     reg [B*CW-1:0] a_start, a_qh, a_end, a_rgot;
     reg [B*KW-1:0] a_rbits;
     reg a_spanning0;
-    reg [CW-1:0] a_ones_after;
+    reg [B*CW-1:0] a_ones;
+    reg [CW-1:0] a_ones_none;
     reg a_span_active, a_span_done;
     always @(posedge clk) begin
         if (rst) begin
@@ -197,7 +188,8 @@ module rice_build #(
             a_rgot <= {B*CW{1'b0}};
             a_rbits <= {B*KW{1'b0}};
             a_spanning0 <= 1'b0;
-            a_ones_after <= {CW{1'b0}};
+            a_ones <= {B*CW{1'b0}};
+            a_ones_none <= {CW{1'b0}};
             a_span_active <= 1'b0;
             a_span_done <= 1'b0;
         end else if (advance) begin
@@ -215,7 +207,8 @@ module rice_build #(
             a_rgot <= a_rgot_w;
             a_rbits <= a_rbits_w;
             a_spanning0 <= a_spanning0_w;
-            a_ones_after <= ones_after_w;
+            a_ones <= a_ones_w;
+            a_ones_none <= ones_none_w;
             a_span_active <= in_rem_span != {SW{1'b0}};
             a_span_done <= in_rem_span != {SW{1'b0}} && {{(CW+2-SW){1'b0}}, in_rem_span} <= {2'b00, in_bits};
         end
@@ -265,7 +258,7 @@ module rice_build #(
     endgenerate
 
     // One-hot selections (AND-OR).
-    reg [CW-1:0] l_qh, l_start, l_end, l_rgot, f_qh, f_start;
+    reg [CW-1:0] l_qh, l_start, l_end, l_rgot, l_ones, f_qh, f_start;
     reg [KW-1:0] l_rbits;
     reg l_complete;
     integer s;
@@ -274,6 +267,7 @@ module rice_build #(
         l_start = {CW{1'b0}};
         l_end = {CW{1'b0}};
         l_rgot = {CW{1'b0}};
+        l_ones = {CW{1'b0}};
         l_rbits = {KW{1'b0}};
         l_complete = 1'b0;
         f_qh = {CW{1'b0}};
@@ -283,6 +277,7 @@ module rice_build #(
             l_start = l_start | (a_start[s*CW +: CW] & {CW{last_hot[s]}});
             l_end = l_end | (a_end[s*CW +: CW] & {CW{last_hot[s]}});
             l_rgot = l_rgot | (a_rgot[s*CW +: CW] & {CW{last_hot[s]}});
+            l_ones = l_ones | (a_ones[s*CW +: CW] & {CW{last_hot[s]}});
             l_rbits = l_rbits | (a_rbits[s*KW +: KW] & {KW{last_hot[s]}});
             l_complete = l_complete | (a_complete[s] & last_hot[s]);
             f_qh = f_qh | (a_qh[s*CW +: CW] & {CW{first_ovf_hot[s]}});
@@ -290,6 +285,7 @@ module rice_build #(
         end
     end
     wire any_found = a_found[0];
+    wire [CW-1:0] ones_after = any_found ? l_ones : a_ones_none;
     wire last_spanning = last_hot[0] && a_spanning0;
 
     // The open code after this chunk, in cases (the carried state is
@@ -314,7 +310,7 @@ module rice_build #(
             b_start_off = {1'b0, l_start};
         end else if (any_found) begin
             b_use_cq = 1'b0;
-            b_q_add = a_ones_after;
+            b_q_add = ones_after;
             b_rel = 1'b1;
             b_start_off = {1'b0, l_end} + {{CW{1'b0}}, 1'b1};
         end else if (case_span_on) begin
@@ -324,12 +320,12 @@ module rice_build #(
             b_start_off = {(CW+1){1'b0}};
         end else if (a_span_active) begin
             b_use_cq = 1'b0;
-            b_q_add = a_ones_after;
+            b_q_add = ones_after;
             b_rel = 1'b1;
             b_start_off = {{(CW+1-SW){1'b0}}, a_rem_span};
         end else begin
             b_use_cq = 1'b1;
-            b_q_add = a_ones_after;
+            b_q_add = ones_after;
             b_rel = 1'b0;
             b_start_off = {(CW+1){1'b0}};
         end

@@ -21,14 +21,15 @@
 //
 // It also precomputes what the selector FSM needs to pick the next chunk's
 // pipeline: the remainder bits of the last code that fall past the chunk
-// (next_rem), the continuation bits after the last code (free_flags; the
-// chunk ends inside a quotient when its last bit is one of them), and the
-// position of the first delimiter (first_found, first_dpos: the spanning
-// bits of a quotient that spans in end at its code). The payload for the
-// integer builders is, with POS = 0, the delimiter flags (the single
-// builder scans them), with POS = 1 the position each block's delimiter
-// (found bits at [B*CW +: B], positions at [b*CW +: CW], 0 when none), so
-// that the no-stall builders need no find-first chain of their own.
+// (next_rem), whether the chunk ends inside a quotient (last_free: its last
+// bit is a continuation bit after the last code), and the position of the
+// first delimiter (first_found, first_dpos: the spanning bits of a quotient
+// that spans in end at its code). The payload for the integer builders is,
+// with POS = 0, the continuation bits after the last code and the
+// delimiter flags ({free, delim}: the single builder scans them), with
+// POS = 1 the position of each block's delimiter (found bits at
+// [B*CW +: B], positions at [b*CW +: CW], 0 when none), so that the
+// no-stall builders need no find-first chain of their own.
 module rice_insert #(
     parameter N = 32,  // chunk bits (--width)
     parameter K = 3,   // remainder bits (--k)
@@ -37,13 +38,13 @@ module rice_insert #(
     parameter POS = 1, // payload: 1 the blocks' delimiter positions, 0 the flags
     parameter SW = 8,  // width of remainder-bit counts
     parameter CW = 8,  // bit positions within a chunk
-    parameter PLW = (POS != 0) ? B * (CW + 1) : N  // payload bits
+    parameter PLW = (POS != 0) ? B * (CW + 1) : 2 * N  // payload bits
 ) (
     input  wire            clk,
     input  wire            rst,
     input  wire            advance,      // the pipeline moves this cycle
     input  wire [N-1:0]    delim_bits,   // chunk bits holding the delimiter value
-    output wire [N-1:0]    free_flags,   // bits after the last code (continuation)
+    output wire            last_free,    // the last bit is after the last code
     output reg  [SW-1:0]   next_rem,     // remainder bits spanning into the next chunk
     output wire            first_found,  // a delimiter is marked
     output wire [CW-1:0]   first_dpos,   // the first one's bit
@@ -87,7 +88,7 @@ module rice_insert #(
                 end
             end else begin : chain
                 assign bits_in = block[i-1].fwd.bits_q;
-                assign avail_in = block[i-1].avail_q;
+                assign avail_in = block[i-1].fwd.avail_q;
                 assign past_in = block[i-1].past_q;
             end
             wire [N-1:0] cand = bits_in & avail_in;
@@ -110,24 +111,38 @@ module rice_insert #(
             wire [N-1:0] avail_out = found_here ? ~stop[N-1:0] : avail_in;
             wire [K:0] past_out = past_in | (found_here ? stop[X-1:N] : {(K+1){1'b0}});
 
-            // Stage i's registers (the chunk's bits go on to the next block).
+            // Stage i's registers (the chunk's bits and the bits left go on
+            // to the next block; after the last, the bits after the last
+            // code: all of them for the payload, or just the last bit).
             if (i < B - 1) begin : fwd
                 reg [N-1:0] bits_q;
+                reg [N-1:0] avail_q;
                 always @(posedge clk) begin
-                    if (rst) bits_q <= {N{1'b0}};
-                    else if (advance) bits_q <= bits_in;
+                    if (rst) begin
+                        bits_q <= {N{1'b0}};
+                        avail_q <= {N{1'b0}};
+                    end else if (advance) begin
+                        bits_q <= bits_in;
+                        avail_q <= avail_out;
+                    end
+                end
+            end else if (POS != 0) begin : last_bit
+                reg free_q;
+                always @(posedge clk) begin
+                    if (rst) free_q <= 1'b0;
+                    else if (advance) free_q <= avail_out[N-1];
+                end
+            end else begin : all_bits
+                reg [N-1:0] free_q;
+                always @(posedge clk) begin
+                    if (rst) free_q <= {N{1'b0}};
+                    else if (advance) free_q <= avail_out;
                 end
             end
-            reg [N-1:0] avail_q;
             reg [K:0] past_q;
             always @(posedge clk) begin
-                if (rst) begin
-                    avail_q <= {N{1'b0}};
-                    past_q <= {(K+1){1'b0}};
-                end else if (advance) begin
-                    avail_q <= avail_out;
-                    past_q <= past_out;
-                end
+                if (rst) past_q <= {(K+1){1'b0}};
+                else if (advance) past_q <= past_out;
             end
             // The delimiter flags marked so far (payload of POS = 0).
             if (POS == 0) begin : flags
@@ -187,14 +202,15 @@ module rice_insert #(
         end
     endgenerate
 
-    assign free_flags = block[B-1].avail_q;
     assign first_found = block[B-1].found_q[0];
     assign first_dpos = block[B-1].dpos_q[CW-1:0];
     generate
         if (POS != 0) begin : positions
+            assign last_free = block[B-1].last_bit.free_q;
             assign payload = {block[B-1].found_q, block[B-1].dpos_q};
         end else begin : flags
-            assign payload = block[B-1].flags.delim_q;
+            assign last_free = block[B-1].all_bits.free_q[N-1];
+            assign payload = {block[B-1].all_bits.free_q, block[B-1].flags.delim_q};
         end
     endgenerate
 

@@ -6,7 +6,7 @@
 // the chunk), unary spanning (the chunk starts inside a quotient), or p
 // remainder bits spanning (1 <= p <= K). It picks the matching speculative
 // pipeline (pipeline 0 for aligned and unary spanning), and the next state
-// is that pipeline's precomputed next_rem / free_flags: the loop from the
+// is that pipeline's precomputed next_rem / last_free: the loop from the
 // state through the multiplexer back to the state is all that depends on the
 // previous chunk. A packet's first chunk is aligned.
 //
@@ -16,7 +16,7 @@
 // its K remainder bits.
 //
 // Timing: everything the FSM reads is a register of the insertion
-// pipelines (next_rem, the last free flag), so the loop is register ->
+// pipelines (next_rem, last_free), so the loop is register ->
 // (K+1)-way mux -> register. The spanning flags come from the selected
 // pipeline's first delimiter position (its block 0, found by the insertion
 // pipeline) through a comparison per bit, not from a find-first scan over
@@ -32,11 +32,10 @@ module rice_select #(
     input  wire              advance,     // the pipeline moves this cycle
     input  wire              in_valid,    // a chunk is at this stage
     input  wire              in_first,    // it is the first chunk of a packet
-    input  wire [(K+1)*N-1:0]  in_free,   // pipeline p's trailing continuation bits at [p*N +: N]
+    input  wire [K:0]        in_last_free,  // pipeline p's chunk ends inside a quotient
     input  wire [(K+1)*SW-1:0] in_next_rem,
     input  wire [K:0]        in_first_found,  // pipeline p found a delimiter
     input  wire [(K+1)*CW-1:0] in_first_dpos, // at this bit (its first)
-    output wire [N-1:0]      free,        // the selected pipeline's
     output wire [N-1:0]      span,        // spanning bits
     output wire [SW-1:0]     rem_span     // state: remainder bits spanning in (0: none)
 );
@@ -48,26 +47,25 @@ module rice_select #(
     wire unary_span = !in_first && st_unary;
 
     // The multiplexer over the K+1 pipelines.
-    reg [N-1:0] sel_free;
+    reg sel_last_free;
     reg [SW-1:0] sel_next_rem;
     reg sel_first_found;
     reg [CW-1:0] sel_first_dpos;
     integer p;
     always @(*) begin
-        sel_free = in_free[N-1:0];
+        sel_last_free = in_last_free[0];
         sel_next_rem = in_next_rem[SW-1:0];
         sel_first_found = in_first_found[0];
         sel_first_dpos = in_first_dpos[CW-1:0];
         for (p = 1; p <= K; p = p + 1) begin
             if (rem_span == p[SW-1:0]) begin
-                sel_free = in_free[p*N +: N];
+                sel_last_free = in_last_free[p];
                 sel_next_rem = in_next_rem[p*SW +: SW];
                 sel_first_found = in_first_found[p];
                 sel_first_dpos = in_first_dpos[p*CW +: CW];
             end
         end
     end
-    assign free = sel_free;
 
     // Spanning bits. A quotient spans in: every bit through the first
     // delimiter's remainder (all bits when there is none, or when that code
@@ -89,7 +87,7 @@ module rice_select #(
             st_unary <= 1'b0;
         end else if (advance && in_valid) begin
             st_rem <= sel_next_rem;
-            st_unary <= sel_free[N-1];
+            st_unary <= sel_last_free;
         end
     end
 endmodule

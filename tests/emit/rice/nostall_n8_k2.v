@@ -98,7 +98,7 @@ module qrtl_rice_top (
     // ---- stages 2 .. B+1: K+1 speculative delimiter insertion pipelines,
     // one block (a find-first-set over the chunk) per stage; the beat's
     // other fields wait in a B-deep shift register beside them.
-    wire [(K+1)*N-1:0] ins_free;
+    wire [K:0] ins_last_free;
     wire [(K+1)*SW-1:0] ins_next_rem;
     wire [K:0] ins_first_found;
     wire [(K+1)*CW-1:0] ins_first_dpos;
@@ -113,7 +113,7 @@ module qrtl_rice_top (
                 .rst(rst),
                 .advance(advance),
                 .delim_bits(s1_delim_bits),
-                .free_flags(ins_free[p*N +: N]),
+                .last_free(ins_last_free[p]),
                 .next_rem(ins_next_rem[p*SW +: SW]),
                 .first_found(ins_first_found[p]),
                 .first_dpos(ins_first_dpos[p*CW +: CW]),
@@ -168,7 +168,7 @@ module qrtl_rice_top (
     wire [CW-1:0] s2_bits = delay[B-1].bits;
 
     // ---- stage B+2: selector FSM and spanning flags
-    wire [N-1:0] sel_free, sel_span;
+    wire [N-1:0] sel_span;
     wire [SW-1:0] sel_rem_span;
     rice_select #(.N(N), .K(K), .SW(SW), .CW(CW)) select (
         .clk(clk),
@@ -176,11 +176,10 @@ module qrtl_rice_top (
         .advance(advance),
         .in_valid(s2_valid),
         .in_first(s2_first),
-        .in_free(ins_free),
+        .in_last_free(ins_last_free),
         .in_next_rem(ins_next_rem),
         .in_first_found(ins_first_found),
         .in_first_dpos(ins_first_dpos),
-        .free(sel_free),
         .span(sel_span),
         .rem_span(sel_rem_span)
     );
@@ -195,7 +194,7 @@ module qrtl_rice_top (
     end
 
     reg s3_valid, s3_first, s3_last;
-    reg [N-1:0] s3_data, s3_free, s3_span;
+    reg [N-1:0] s3_data, s3_span;
     reg [PLW-1:0] s3_payload;
     reg [CW-1:0] s3_bits;
     reg [SW-1:0] s3_rem_span;
@@ -205,7 +204,6 @@ module qrtl_rice_top (
             s3_first <= 1'b0;
             s3_last <= 1'b0;
             s3_data <= {N{1'b0}};
-            s3_free <= {N{1'b0}};
             s3_span <= {N{1'b0}};
             s3_payload <= {PLW{1'b0}};
             s3_bits <= {CW{1'b0}};
@@ -215,7 +213,6 @@ module qrtl_rice_top (
             s3_first <= s2_first;
             s3_last <= s2_last;
             s3_data <= s2_data;
-            s3_free <= sel_free;
             s3_span <= sel_span;
             s3_payload <= sel_payload;
             s3_bits <= s2_bits;
@@ -242,7 +239,6 @@ module qrtl_rice_top (
         .in_data(s3_data),
         .in_found(s3_payload[B*CW +: B]),
         .in_dpos(s3_payload[B*CW-1:0]),
-        .in_free(s3_free),
         .in_span(s3_span),
         .in_rem_span(s3_rem_span),
         .out_valid(b_valid),

@@ -307,15 +307,19 @@ pub fn emit_rice(cfg: &RiceHwConfig) -> Result<RiceRtl, RiceHwError> {
     let check_ovf = q_bits < POS_BITS;
     let maxq = if check_ovf { (1u64 << q_bits) - 1 } else { 0 };
     // What the insertion pipelines hand the builders: every block's
-    // delimiter position (no-stall builders, in parallel) or the delimiter
-    // flags (the single builder scans them).
+    // delimiter position (no-stall builders, in parallel) or the
+    // continuation and delimiter flags (the single builder scans them).
     let (pos, pos_text, plw) = match cfg.arch {
         RiceArch::NoStall => (
             1,
             "the blocks' delimiter positions",
             cfg.builders() * (CHUNK_POS_BITS + 1),
         ),
-        RiceArch::Single | RiceArch::Serial => (0, "the delimiter flags", cfg.chunk_bits),
+        RiceArch::Single | RiceArch::Serial => (
+            0,
+            "the continuation bits after the last code and the delimiter flags",
+            2 * cfg.chunk_bits,
+        ),
     };
     let latency = nostall_latency(cfg);
     let top = TopTemplate {
