@@ -174,7 +174,7 @@ fn rtl_section(quick: bool) {
         "One stream of {ints} integers (same distribution) per design, `--value-bits 32`, \
          simulated alone in Verilator with the output always ready. cycles: from the \
          stream's first beat in to its last beat out. `nostall` takes N bits every clock: \
-         cycles = ceil(bits/N) + 4; `single` sends one integer per clock, plus a cycle loading and one closing each chunk; `serial` reads \
+         cycles = ceil(bits/N) + ceil(N/(k+1)) + 6 (its pipeline depth); `single` sends one integer per clock, plus a cycle loading and one closing each chunk; `serial` reads \
          one bit per clock.\n"
     );
     println!("| arch | N | k | bits | ceil(bits/N) | cycles | cycles - ceil(bits/N) | bits/cycle | build s |");
