@@ -489,11 +489,13 @@ fn sim_stats_report_cycles_and_bits_and_stalls_change_nothing() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(stats.len(), 2);
-    // ceil(bits / 64) beats plus the pipeline's constant latency.
+    // ceil(bits / 64) beats plus the pipeline's constant latency:
+    // ceil(N / (k + 1)) insertion blocks + 6 = 11 + 6 at N = 64, k = 5.
+    let latency = 64u64.div_ceil(5 + 1) + 6;
     assert_eq!(stats[0]["bits"], 1600);
-    assert_eq!(stats[0]["cycles"], 25 + 4);
+    assert_eq!(stats[0]["cycles"], 25 + latency);
     assert_eq!(stats[1]["bits"], 104);
-    assert_eq!(stats[1]["cycles"], 2 + 4);
+    assert_eq!(stats[1]["cycles"], 2 + latency);
     let mut stalled = base.to_vec();
     stalled.extend(["--out-stall", "60", "--in-gap", "30", "--stall-seed", "9"]);
     stalled.extend([a.as_str(), b.as_str()]);
