@@ -11,8 +11,11 @@
 // Interface (rtl-templates/README.md): in_valid/in_byte/in_last, one byte
 // per clock, never a stall. Every output is registered and describes the
 // byte consumed three clocks earlier (LATENCY = 3, SAX_LATENCY in
-// compiler/src/emit/verilog/sax.rs), with one exception: text units of
-// CDATA `]` bytes (see "CDATA unit queue" below).
+// compiler/src/emit/verilog/sax.rs), with two exceptions: text units of
+// CDATA `]` bytes (see "CDATA unit queue" below), and `o_byte_next`, the
+// stage-2 byte register that o_byte copies on every clock (a consumer can
+// register its compares on the byte one clock ahead, as the XPath
+// clusters' tag decoders do).
 //
 // Pipeline, for the clock rate (ECP5 LFE5U-85F speed 6, `qrtl synth`: the
 // single-stage parser reached about 50 MHz, this one 134-147 MHz alone,
@@ -58,6 +61,9 @@ module qrtl_sax #(
     input  wire [7:0]  in_byte,
     input  wire        in_last,
     output reg  [7:0]  o_byte,
+    // The byte o_byte holds on the next clock (after reset), for consumers
+    // that register their compares on it a clock ahead.
+    output wire [7:0]  o_byte_next,
     output reg         o_name_byte,
     output reg         o_name_first,
     output reg         o_name_end,
@@ -435,18 +441,12 @@ module qrtl_sax #(
     // ------------------------------------------------------------------
     // Memories
     // ------------------------------------------------------------------
-    // no_rw_check (Yosys): a read and a write of the same name byte in one
-    // cycle never matters (see the close-tag read below), so no collision
-    // logic goes between the block RAM and `name_rd_q`.
-    (* no_rw_check *)
-    reg  [7:0]    names  [0:NAME_STACK_BYTES-1];
     reg  [AW-1:0] starts [0:MAX_DEPTH-1];
     reg           nm_we;   // push the byte onto the name stack at sp
     reg           st_we;   // save `top` in starts[depth] (an element opens)
     wire [DW-1:0] depth_m1 = depth - 1'b1;
 
     always @(posedge clk) begin
-        if (p_valid && nm_we) names[sp[NIW-1:0]] <= b;
         if (p_valid && st_we) starts[depth[SIW-1:0]] <= top;
     end
 
@@ -463,12 +463,7 @@ module qrtl_sax #(
     // compare, through the block RAM's own read register (`name_rd_q`) and
     // two more registers (`name_ahead`, `name_exp`; the byte's compare with
     // the expected name byte is registered in stage 1 from them): the RAM's
-    // slow clock-to-output only feeds a flip-flop. This path sets the
-    // module's clock limit on ECP5: Yosys maps the RAM to a DP16KD without
-    // its output register (REGMODE NOREG, 5.8 ns clock-to-output at speed
-    // 6) and the route to `name_ahead` takes 1.0-1.8 ns, so about 130-146
-    // MHz; `name_ahead` is the register the DP16KD's OUTREG mode would hold
-    // (same enable) if the flow mapped it there. The address
+    // slow clock-to-output only feeds a flip-flop. The address
     // needs the state and the byte's classes only: the byte compared with
     // the k-th byte of an end tag's name is names[top + k]; three bytes
     // earlier the parser consumed the byte before `<` (read the top after
@@ -480,8 +475,7 @@ module qrtl_sax #(
     // name was written before them, so the data read is current. The
     // registers advance with consumed bytes only, so idle cycles change
     // nothing.
-    reg  [7:0]    name_rd_q;  // names[rd_ptr] of the previous consumed byte
-    reg  [7:0]    name_ahead; // ... of the one before
+    wire [7:0]    name_ahead; // names[rd_ptr] two consumed bytes earlier
     reg  [7:0]    name_exp;   // the name byte the current byte must equal
     wire          pops_now = b_gt && (state[S_EMPTY_TAG_SLASH] || state[S_END_NAME] || state[S_END_TAG_SPACE]);
     wire [NIW-1:0] top_lo = top[NIW-1:0];
@@ -492,14 +486,98 @@ module qrtl_sax #(
         : state[S_LT] ? top_p2
         : b_lt ? top_p1 : top_lo;
     always @(posedge clk) begin
-        if (p_valid) name_rd_q <= names[rd_ptr];
+        if (p_valid) name_exp <= name_ahead;
     end
-    always @(posedge clk) begin
-        if (p_valid) begin
-            name_ahead <= name_rd_q;
-            name_exp <= name_ahead;
+
+    // The name stack itself: one write port (the byte at sp) and one read
+    // port with two registers (`name_rd_q`, then `name_ahead`), both
+    // enabled by consumed bytes. Inferred, a synthesis tool maps it to
+    // block RAM with `name_rd_q` as the RAM's read register and
+    // `name_ahead` in the fabric. Yosys maps an ECP5 block RAM without its
+    // output register (REGMODE NOREG: 5.8 ns clock-to-output at speed 6,
+    // plus the route to `name_ahead`: about 130-146 MHz), so under
+    // QRTL_TARGET_ECP5 (set by `qrtl synth --target ecp5`; define it for
+    // Diamond or Radiant too) a name stack of up to 2048 bytes is one
+    // DP16KD instead, with `name_ahead` in its output register (REGMODE
+    // OUTREG, about 1 ns clock-to-output). The two are the same circuit;
+    // tests/sax_rtl.rs runs the parser both ways (the DP16KD through a
+    // model of the primitive, sim/ecp5_dp16kd.v).
+`ifdef QRTL_TARGET_ECP5
+    localparam NAMES_DP16KD = NAME_STACK_BYTES <= 2048;
+`else
+    localparam NAMES_DP16KD = 0;
+`endif
+    generate
+        if (NAMES_DP16KD) begin : g_names_dp16kd
+`ifdef QRTL_TARGET_ECP5
+            // 2048 x 9 (DATA_WIDTH 9: address on AD[13:3]); port A writes,
+            // port B reads. The RAM's read register is enabled by CEB, its
+            // output register by OCEB.
+            wire [13:0] wr_ad = { {(14 - NIW){1'b0} }, sp_lo } << 3;
+            wire [13:0] rd_ad = { {(14 - NIW){1'b0} }, rd_ptr } << 3;
+            wire        wr_en = p_valid && nm_we;
+            wire [17:0] do_a; // port A only writes
+            wire [17:0] do_b;
+            DP16KD #(
+                .DATA_WIDTH_A(9), .DATA_WIDTH_B(9),
+                .REGMODE_A("NOREG"), .REGMODE_B("OUTREG"),
+                .WRITEMODE_A("NORMAL"), .WRITEMODE_B("NORMAL"),
+                .CSDECODE_A("0b000"), .CSDECODE_B("0b000"),
+                .RESETMODE("SYNC"), .ASYNC_RESET_RELEASE("SYNC"),
+                .GSR("DISABLED")
+            ) u_names (
+                .CLKA(clk), .CEA(1'b1), .OCEA(1'b1), .WEA(wr_en), .RSTA(1'b0),
+                .CSA2(1'b0), .CSA1(1'b0), .CSA0(1'b0),
+                .ADA13(wr_ad[13]), .ADA12(wr_ad[12]), .ADA11(wr_ad[11]), .ADA10(wr_ad[10]),
+                .ADA9(wr_ad[9]), .ADA8(wr_ad[8]), .ADA7(wr_ad[7]), .ADA6(wr_ad[6]),
+                .ADA5(wr_ad[5]), .ADA4(wr_ad[4]), .ADA3(wr_ad[3]), .ADA2(wr_ad[2]),
+                .ADA1(wr_ad[1]), .ADA0(wr_ad[0]),
+                .DIA17(1'b0), .DIA16(1'b0), .DIA15(1'b0), .DIA14(1'b0), .DIA13(1'b0),
+                .DIA12(1'b0), .DIA11(1'b0), .DIA10(1'b0), .DIA9(1'b0), .DIA8(1'b0),
+                .DIA7(b[7]), .DIA6(b[6]), .DIA5(b[5]), .DIA4(b[4]),
+                .DIA3(b[3]), .DIA2(b[2]), .DIA1(b[1]), .DIA0(b[0]),
+                .DOA17(do_a[17]), .DOA16(do_a[16]), .DOA15(do_a[15]), .DOA14(do_a[14]),
+                .DOA13(do_a[13]), .DOA12(do_a[12]), .DOA11(do_a[11]), .DOA10(do_a[10]),
+                .DOA9(do_a[9]), .DOA8(do_a[8]), .DOA7(do_a[7]), .DOA6(do_a[6]),
+                .DOA5(do_a[5]), .DOA4(do_a[4]), .DOA3(do_a[3]), .DOA2(do_a[2]),
+                .DOA1(do_a[1]), .DOA0(do_a[0]),
+                .CLKB(clk), .CEB(p_valid), .OCEB(p_valid), .WEB(1'b0), .RSTB(1'b0),
+                .CSB2(1'b0), .CSB1(1'b0), .CSB0(1'b0),
+                .ADB13(rd_ad[13]), .ADB12(rd_ad[12]), .ADB11(rd_ad[11]), .ADB10(rd_ad[10]),
+                .ADB9(rd_ad[9]), .ADB8(rd_ad[8]), .ADB7(rd_ad[7]), .ADB6(rd_ad[6]),
+                .ADB5(rd_ad[5]), .ADB4(rd_ad[4]), .ADB3(rd_ad[3]), .ADB2(rd_ad[2]),
+                .ADB1(rd_ad[1]), .ADB0(rd_ad[0]),
+                .DIB17(1'b0), .DIB16(1'b0), .DIB15(1'b0), .DIB14(1'b0), .DIB13(1'b0),
+                .DIB12(1'b0), .DIB11(1'b0), .DIB10(1'b0), .DIB9(1'b0), .DIB8(1'b0),
+                .DIB7(1'b0), .DIB6(1'b0), .DIB5(1'b0), .DIB4(1'b0),
+                .DIB3(1'b0), .DIB2(1'b0), .DIB1(1'b0), .DIB0(1'b0),
+                .DOB17(do_b[17]), .DOB16(do_b[16]), .DOB15(do_b[15]), .DOB14(do_b[14]),
+                .DOB13(do_b[13]), .DOB12(do_b[12]), .DOB11(do_b[11]), .DOB10(do_b[10]),
+                .DOB9(do_b[9]), .DOB8(do_b[8]), .DOB7(do_b[7]), .DOB6(do_b[6]),
+                .DOB5(do_b[5]), .DOB4(do_b[4]), .DOB3(do_b[3]), .DOB2(do_b[2]),
+                .DOB1(do_b[1]), .DOB0(do_b[0])
+            );
+            assign name_ahead = do_b[7:0];
+            wire unused_names = &{1'b0, do_a, do_b[17:8]};
+`endif
+        end else begin : g_names_inferred
+            // no_rw_check (Yosys): a read and a write of the same name byte
+            // in one cycle never matters (see the close-tag read above), so
+            // no collision logic goes between the block RAM and `name_rd_q`.
+            (* no_rw_check *)
+            reg  [7:0] names [0:NAME_STACK_BYTES-1];
+            reg  [7:0] name_rd_q; // names[rd_ptr] of the previous consumed byte
+            reg  [7:0] name_ahead_q;
+            always @(posedge clk) begin
+                if (p_valid && nm_we) names[sp_lo] <= b;
+                if (p_valid) name_rd_q <= names[rd_ptr];
+            end
+            always @(posedge clk) begin
+                if (p_valid) name_ahead_q <= name_rd_q;
+            end
+            assign name_ahead = name_ahead_q;
         end
-    end
+    endgenerate
     // The compare of the coming byte (on the port) with the name byte it
     // will meet, registered with stage 1 (name_exp moves on with consumed
     // bytes only).
@@ -1520,6 +1598,7 @@ module qrtl_sax #(
     // reason are decoded here from stage 2's pieces, so this decode does
     // not sit behind the parser's next-state logic (timing).
     // (At most one bit of r_end_err, r_end_fail and r_end_ovf is set.)
+    assign o_byte_next = r_byte;
     wire [17:1] end_vec = r_end_err | r_end_fail | {4'd0, r_end_ovf, 12'd0};
     reg  [4:0]  end_err;       // end_vec encoded: the reason of its bit
     integer     k;

@@ -6,19 +6,21 @@
 // pointer. Events arrive from the SAX parser through the cluster pipeline.
 //
 // Timing: the cluster works one clock behind its input (`in_*`). The tag
-// decoder reads the input itself, so a start tag's name is decoded by the
-// time the start tag's last byte reaches the stack logic, and each node's
-// match against the stack top (depth, parent column, global-stack bit,
-// tag) is registered one clock ahead (`<node>_pre`): the stack logic starts
-// from flip-flops. This holds because a start tag's `>` comes at least one
-// byte after its name and at least two bytes (`<`, a name byte) after the
-// previous event that changed the stack.
+// decoder reads the input itself (its character compares are registered
+// from `in_byte_next`, the byte a clock earlier), so a start tag's name is
+// decoded by the time the start tag's last byte reaches the stack logic,
+// and each node's match against the stack top (depth, parent column,
+// global-stack bit, tag) is registered one clock ahead (`<node>_pre`): the
+// stack logic starts from flip-flops. This holds because a start tag's `>`
+// comes at least one byte after its name and at least two bytes (`<`, a
+// name byte) after the previous event that changed the stack.
 `default_nettype none
 
 module {{ module }} (
     input  wire        clk,
     input  wire        rst,
     input  wire [7:0]  in_byte,
+    input  wire [7:0]  in_byte_next, // in_byte of the next clock (outside reset)
     input  wire        in_name_byte,
     input  wire        in_name_first,
     input  wire        in_attr_name_byte,
@@ -68,10 +70,21 @@ module {{ module }} (
         end
     end
 
-    // ---- character lines: the tag decoder's on the input byte ----
+    // ---- character lines: the tag decoder's, on the input byte ----
+    // Registered from in_byte_next, so each line equals (in_byte == char)
+    // and the trie below starts from flip-flops (timing: the compares and
+    // the fan-out of the byte to them get a clock of their own). Only read
+    // when in_name_byte is set, which is never on the clock after reset.
+{%- if !tag_chars.is_empty() %}
 {%- for c in tag_chars %}
-    wire {{ c.name }} = (in_byte == 8'h{{ "{:02x}"|format(c.byte) }});
+    reg  {{ c.name }};
 {%- endfor %}
+    always @(posedge clk) begin
+{%- for c in tag_chars %}
+        {{ c.name }} <= (in_byte_next == 8'h{{ "{:02x}"|format(c.byte) }});
+{%- endfor %}
+    end
+{%- endif %}
 {%- if !attr_chars.is_empty() %}
     // ---- the attribute decoder's, registered (the byte one clock late) ----
 {%- for c in attr_chars %}

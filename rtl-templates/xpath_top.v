@@ -44,6 +44,7 @@ module {{ module }} (
 {%- endif %}
 {%- endfor %}
     wire s0_name_end, s0_attr_name_end;
+    wire [7:0] s0_byte_next; // what s0_byte holds on the next clock
     qrtl_sax #(
         .MAX_DEPTH({{ max_depth }}),
         .NAME_STACK_BYTES({{ name_stack_bytes }})
@@ -56,6 +57,7 @@ module {{ module }} (
 {%- for s in stage_sigs %}
         .o_{{ s.name }}(s0_{{ s.name }}),
 {%- endfor %}
+        .o_byte_next(s0_byte_next),
         .o_name_end(s0_name_end),
         .o_attr_name_end(s0_attr_name_end)
     );
@@ -85,12 +87,20 @@ module {{ module }} (
 {%- endfor %}
 
     // ---- clusters ----
+    // Each cluster also gets the byte its in_byte takes on the next clock
+    // (the previous stage's byte, or the parser's o_byte_next), so its tag
+    // decoder registers the character compares a clock ahead.
 {%- for c in clusters %}
     wire [{{ c.queries - 1 }}:0] {{ c.inst }}_match;
     {{ c.module }} {{ c.inst }} (
         .clk(clk),
         .rst(rst),
         .in_byte(s{{ c.stage }}_byte),
+{%- if c.stage == 0 %}
+        .in_byte_next(s0_byte_next),
+{%- else %}
+        .in_byte_next(s{{ c.stage - 1 }}_byte),
+{%- endif %}
         .in_name_byte(s{{ c.stage }}_name_byte),
         .in_name_first(s{{ c.stage }}_name_first),
         .in_attr_name_byte(s{{ c.stage }}_attr_name_byte),

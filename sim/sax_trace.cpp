@@ -89,8 +89,17 @@ static void tick(Vqrtl_sax* m, ErrOffsets& e) {
     m->clk = 0;
     m->eval();
     e.before_edge(m);
+    // o_byte_next is the byte o_byte takes at this edge (outside reset):
+    // the XPath clusters register their tag compares on it a clock ahead.
+    const uint8_t byte_next = static_cast<uint8_t>(m->o_byte_next);
+    const bool in_reset = m->rst;
     m->clk = 1;
     m->eval();
+    if (!in_reset && static_cast<uint8_t>(m->o_byte) != byte_next) {
+        std::fprintf(stderr, "sax_trace: o_byte = 0x%02x but o_byte_next was 0x%02x at byte %u\n",
+                     static_cast<unsigned>(m->o_byte), static_cast<unsigned>(byte_next), e.pos);
+        std::exit(3);
+    }
 }
 
 static void record(Vqrtl_sax* m, std::vector<uint8_t>& out, ErrOffsets& e) {

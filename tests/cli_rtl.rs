@@ -175,7 +175,11 @@ fn compile_writes_the_whole_project_with_the_clock_and_query_map() {
         let s = std::fs::read_to_string(out.join(format!("synth/{ys}.ys")))
             .unwrap_or_else(|e| panic!("synth/{ys}.ys: {e}"));
         for f in &listed {
-            assert!(s.contains(&format!("read_verilog -defer {f}")), "{ys}: {f}");
+            let define = format!("QRTL_TARGET_{}", ys.to_ascii_uppercase());
+            assert!(
+                s.contains(&format!("read_verilog -defer -D{define} {f}")),
+                "{ys}: {f}"
+            );
         }
         assert!(s.contains("-top qrtl_xpath_top"), "{ys}:\n{s}");
     }

@@ -116,7 +116,7 @@ fn every_file_is_written_with_top_clock_and_ports() {
     assert!(tcl.contains("report_timing_summary -max_paths 20 -file [file join $here reports"));
 
     let xc7 = read(&dir, "synth/xc7.ys");
-    assert!(xc7.contains("read_verilog -defer rtl/tiny_top.v"));
+    assert!(xc7.contains("read_verilog -defer -DQRTL_TARGET_XC7 rtl/tiny_top.v"));
     assert!(xc7.contains("synth_xilinx -family xc7 -top tiny_top"));
     assert!(read(&dir, "synth/xc6v.ys").contains("synth_xilinx -family xc6v -top tiny_top"));
     assert!(read(&dir, "synth/ecp5.ys").contains("synth_ecp5 -top tiny_top -json build/ecp5.json"));

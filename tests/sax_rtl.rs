@@ -50,6 +50,18 @@ mod common;
 mod docgen;
 
 const DRIVER: &str = include_str!("../sim/sax_trace.cpp");
+/// A model of the ECP5 DP16KD block RAM, for the parser's ECP5 build.
+const DP16KD_MODEL: &str = include_str!("../sim/ecp5_dp16kd.v");
+
+/// Which name stack the parser is built with.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum NameStack {
+    /// The inferred memory (simulation, Xilinx, iCE40).
+    Inferred,
+    /// `QRTL_TARGET_ECP5`: a DP16KD instance with its output register,
+    /// simulated through `sim/ecp5_dp16kd.v`.
+    Ecp5Dp16kd,
+}
 
 fn reason_code(e: XmlError) -> u8 {
     e.code()
@@ -436,10 +448,21 @@ const VERILATOR_BUILD: &[&str] = &[
 ];
 
 /// Build (or reuse) the trace binary for `p`; returns its path.
-fn build(p: &SaxParams) -> PathBuf {
+fn build(p: &SaxParams, names: NameStack) -> PathBuf {
     let version = verilator_version();
     let verilog = sax_module(p);
-    let key = hash_of(&[&verilog, DRIVER, &version, &VERILATOR_BUILD.join(" ")]);
+    let ecp5: &[&str] = match names {
+        NameStack::Inferred => &[],
+        NameStack::Ecp5Dp16kd => &["-DQRTL_TARGET_ECP5", "ecp5_dp16kd.v"],
+    };
+    let key = hash_of(&[
+        &verilog,
+        DRIVER,
+        &version,
+        &VERILATOR_BUILD.join(" "),
+        &ecp5.join(" "),
+        if ecp5.is_empty() { "" } else { DP16KD_MODEL },
+    ]);
     let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sax-rtl");
     let dir = base.join(&key);
     let exe = dir.join("obj").join("sax_trace");
@@ -452,11 +475,15 @@ fn build(p: &SaxParams) -> PathBuf {
     fs::create_dir_all(&tmp).expect("create build dir");
     fs::write(tmp.join("qrtl_sax.v"), &verilog).expect("write qrtl_sax.v");
     fs::write(tmp.join("sax_trace.cpp"), DRIVER).expect("write sax_trace.cpp");
+    if names == NameStack::Ecp5Dp16kd {
+        fs::write(tmp.join("ecp5_dp16kd.v"), DP16KD_MODEL).expect("write ecp5_dp16kd.v");
+    }
     run(
         Command::new("verilator")
             .current_dir(&tmp)
             .env("OBJCACHE", "ccache")
-            .args(VERILATOR_BUILD),
+            .args(VERILATOR_BUILD)
+            .args(ecp5),
         "verilator --build",
     );
     match fs::rename(&tmp, &dir) {
@@ -1052,8 +1079,8 @@ fn simulate(exe: &Path, docs: &[Doc], idle_seed: u64, tag: &str) -> Vec<Trace> {
     rtl_traces(&parse_records(&raw))
 }
 
-fn differential(p: SaxParams, tag: &str) {
-    let exe = build(&p);
+fn differential(p: SaxParams, names: NameStack, tag: &str) {
+    let exe = build(&p, names);
     let config = XmlConfig {
         max_depth: p.max_depth,
         name_stack_bytes: p.name_stack_bytes,
@@ -1119,13 +1146,22 @@ fn sax_rtl_small_limits() {
             max_depth: 6,
             name_stack_bytes: 40,
         },
+        NameStack::Inferred,
         "depth6",
     );
 }
 
 #[test]
 fn sax_rtl_default_limits() {
-    differential(SaxParams::default(), "default");
+    differential(SaxParams::default(), NameStack::Inferred, "default");
+}
+
+/// The ECP5 build (`qrtl synth --target ecp5` defines QRTL_TARGET_ECP5):
+/// the name stack is a DP16KD with its output register, and the parser
+/// must still agree with the tokenizer on the whole corpus.
+#[test]
+fn sax_rtl_ecp5_block_ram() {
+    differential(SaxParams::default(), NameStack::Ecp5Dp16kd, "ecp5-dp16kd");
 }
 
 #[test]
@@ -1139,6 +1175,7 @@ fn sax_rtl_lint_clean() {
             name_stack_bytes: s,
         };
         let sub = dir.join(format!("{d}-{s}"));
+        let _ = fs::remove_dir_all(&sub);
         fs::create_dir_all(&sub).expect("lint dir");
         fs::write(sub.join("qrtl_sax.v"), sax_module(&p)).expect("write");
         run(
@@ -1149,5 +1186,43 @@ fn sax_rtl_lint_clean() {
             ]),
             &format!("verilator --lint-only -Wall ({d}, {s})"),
         );
+        // The ECP5 build: lint-clean with the primitive's model, and the
+        // primitive is really instantiated (without its model the build
+        // fails) exactly when the name stack fits one DP16KD.
+        fs::write(sub.join("ecp5_dp16kd.v"), DP16KD_MODEL).expect("write");
+        run(
+            Command::new("verilator").current_dir(&sub).args([
+                "--lint-only",
+                "-Wall",
+                "-DQRTL_TARGET_ECP5",
+                "qrtl_sax.v",
+                "ecp5_dp16kd.v",
+            ]),
+            &format!("verilator --lint-only -Wall -DQRTL_TARGET_ECP5 ({d}, {s})"),
+        );
+        let bare = Command::new("verilator")
+            .current_dir(&sub)
+            .args([
+                "--lint-only",
+                "-Wall",
+                "-DQRTL_TARGET_ECP5",
+                "--top-module",
+                "qrtl_sax",
+                "qrtl_sax.v",
+            ])
+            .output()
+            .expect("run verilator");
+        let stderr = String::from_utf8_lossy(&bare.stderr);
+        if s <= 2048 {
+            assert!(
+                !bare.status.success() && stderr.contains("DP16KD"),
+                "({d}, {s}): QRTL_TARGET_ECP5 must instantiate DP16KD:\n{stderr}"
+            );
+        } else {
+            assert!(
+                bare.status.success(),
+                "({d}, {s}): a name stack over 2048 bytes stays inferred:\n{stderr}"
+            );
+        }
     }
 }

@@ -316,8 +316,11 @@ pub fn yosys_script(m: &Manifest, target: Target) -> String {
         m.top,
         target.part()
     );
+    // QRTL_TARGET_<TARGET> lets the RTL pick a primitive the inference
+    // does not reach (qrtl_sax: the ECP5 block RAM's output register).
+    let define = format!("QRTL_TARGET_{}", target.name().to_ascii_uppercase());
     for f in &m.files {
-        s.push_str(&format!("read_verilog -defer {f}\n"));
+        s.push_str(&format!("read_verilog -defer -D{define} {f}\n"));
     }
     let t = target.name();
     match target {

@@ -60,11 +60,18 @@ fn wrapper_of_one_bit_ports_has_no_empty_ranges() {
 fn scripts_use_project_relative_paths_only() {
     let m = manifest(&[("clk", "input", 1)]);
     let x = yosys_script(&m, Target::Xc6v);
-    assert!(x.contains("read_verilog -defer rtl/a.v\nread_verilog -defer rtl/core_top.v\n"));
+    assert!(x.contains(
+        "read_verilog -defer -DQRTL_TARGET_XC6V rtl/a.v\n\
+         read_verilog -defer -DQRTL_TARGET_XC6V rtl/core_top.v\n"
+    ));
     assert!(x.contains("synth_xilinx -family xc6v -top core_top -flatten -noiopad -noclkbuf\n"));
     assert!(x.contains("tee -q -o build/xc6v_stat.json stat -json\n"));
     assert!(!x.contains("qrtl_ooc"));
     let e = yosys_script(&m, Target::Ecp5);
+    assert!(
+        e.contains("read_verilog -defer -DQRTL_TARGET_ECP5 rtl/a.v\n"),
+        "{e}"
+    );
     assert!(e.contains("read_verilog -defer build/qrtl_ooc.v\nsynth_ecp5 -top qrtl_ooc -json build/ecp5_ooc.json\n"));
     for s in [x, e, yosys_script(&m, Target::Ice40)] {
         for line in s.lines().filter(|l| !l.starts_with('#')) {

@@ -5,19 +5,21 @@
 // pointer. Events arrive from the SAX parser through the cluster pipeline.
 //
 // Timing: the cluster works one clock behind its input (`in_*`). The tag
-// decoder reads the input itself, so a start tag's name is decoded by the
-// time the start tag's last byte reaches the stack logic, and each node's
-// match against the stack top (depth, parent column, global-stack bit,
-// tag) is registered one clock ahead (`<node>_pre`): the stack logic starts
-// from flip-flops. This holds because a start tag's `>` comes at least one
-// byte after its name and at least two bytes (`<`, a name byte) after the
-// previous event that changed the stack.
+// decoder reads the input itself (its character compares are registered
+// from `in_byte_next`, the byte a clock earlier), so a start tag's name is
+// decoded by the time the start tag's last byte reaches the stack logic,
+// and each node's match against the stack top (depth, parent column,
+// global-stack bit, tag) is registered one clock ahead (`<node>_pre`): the
+// stack logic starts from flip-flops. This holds because a start tag's `>`
+// comes at least one byte after its name and at least two bytes (`<`, a
+// name byte) after the previous event that changed the stack.
 `default_nettype none
 
 module qrtl_xpath_c0 (
     input  wire        clk,
     input  wire        rst,
     input  wire [7:0]  in_byte,
+    input  wire [7:0]  in_byte_next, // in_byte of the next clock (outside reset)
     input  wire        in_name_byte,
     input  wire        in_name_first,
     input  wire        in_attr_name_byte,
@@ -67,26 +69,51 @@ module qrtl_xpath_c0 (
         end
     end
 
-    // ---- character lines: the tag decoder's on the input byte ----
-    wire c0_ch_2e = (in_byte == 8'h2e);
-    wire c0_ch_61 = (in_byte == 8'h61);
-    wire c0_ch_62 = (in_byte == 8'h62);
-    wire c0_ch_63 = (in_byte == 8'h63);
-    wire c0_ch_64 = (in_byte == 8'h64);
-    wire c0_ch_65 = (in_byte == 8'h65);
-    wire c0_ch_66 = (in_byte == 8'h66);
-    wire c0_ch_68 = (in_byte == 8'h68);
-    wire c0_ch_69 = (in_byte == 8'h69);
-    wire c0_ch_6a = (in_byte == 8'h6a);
-    wire c0_ch_6c = (in_byte == 8'h6c);
-    wire c0_ch_6d = (in_byte == 8'h6d);
-    wire c0_ch_6e = (in_byte == 8'h6e);
-    wire c0_ch_6f = (in_byte == 8'h6f);
-    wire c0_ch_70 = (in_byte == 8'h70);
-    wire c0_ch_73 = (in_byte == 8'h73);
-    wire c0_ch_74 = (in_byte == 8'h74);
-    wire c0_ch_75 = (in_byte == 8'h75);
-    wire c0_ch_79 = (in_byte == 8'h79);
+    // ---- character lines: the tag decoder's, on the input byte ----
+    // Registered from in_byte_next, so each line equals (in_byte == char)
+    // and the trie below starts from flip-flops (timing: the compares and
+    // the fan-out of the byte to them get a clock of their own). Only read
+    // when in_name_byte is set, which is never on the clock after reset.
+    reg  c0_ch_2e;
+    reg  c0_ch_61;
+    reg  c0_ch_62;
+    reg  c0_ch_63;
+    reg  c0_ch_64;
+    reg  c0_ch_65;
+    reg  c0_ch_66;
+    reg  c0_ch_68;
+    reg  c0_ch_69;
+    reg  c0_ch_6a;
+    reg  c0_ch_6c;
+    reg  c0_ch_6d;
+    reg  c0_ch_6e;
+    reg  c0_ch_6f;
+    reg  c0_ch_70;
+    reg  c0_ch_73;
+    reg  c0_ch_74;
+    reg  c0_ch_75;
+    reg  c0_ch_79;
+    always @(posedge clk) begin
+        c0_ch_2e <= (in_byte_next == 8'h2e);
+        c0_ch_61 <= (in_byte_next == 8'h61);
+        c0_ch_62 <= (in_byte_next == 8'h62);
+        c0_ch_63 <= (in_byte_next == 8'h63);
+        c0_ch_64 <= (in_byte_next == 8'h64);
+        c0_ch_65 <= (in_byte_next == 8'h65);
+        c0_ch_66 <= (in_byte_next == 8'h66);
+        c0_ch_68 <= (in_byte_next == 8'h68);
+        c0_ch_69 <= (in_byte_next == 8'h69);
+        c0_ch_6a <= (in_byte_next == 8'h6a);
+        c0_ch_6c <= (in_byte_next == 8'h6c);
+        c0_ch_6d <= (in_byte_next == 8'h6d);
+        c0_ch_6e <= (in_byte_next == 8'h6e);
+        c0_ch_6f <= (in_byte_next == 8'h6f);
+        c0_ch_70 <= (in_byte_next == 8'h70);
+        c0_ch_73 <= (in_byte_next == 8'h73);
+        c0_ch_74 <= (in_byte_next == 8'h74);
+        c0_ch_75 <= (in_byte_next == 8'h75);
+        c0_ch_79 <= (in_byte_next == 8'h79);
+    end
     // ---- the attribute decoder's, registered (the byte one clock late) ----
     reg  c0_ch_2d_d;
     reg  c0_ch_2e_d;
@@ -453,7 +480,7 @@ module qrtl_xpath_c0 (
     assign q_match[4] = q4_s3_meta_seen_next; // q4 (line 6): /nitf/head/meta[@name="author"]
 
     // Inputs some clusters do not need (Verilator's UNUSED check skips *unused*).
-    wire unused_ev = &{1'b0, ev_byte, ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first, ev_val_start, ev_val_unit, ev_unit_is_cp, ev_unit_byte, ev_unit_cp, ev_val_end, ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end};
+    wire unused_ev = &{1'b0, in_byte_next, ev_byte, ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first, ev_val_start, ev_val_unit, ev_unit_is_cp, ev_unit_byte, ev_unit_cp, ev_val_end, ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end};
 endmodule
 
 `default_nettype wire

@@ -5,19 +5,21 @@
 // pointer. Events arrive from the SAX parser through the cluster pipeline.
 //
 // Timing: the cluster works one clock behind its input (`in_*`). The tag
-// decoder reads the input itself, so a start tag's name is decoded by the
-// time the start tag's last byte reaches the stack logic, and each node's
-// match against the stack top (depth, parent column, global-stack bit,
-// tag) is registered one clock ahead (`<node>_pre`): the stack logic starts
-// from flip-flops. This holds because a start tag's `>` comes at least one
-// byte after its name and at least two bytes (`<`, a name byte) after the
-// previous event that changed the stack.
+// decoder reads the input itself (its character compares are registered
+// from `in_byte_next`, the byte a clock earlier), so a start tag's name is
+// decoded by the time the start tag's last byte reaches the stack logic,
+// and each node's match against the stack top (depth, parent column,
+// global-stack bit, tag) is registered one clock ahead (`<node>_pre`): the
+// stack logic starts from flip-flops. This holds because a start tag's `>`
+// comes at least one byte after its name and at least two bytes (`<`, a
+// name byte) after the previous event that changed the stack.
 `default_nettype none
 
 module qrtl_xpath_c1 (
     input  wire        clk,
     input  wire        rst,
     input  wire [7:0]  in_byte,
+    input  wire [7:0]  in_byte_next, // in_byte of the next clock (outside reset)
     input  wire        in_name_byte,
     input  wire        in_name_first,
     input  wire        in_attr_name_byte,
@@ -67,10 +69,19 @@ module qrtl_xpath_c1 (
         end
     end
 
-    // ---- character lines: the tag decoder's on the input byte ----
-    wire c1_ch_61 = (in_byte == 8'h61);
-    wire c1_ch_63 = (in_byte == 8'h63);
-    wire c1_ch_66 = (in_byte == 8'h66);
+    // ---- character lines: the tag decoder's, on the input byte ----
+    // Registered from in_byte_next, so each line equals (in_byte == char)
+    // and the trie below starts from flip-flops (timing: the compares and
+    // the fan-out of the byte to them get a clock of their own). Only read
+    // when in_name_byte is set, which is never on the clock after reset.
+    reg  c1_ch_61;
+    reg  c1_ch_63;
+    reg  c1_ch_66;
+    always @(posedge clk) begin
+        c1_ch_61 <= (in_byte_next == 8'h61);
+        c1_ch_63 <= (in_byte_next == 8'h63);
+        c1_ch_66 <= (in_byte_next == 8'h66);
+    end
 
     // ---- tag decoder (on the input stream): one flip-flop per prefix of a query tag ----
     reg [2:0] c1_tn;
@@ -193,7 +204,7 @@ module qrtl_xpath_c1 (
     assign q_match[1] = q3_s1_f_seen_next; // q3 (line 5): /f
 
     // Inputs some clusters do not need (Verilator's UNUSED check skips *unused*).
-    wire unused_ev = &{1'b0, ev_byte, ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first, ev_val_start, ev_val_unit, ev_unit_is_cp, ev_unit_byte, ev_unit_cp, ev_val_end, ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end};
+    wire unused_ev = &{1'b0, in_byte_next, ev_byte, ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first, ev_val_start, ev_val_unit, ev_unit_is_cp, ev_unit_byte, ev_unit_cp, ev_val_end, ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end};
 endmodule
 
 `default_nettype wire

@@ -56,6 +56,7 @@ module qrtl_xpath_top (
     wire [1:0] s0_status;
     wire [4:0] s0_reason;
     wire s0_name_end, s0_attr_name_end;
+    wire [7:0] s0_byte_next; // what s0_byte holds on the next clock
     qrtl_sax #(
         .MAX_DEPTH(32),
         .NAME_STACK_BYTES(2048)
@@ -84,6 +85,7 @@ module qrtl_xpath_top (
         .o_doc_end(s0_doc_end),
         .o_status(s0_status),
         .o_reason(s0_reason),
+        .o_byte_next(s0_byte_next),
         .o_name_end(s0_name_end),
         .o_attr_name_end(s0_attr_name_end)
     );
@@ -155,11 +157,15 @@ module qrtl_xpath_top (
     end
 
     // ---- clusters ----
+    // Each cluster also gets the byte its in_byte takes on the next clock
+    // (the previous stage's byte, or the parser's o_byte_next), so its tag
+    // decoder registers the character compares a clock ahead.
     wire [1:0] u_c0_match;
     qrtl_xpath_c0 u_c0 (
         .clk(clk),
         .rst(rst),
         .in_byte(s0_byte),
+        .in_byte_next(s0_byte_next),
         .in_name_byte(s0_name_byte),
         .in_name_first(s0_name_first),
         .in_attr_name_byte(s0_attr_name_byte),
@@ -183,6 +189,7 @@ module qrtl_xpath_top (
         .clk(clk),
         .rst(rst),
         .in_byte(s1_byte),
+        .in_byte_next(s0_byte),
         .in_name_byte(s1_name_byte),
         .in_name_first(s1_name_first),
         .in_attr_name_byte(s1_attr_name_byte),

@@ -771,6 +771,7 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
         .map(|(j, _)| col_bits[j].name.clone())
         .chain(
             [
+                "in_byte_next",
                 "ev_byte",
                 "ev_name_byte",
                 "ev_name_first",
