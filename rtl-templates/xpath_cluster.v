@@ -247,6 +247,15 @@ module {{ module }} (
     // global-stack bit and tag: known a clock ahead and registered, per
     // node (<node>_pre, for nodes that set a flag or have attribute
     // conditions) or per column (<column>_pre, the OR of its members).
+    // The stack-top part (depth, parent column, global-stack bit) is
+    // registered one clock earlier still (<node>_ctx, shared by nodes with
+    // the same part), so each pre-register term is two flip-flops ANDed:
+    // the top is final two clocks before a start tag's `>` reaches the
+    // stack logic (its previous change came from an event at least three
+    // bytes earlier: `>` or a close tag, then `<`, a name byte).
+{%- for c in ctx_regs %}
+    reg  {{ c.name }};
+{%- endfor %}
 {%- for n in nodes %}
     // {{ n.comment }}
 {%- if n.fires %}
@@ -267,6 +276,9 @@ module {{ module }} (
     // Pure pipeline registers: recomputed every clock from reset state, so
     // they need no reset (and the reset net stays small).
     always @(posedge clk) begin
+{%- for c in ctx_regs %}
+        {{ c.name }} <= {{ c.expr }};
+{%- endfor %}
 {%- for n in nodes %}
 {%- if n.fires %}
         {{ n.name }}_pre <= {{ n.pre }};

@@ -344,6 +344,16 @@ module qrtl_xpath_c0 (
     // global-stack bit and tag: known a clock ahead and registered, per
     // node (<node>_pre, for nodes that set a flag or have attribute
     // conditions) or per column (<column>_pre, the OR of its members).
+    // The stack-top part (depth, parent column, global-stack bit) is
+    // registered one clock earlier still (<node>_ctx, shared by nodes with
+    // the same part), so each pre-register term is two flip-flops ANDed:
+    // the top is final two clocks before a start tag's `>` reaches the
+    // stack logic (its previous change came from an event at least three
+    // bytes earlier: `>` or a close tag, then `<`, a name byte).
+    reg  q0_s2_head_ctx;
+    reg  q0_s3_title_ctx;
+    reg  q1_s2_p_ctx;
+    reg  q2_s3_docdata_ctx;
     // /nitf: q0 (line 2) step 1, q2 (line 4) step 1, q4 (line 6) step 1
     //   q0_s1_nitf = c0_depth1 & c0_tag_1_nitf: read by its successors through the global stack only
     // /head: q0 (line 2) step 2, q4 (line 6) step 2
@@ -373,14 +383,18 @@ module qrtl_xpath_c0 (
     // Pure pipeline registers: recomputed every clock from reset state, so
     // they need no reset (and the reset net stays small).
     always @(posedge clk) begin
-        q0_s3_title_pre <= q0_s2_head_m_tos & c0_tag_3_title;
-        q1_s2_p_pre <= q1_s1_body_content_anc_tos & c0_tag_5_p;
-        q2_s3_docdata_pre <= q2_s2_any_m_tos & c0_tag_6_docdata;
+        q0_s2_head_ctx <= c0_depth2 & c0_gs_1_nitf;
+        q0_s3_title_ctx <= q0_s2_head_m_tos;
+        q1_s2_p_ctx <= q1_s1_body_content_anc_tos;
+        q2_s3_docdata_ctx <= q2_s2_any_m_tos;
+        q0_s3_title_pre <= q0_s3_title_ctx & c0_tag_3_title;
+        q1_s2_p_pre <= q1_s2_p_ctx & c0_tag_5_p;
+        q2_s3_docdata_pre <= q2_s3_docdata_ctx & c0_tag_6_docdata;
         q3_s1_tobject_subject_pre <= c0_tag_7_tobject_subject;
-        q4_s3_meta_pre <= q0_s2_head_m_tos & c0_tag_8_meta;
-        q0_s2_head_m_pre0 <= (c0_depth2 & c0_gs_1_nitf & c0_tag_2_head);
+        q4_s3_meta_pre <= q0_s3_title_ctx & c0_tag_8_meta;
+        q0_s2_head_m_pre0 <= (q0_s2_head_ctx & c0_tag_2_head);
         q1_s1_body_content_anc_pre0 <= (c0_tag_4_body_content) | q1_s1_body_content_anc_tos;
-        q2_s2_any_m_pre0 <= (c0_depth2 & c0_gs_1_nitf);
+        q2_s2_any_m_pre0 <= (q0_s2_head_ctx);
     end
 
     // ---- the push part of the row built for the opening element ----

@@ -8,8 +8,8 @@
 // (bit b of bitmap word w = query 32*w + b), tlast on the last word.
 //
 // The results of a document are loaded into an output shift register when
-// its last event has passed every cluster, and drain while the next
-// document streams in (double buffering). A document's last byte is held
+// its last event has passed every cluster, and drain through a register
+// slice while the next document streams in (double buffering). A document's last byte is held
 // (tready low) only while the previous document's results are still in
 // flight or not yet drained, so backpressure on m_axis never loses data and
 // s_axis never stalls otherwise.
@@ -138,7 +138,31 @@ module qrtl_xpath_top (
     wire last_doc_end = done_0;
     reg  [63:0] res_sr;
     reg  [1:0] res_left; // words still to send
-    wire res_shift = res_valid & m_axis_tready;
+    // Output register slice: m_axis_* come from flip-flops, the beat on
+    // the bus (out_*) and a skid register that catches the word res_sr
+    // gives up in a clock the bus stalls. A word leaves res_sr when the
+    // skid register is empty (res_take reads flip-flops only). Timing: the
+    // result register's 64 clock enables were the critical path of
+    // large designs, from m_axis_tready and then from res_take; so res_take
+    // is also kept in one flip-flop per result word (take_w<k>, loaded from
+    // the next values of res_valid and skid_valid), and m_axis_tready
+    // reaches the slice and those 2 flip-flops only.
+    reg  [31:0] out_data, skid_data;
+    reg         out_valid, out_last, skid_valid, skid_last;
+    wire        out_free = ~out_valid | m_axis_tready; // the beat register can load
+    wire        res_take = res_valid & ~skid_valid;   // res_sr gives up its low word
+    wire        take_last = res_left == 2'd1;
+    wire        res_valid_n = rst ? 1'b0
+        : last_doc_end ? 1'b1
+        : (res_take & take_last) ? 1'b0 : res_valid;
+    wire        skid_valid_n = rst ? 1'b0
+        : out_free ? 1'b0
+        : res_take ? 1'b1 : skid_valid;
+    wire        take_n = res_valid_n & ~skid_valid_n; // res_take of the next clock
+    (* keep *) reg take_w0;
+    (* keep *) reg take_w1;
+    (* keep *) always @(posedge clk) take_w0 <= take_n;
+    (* keep *) always @(posedge clk) take_w1 <= take_n;
     always @(posedge clk) begin
         if (rst) begin
             doc_in_flight <= 1'b0;
@@ -149,17 +173,13 @@ module qrtl_xpath_top (
         end
     end
     always @(posedge clk) begin
+        res_valid <= res_valid_n;
         if (rst) begin
-            res_valid <= 1'b0;
             res_left <= 2'd0;
         end else if (last_doc_end) begin
-            res_valid <= 1'b1;
             res_left <= 2'd2;
-        end else if (res_shift) begin
+        end else if (res_take) begin
             res_left <= res_left - 2'd1;
-            if (res_left == 2'd1) begin
-                res_valid <= 1'b0;
-            end
         end
     end
     // Loading (at each cluster's doc end) and shifting never overlap: a
@@ -168,9 +188,9 @@ module qrtl_xpath_top (
         if (rst) begin
             res_sr <= 64'd0;
         end else begin
-            if (res_shift) begin
-                res_sr <= {32'd0, res_sr[63:32]};
-            end
+            // Shift by a word (take_w<k> == res_take).
+            if (take_w0) res_sr[31:0] <= res_sr[63:32];
+            if (take_w1) res_sr[63:32] <= 32'd0;
             if (last_doc_end) begin
                 res_sr[6:0] <= fin_status;
             end
@@ -183,9 +203,28 @@ module qrtl_xpath_top (
             end
         end
     end
-    assign m_axis_tdata = res_sr[31:0];
-    assign m_axis_tvalid = res_valid;
-    assign m_axis_tlast = res_valid & (res_left == 2'd1);
+    always @(posedge clk) begin
+        skid_valid <= skid_valid_n;
+        if (rst) begin
+            out_valid <= 1'b0;
+        end else if (out_free) begin
+            out_valid <= skid_valid | res_take;
+        end
+    end
+    // Data: no reset (only read with its valid bit).
+    always @(posedge clk) begin
+        if (out_free) begin
+            out_data <= skid_valid ? skid_data : res_sr[31:0];
+            out_last <= skid_valid ? skid_last : take_last;
+        end
+        if (~skid_valid) begin
+            skid_data <= res_sr[31:0];
+            skid_last <= take_last;
+        end
+    end
+    assign m_axis_tdata = out_data;
+    assign m_axis_tvalid = out_valid;
+    assign m_axis_tlast = out_valid & out_last;
 endmodule
 
 `default_nettype wire

@@ -155,6 +155,16 @@ module qrtl_xpath_c0 (
     // global-stack bit and tag: known a clock ahead and registered, per
     // node (<node>_pre, for nodes that set a flag or have attribute
     // conditions) or per column (<column>_pre, the OR of its members).
+    // The stack-top part (depth, parent column, global-stack bit) is
+    // registered one clock earlier still (<node>_ctx, shared by nodes with
+    // the same part), so each pre-register term is two flip-flops ANDed:
+    // the top is final two clocks before a start tag's `>` reaches the
+    // stack logic (its previous change came from an event at least three
+    // bytes earlier: `>` or a close tag, then `<`, a name byte).
+    reg  q0_s1_r_ctx;
+    reg  q0_s2_a_ctx;
+    reg  q3_s2_c_ctx;
+    reg  q3_s2_b_ctx;
     // /r: q0 (line 3) step 1, q1 (line 4) step 1
     //   q0_s1_r: in its column's pre-register
     // /a: q0 (line 3) step 2
@@ -173,15 +183,21 @@ module qrtl_xpath_c0 (
     // /b: q3 (line 6) step 2
     //   q3_s2_b: in its column's pre-register
     reg  c0_col0_pre0;
+    reg  c0_col0_pre1;
     reg  c0_col1_pre0;
     reg  q2_s1_a_m_pre0;
     reg  q3_s1_r_anc_pre0;
     // Pure pipeline registers: recomputed every clock from reset state, so
     // they need no reset (and the reset net stays small).
     always @(posedge clk) begin
-        q1_s2_a_pre <= c0_col0_tos & c0_gs_1_r & c0_tag_2_a;
-        c0_col0_pre0 <= (c0_depth1 & c0_tag_1_r) | (c0_col0_tos & c0_gs_1_r & c0_tag_2_a) | (c0_col0_tos & c0_gs_1_r & c0_tag_3_b) | (q3_s1_r_anc_tos & c0_tag_4_c);
-        c0_col1_pre0 <= (c0_tag_1_r) | (c0_col1_tos & c0_gs_1_r & c0_tag_3_b);
+        q0_s1_r_ctx <= c0_depth1;
+        q0_s2_a_ctx <= c0_col0_tos & c0_gs_1_r;
+        q3_s2_c_ctx <= q3_s1_r_anc_tos;
+        q3_s2_b_ctx <= c0_col1_tos & c0_gs_1_r;
+        q1_s2_a_pre <= q0_s2_a_ctx & c0_tag_2_a;
+        c0_col0_pre0 <= (q0_s1_r_ctx & c0_tag_1_r) | (q0_s2_a_ctx & c0_tag_2_a);
+        c0_col0_pre1 <= (q0_s2_a_ctx & c0_tag_3_b) | (q3_s2_c_ctx & c0_tag_4_c);
+        c0_col1_pre0 <= (c0_tag_1_r) | (q3_s2_b_ctx & c0_tag_3_b);
         q2_s1_a_m_pre0 <= (c0_tag_2_a);
         q3_s1_r_anc_pre0 <= (c0_tag_1_r) | q3_s1_r_anc_tos;
     end
@@ -191,7 +207,7 @@ module qrtl_xpath_c0 (
     assign c0_row[1] = c0_tag_2_a;
     assign c0_row[2] = c0_tag_3_b;
     assign c0_row[3] = c0_tag_4_c;
-    assign c0_row[4] = c0_col0_pre0; // c0_col0
+    assign c0_row[4] = c0_col0_pre0 | c0_col0_pre1; // c0_col0
     assign c0_row[5] = c0_col1_pre0 | q1_s2_a; // c0_col1
     assign c0_row[6] = q2_s1_a_m_pre0; // q2_s1_a_m
     assign c0_row[7] = q3_s1_r_anc_pre0; // q3_s1_r_anc

@@ -130,6 +130,14 @@ module qrtl_xpath_c0 (
     // global-stack bit and tag: known a clock ahead and registered, per
     // node (<node>_pre, for nodes that set a flag or have attribute
     // conditions) or per column (<column>_pre, the OR of its members).
+    // The stack-top part (depth, parent column, global-stack bit) is
+    // registered one clock earlier still (<node>_ctx, shared by nodes with
+    // the same part), so each pre-register term is two flip-flops ANDed:
+    // the top is final two clocks before a start tag's `>` reaches the
+    // stack logic (its previous change came from an event at least three
+    // bytes earlier: `>` or a close tag, then `<`, a name byte).
+    reg  q2_s2_e_ctx;
+    reg  q0_s2_b_ctx;
     // //d: q2 (line 4) step 1
     //   q2_s1_d = c0_tag_4_d: read by its successors through the global stack only
     // /e: q2 (line 4) step 2
@@ -143,8 +151,10 @@ module qrtl_xpath_c0 (
     // Pure pipeline registers: recomputed every clock from reset state, so
     // they need no reset (and the reset net stays small).
     always @(posedge clk) begin
-        q2_s2_e_pre <= c0_depth_ge2 & c0_gs_4_d & c0_tag_5_e;
-        q0_s2_b_pre <= c0_depth2 & c0_gs_1_a & c0_tag_2_b;
+        q2_s2_e_ctx <= c0_depth_ge2 & c0_gs_4_d;
+        q0_s2_b_ctx <= c0_depth2 & c0_gs_1_a;
+        q2_s2_e_pre <= q2_s2_e_ctx & c0_tag_5_e;
+        q0_s2_b_pre <= q0_s2_b_ctx & c0_tag_2_b;
     end
 
     // ---- the push part of the row built for the opening element ----

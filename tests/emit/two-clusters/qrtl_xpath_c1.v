@@ -125,6 +125,14 @@ module qrtl_xpath_c1 (
     // global-stack bit and tag: known a clock ahead and registered, per
     // node (<node>_pre, for nodes that set a flag or have attribute
     // conditions) or per column (<column>_pre, the OR of its members).
+    // The stack-top part (depth, parent column, global-stack bit) is
+    // registered one clock earlier still (<node>_ctx, shared by nodes with
+    // the same part), so each pre-register term is two flip-flops ANDed:
+    // the top is final two clocks before a start tag's `>` reaches the
+    // stack logic (its previous change came from an event at least three
+    // bytes earlier: `>` or a close tag, then `<`, a name byte).
+    reg  q1_s2_c_ctx;
+    reg  q3_s1_f_ctx;
     // /a: q1 (line 3) step 1
     //   q1_s1_a = c1_depth1 & c1_tag_1_a: read by its successors through the global stack only
     // /c: q1 (line 3) step 2
@@ -136,8 +144,10 @@ module qrtl_xpath_c1 (
     // Pure pipeline registers: recomputed every clock from reset state, so
     // they need no reset (and the reset net stays small).
     always @(posedge clk) begin
-        q1_s2_c_pre <= c1_depth2 & c1_gs_1_a & c1_tag_3_c;
-        q3_s1_f_pre <= c1_depth1 & c1_tag_6_f;
+        q1_s2_c_ctx <= c1_depth2 & c1_gs_1_a;
+        q3_s1_f_ctx <= c1_depth1;
+        q1_s2_c_pre <= q1_s2_c_ctx & c1_tag_3_c;
+        q3_s1_f_pre <= q3_s1_f_ctx & c1_tag_6_f;
     end
 
     // ---- the push part of the row built for the opening element ----

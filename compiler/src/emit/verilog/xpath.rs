@@ -12,6 +12,7 @@ use crate::ir::stacks::{Cluster, ColKind, FlagSrc, HwNodeId, NodeLists, PopId, R
 use crate::ir::xpath::{AttrId, Axis, CmpOp, CondId, CondKind, SiblingOrder, Test};
 use crate::passes::naming::sanitize;
 use askama::Template;
+use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -149,13 +150,21 @@ struct NodeLogic {
     used: bool,
 }
 
+/// A node's stack-top part (depth, parent column, global-stack bit),
+/// registered two clocks ahead of the stack logic (`<node>_ctx`): shared by
+/// the nodes with the same part.
+struct CtxReg {
+    name: String,
+    expr: String,
+}
+
 struct ColInput {
     bit: usize,
     name: String,
     /// The part registered one clock ahead (`<name>_pre<i>`): the OR of the
     /// member nodes without attribute conditions (and the column itself
-    /// for a carry column), in groups of about the square root of their
-    /// number, so the two clocks share the OR tree.
+    /// for a carry column), in groups sized by `pre_group_size`, so the
+    /// two clocks share the OR tree.
     pre: Vec<String>,
     expr: String,
 }
@@ -235,6 +244,7 @@ struct ClusterTemplate {
     gs_bits: Vec<RowBit>,
     col_bits: Vec<RowBit>,
     nodes: Vec<NodeLogic>,
+    ctx_regs: Vec<CtxReg>,
     col_inputs: Vec<ColInput>,
     /// Any `_pre` register at all.
     has_pre: bool,
@@ -625,16 +635,18 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
     }
     let (mut d1, mut d2, mut dge2) = (false, false, false);
     let mut nodes = Vec::with_capacity(cl.nodes.len());
+    let mut ctx_regs: Vec<CtxReg> = Vec::new();
+    let mut ctx_index: HashMap<String, usize> = HashMap::default();
     for (i, n) in cl.nodes.iter().enumerate() {
         let id = HwNodeId(i as u32);
         let used = n.exact.is_some() || n.carry.is_some() || flagged[i];
-        // The node's match terms, ANDed.
-        let mut pre = String::with_capacity(64);
+        // The node's match terms on the stack top, ANDed.
+        let mut ctx = String::with_capacity(64);
         let mut term = |t: &str| {
-            if !pre.is_empty() {
-                pre.push_str(" & ");
+            if !ctx.is_empty() {
+                ctx.push_str(" & ");
             }
-            pre.push_str(t);
+            ctx.push_str(t);
         };
         match cl.read_of(id, &members) {
             Read::Doc(Axis::Child) => {
@@ -661,8 +673,30 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
                 }
             }
         }
-        if let Test::Tag(t) = n.test {
-            term(tag_line_of(t));
+        let tag = match n.test {
+            Test::Tag(t) => Some(tag_line_of(t)),
+            _ => None,
+        };
+        // The stack-top part is registered a clock before the tag joins it
+        // (see the cluster template's timing note); unused nodes keep the
+        // plain expression for their comment.
+        let mut pre = if used && !ctx.is_empty() {
+            let k = *ctx_index.entry(ctx).or_insert_with_key(|ctx| {
+                ctx_regs.push(CtxReg {
+                    name: format!("{}_ctx", n.name),
+                    expr: ctx.clone(),
+                });
+                ctx_regs.len() - 1
+            });
+            ctx_regs[k].name.clone()
+        } else {
+            ctx
+        };
+        if let Some(t) = tag {
+            if !pre.is_empty() {
+                pre.push_str(" & ");
+            }
+            pre.push_str(t);
         }
         if pre.is_empty() {
             pre.push_str("1'b1");
@@ -700,7 +734,7 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
             if c.kind == ColKind::Carry {
                 pre_terms.push((&col_bits[j].name, false));
             }
-            let group = pre_terms.len().isqrt().max(4);
+            let group = pre_group_size(pre_terms.len(), live.len());
             let pre: Vec<String> = pre_terms
                 .chunks(group)
                 .map(|g| {
@@ -736,7 +770,9 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
             }
         })
         .collect();
-    let has_pre = nodes.iter().any(|n| n.fires) || col_inputs.iter().any(|c| !c.pre.is_empty());
+    let has_pre = nodes.iter().any(|n| n.fires)
+        || col_inputs.iter().any(|c| !c.pre.is_empty())
+        || !ctx_regs.is_empty();
     let flags: Vec<FlagLogic> = cl
         .flags
         .iter()
@@ -837,6 +873,7 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
         gs_bits,
         col_bits,
         nodes,
+        ctx_regs,
         has_pre,
         col_inputs,
         flags,
@@ -1026,9 +1063,39 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
         queries,
         result_words,
         // The SAX parser's pipeline, one register per further cluster, the
-        // last cluster's own pipeline, the result load.
-        latency: super::sax::SAX_LATENCY + (stages as u32 - 1) + CLUSTER_LATENCY + 1,
+        // last cluster's own pipeline, the result load, the output register
+        // slice.
+        latency: super::sax::SAX_LATENCY + (stages as u32 - 1) + CLUSTER_LATENCY + 2,
     }
+}
+
+/// LUT4 levels of an AND/OR tree over `inputs` signals.
+fn lut4_levels(inputs: usize) -> u32 {
+    let mut levels = 0;
+    let mut n = inputs.max(1);
+    while n > 1 {
+        n = n.div_ceil(4);
+        levels += 1;
+    }
+    levels.max(1)
+}
+
+/// Terms per column pre-register, for a column of `terms` pre terms (two
+/// flip-flops ANDed each: `<node>_ctx & tag`) and `live` members that fire
+/// with their attribute conditions. The pre-registers' OR tree (before
+/// the clock) and the column's OR of them and the live members, then the
+/// stack-top update (after it) share the levels: the size that keeps the
+/// deeper side shallowest, then the fewest levels in all, then the larger
+/// size (fewer registers).
+fn pre_group_size(terms: usize, live: usize) -> usize {
+    (2..=terms.max(2))
+        .map(|g| {
+            let before = lut4_levels(2 * g);
+            let after = lut4_levels(terms.div_ceil(g) + live) + 1;
+            (before.max(after), before + after, std::cmp::Reverse(g))
+        })
+        .min()
+        .map_or(2, |(_, _, g)| g.0)
 }
 
 /// What the mutable part of a cluster's rows is built from.
