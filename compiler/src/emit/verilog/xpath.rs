@@ -1416,3 +1416,51 @@ fn mutable_part(x: MutableCtx<'_>) -> Mutable {
         pmut_assigns,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{lut4_levels, pre_group_size};
+
+    #[test]
+    fn lut4_levels_count_a_tree_of_four_input_luts() {
+        assert_eq!(lut4_levels(0), 1);
+        assert_eq!(lut4_levels(1), 1);
+        assert_eq!(lut4_levels(4), 1);
+        assert_eq!(lut4_levels(5), 2);
+        assert_eq!(lut4_levels(16), 2);
+        assert_eq!(lut4_levels(17), 3);
+        assert_eq!(lut4_levels(64), 3);
+    }
+
+    #[test]
+    fn pre_groups_keep_both_clocks_shallow() {
+        // 100 terms: 8 per group is 16 inputs (2 levels) before the clock,
+        // 13 registers ORed then the top's update (3 levels) after it; 32
+        // per group is 64 inputs (3 levels) before and 2 after: as deep, as
+        // many levels in all, and 4 registers instead of 13.
+        assert_eq!(pre_group_size(100, 0), 32);
+        // 4 terms: two groups of 4 inputs (1 level) before the clock, their
+        // OR and the top's update (2 levels) after it; one group of 8
+        // inputs would take 2 levels on both sides.
+        assert_eq!(pre_group_size(4, 0), 2);
+        // A handful of terms: one group (one register) when that is as
+        // shallow as any split.
+        assert_eq!(pre_group_size(2, 0), 2);
+        assert_eq!(pre_group_size(1, 0), 2);
+        // Live members (attribute conditions) join the OR after the clock.
+        let g = pre_group_size(100, 40);
+        assert!(100usize.div_ceil(g) + 40 <= 64, "{g}");
+        // Never deeper than either side must be: a group's tree and the OR
+        // of the groups each fit the chosen depth.
+        for terms in 1..600 {
+            let g = pre_group_size(terms, 0);
+            let depth = lut4_levels(2 * g).max(lut4_levels(terms.div_ceil(g)) + 1);
+            let sqrt = terms.isqrt().max(2);
+            let naive = lut4_levels(2 * sqrt).max(lut4_levels(terms.div_ceil(sqrt)) + 1);
+            assert!(
+                depth <= naive,
+                "{terms} terms: group {g} depth {depth} > {naive}"
+            );
+        }
+    }
+}
