@@ -20,10 +20,16 @@
 // last complete code are reported (count, and whether they hold a
 // delimiter: a cut remainder).
 //
-// Pipeline (four stages, every register moves with advance):
-//   A  per builder, in parallel: start, unary count, completeness, the K
-//      remainder bits (a mux on the position), the continuation bits after
-//      its code.
+// Pipeline (five stages, every register moves with advance):
+//   P  per builder, in parallel, from its delimiter position alone: the
+//      code's end and the first bit after it (the next builder's start),
+//      the K remainder bits (a mux on the position), whether the code
+//      spans in, and which builder is the last with a delimiter.
+//   A  per builder, one adder or comparator on stage P's registers each:
+//      unary count (position - start), completeness, remainder bits in
+//      the chunk, the continuation bits after its code, the bits from its
+//      start to the chunk's end (start -> count was one stage and the
+//      longest path, ~10 ns on ECP5 at N = 32).
 //   B  reductions over the builders, still chunk-local: the last builder
 //      that found a delimiter (its code may be cut), the first whose
 //      quotient overflows, and what the carried state becomes, expressed as
@@ -77,6 +83,24 @@ module rice_build #(
     localparam QW = (V > K) ? V - K : 1;
     localparam [CW-1:0] K_CW = K;
     localparam [CW-1:0] ONE_CW = 1;
+    localparam IW = (N > 1) ? $clog2(N) : 1;  // index of a chunk bit
+
+    // The K bits after the delimiter at pos (zeros past the chunk): each a
+    // balanced N:1 mux on the position over the data shifted by a constant
+    // (no adder before it, no priority chain).
+    function [KW-1:0] rem_after;
+        input [IW-1:0] pos;
+        input [N+KW-1:0] x;
+        integer j;
+        reg [N-1:0] shifted;
+        begin
+            rem_after = {KW{1'b0}};
+            for (j = 0; j < K; j = j + 1) begin
+                shifted = x[j+1 +: N];
+                rem_after[j] = shifted[pos];
+            end
+        end
+    endfunction
 
     // Remainder bits in stream order -> value bits.
     function [KW-1:0] order_rem;
@@ -89,18 +113,6 @@ module rice_build #(
         end
     endfunction
 
-    // The K bits after the delimiter at pos (zeros past the chunk).
-    localparam XW = $clog2(N + KW);  // index of a bit of data_x
-    function [KW-1:0] rem_after;
-        input [XW-1:0] pos;
-        input [N+KW-1:0] x;
-        integer j;
-        begin
-            rem_after = {KW{1'b0}};
-            for (j = 0; j < K; j = j + 1)
-                rem_after[j] = x[pos + j[XW-1:0] + {{(XW-1){1'b0}}, 1'b1}];
-        end
-    endfunction
 
     // Bit pos of x (a mux on the position).
     function bit_at;
@@ -114,59 +126,121 @@ module rice_build #(
         end
     endfunction
 
-    // ==== stage A: per builder, chunk-local =================================
+    // ==== stage P: per builder, from the delimiter positions alone ========
     wire [N+KW-1:0] data_x = {{KW{1'b0}}, in_data};
-    wire [CW+1:0] bits_x = {2'b00, in_bits};
 
-    wire [B*CW-1:0] a_start_w, a_qh_w, a_end_w, a_rgot_w;
-    wire [B-1:0] a_complete_w;
-    wire [B*KW-1:0] a_rbits_w;
+    wire [B*CW-1:0] p_after_w, p_end_w;
+    wire [B*KW-1:0] p_rbits_w;
     genvar b;
     generate
-        for (b = 0; b < B; b = b + 1) begin : sa
+        for (b = 0; b < B; b = b + 1) begin : sp
             wire [CW-1:0] dpos = in_dpos[b*CW +: CW];
+            // The code's last bit, and the first bit after it (the next
+            // builder's start).
+            assign p_end_w[b*CW +: CW] = dpos + K_CW;
+            assign p_after_w[b*CW +: CW] = dpos + K_CW + ONE_CW;
+            // Remainder extraction: the K bits after the delimiter (those in
+            // the chunk when the code is cut; the rest are 0).
+            assign p_rbits_w[b*KW +: KW] = rem_after(dpos[IW-1:0], data_x);
+        end
+    endgenerate
+    wire p_spanning0_w = in_found[0] && bit_at(in_span, in_dpos[CW-1:0]);
+    // The last builder that found a delimiter (found is monotone: builder b
+    // finds one only if b-1 did).
+    wire [B-1:0] p_last_hot_w = in_found & ~(in_found >> 1);
+
+    reg p_valid, p_first, p_last;
+    reg [CW-1:0] p_bits;
+    reg [KW-1:0] p_data_lo;  // the chunk's first bits (the carried remainder's end)
+    reg [SW-1:0] p_rem_span;
+    reg [B-1:0] p_found, p_last_hot;
+    reg [B*CW-1:0] p_dpos, p_after, p_end;
+    reg [B*KW-1:0] p_rbits;
+    reg p_spanning0;
+    reg p_span_active, p_span_done;
+    always @(posedge clk) begin
+        if (rst) begin
+            p_valid <= 1'b0;
+            p_first <= 1'b0;
+            p_last <= 1'b0;
+            p_bits <= {CW{1'b0}};
+            p_data_lo <= {KW{1'b0}};
+            p_rem_span <= {SW{1'b0}};
+            p_found <= {B{1'b0}};
+            p_last_hot <= {B{1'b0}};
+            p_dpos <= {B*CW{1'b0}};
+            p_after <= {B*CW{1'b0}};
+            p_end <= {B*CW{1'b0}};
+            p_rbits <= {B*KW{1'b0}};
+            p_spanning0 <= 1'b0;
+            p_span_active <= 1'b0;
+            p_span_done <= 1'b0;
+        end else if (advance) begin
+            p_valid <= in_valid;
+            p_first <= in_first;
+            p_last <= in_last;
+            p_bits <= in_bits;
+            p_data_lo <= data_x[KW-1:0];
+            p_rem_span <= in_rem_span;
+            p_found <= in_found;
+            p_last_hot <= p_last_hot_w;
+            p_dpos <= in_dpos;
+            p_after <= p_after_w;
+            p_end <= p_end_w;
+            p_rbits <= p_rbits_w;
+            p_spanning0 <= p_spanning0_w;
+            p_span_active <= in_rem_span != {SW{1'b0}};
+            p_span_done <= in_rem_span != {SW{1'b0}} && {{(CW+2-SW){1'b0}}, in_rem_span} <= {2'b00, in_bits};
+        end
+    end
+
+    // ==== stage A: per builder, the counts (one adder or comparator each) ==
+    wire [B*CW-1:0] a_start_w, a_qh_w, a_rgot_w, a_tail_cut_w;
+    wire [B-1:0] a_complete_w;
+    generate
+        for (b = 0; b < B; b = b + 1) begin : sa
+            wire [CW-1:0] dpos = p_dpos[b*CW +: CW];
             // First bit of this builder's code: after the carried remainder,
             // or after the previous builder's code.
             wire [CW-1:0] start;
             if (b == 0) begin : head
-                assign start = in_rem_span[CW-1:0];
+                assign start = p_rem_span[CW-1:0];
             end else begin : chain
-                assign start = in_dpos[(b-1)*CW +: CW] + K_CW + ONE_CW;
+                assign start = p_after[(b-1)*CW +: CW];
             end
             assign a_start_w[b*CW +: CW] = start;
             assign a_qh_w[b*CW +: CW] = dpos - start;
-            // The code's last bit, and whether it is in the chunk.
-            assign a_end_w[b*CW +: CW] = dpos + K_CW;
-            assign a_complete_w[b] = in_found[b] && {2'b00, dpos} + {2'b00, K_CW} < bits_x;
-            // Remainder extraction: the K bits after the delimiter (those in
-            // the chunk when the code is cut; the rest are 0).
-            assign a_rbits_w[b*KW +: KW] = rem_after(dpos[XW-1:0], data_x);
-            assign a_rgot_w[b*CW +: CW] = in_bits - dpos - ONE_CW;
+            assign a_complete_w[b] = p_found[b] && p_end[b*CW +: CW] < p_bits;
+            // Remainder bits in the chunk when the code is cut:
+            // bits - dpos - 1 = bits + ~dpos.
+            assign a_rgot_w[b*CW +: CW] = p_bits + ~dpos;
+            // Stream bits from the code's start to the chunk's end (the
+            // tail when the code is cut).
+            assign a_tail_cut_w[b*CW +: CW] = p_bits - start;
         end
     endgenerate
-    wire a_spanning0_w = in_found[0] && bit_at(in_span, in_dpos[CW-1:0]);
 
     // The continuation bits after the last code (counted into the next
     // quotient) run from the bit after it to the chunk's end: the count is
     // in_bits - f for f past builder b's code, or past the carried
     // remainder when no builder found a delimiter (stage B picks one). An
     // adder tree counting the flags was the longest path here.
-    wire [CW-1:0] ones_none_w = ({{(CW+1-SW){1'b0}}, in_rem_span} < {1'b0, in_bits}) ?
-        in_bits - in_rem_span[CW-1:0] : {CW{1'b0}};
+    wire [CW-1:0] ones_none_w = ({{(CW+1-SW){1'b0}}, p_rem_span} < {1'b0, p_bits}) ?
+        p_bits - p_rem_span[CW-1:0] : {CW{1'b0}};
     wire [B*CW-1:0] a_ones_w;
     generate
         for (b = 0; b < B; b = b + 1) begin : so
-            wire [CW:0] after = {1'b0, in_dpos[b*CW +: CW]} + {1'b0, K_CW} + {{CW{1'b0}}, 1'b1};
-            assign a_ones_w[b*CW +: CW] = (after < {1'b0, in_bits}) ? in_bits - after[CW-1:0] : {CW{1'b0}};
+            wire [CW-1:0] after = p_after[b*CW +: CW];
+            assign a_ones_w[b*CW +: CW] = (after < p_bits) ? p_bits - after : {CW{1'b0}};
         end
     endgenerate
 
     reg a_valid, a_first, a_last;
     reg [CW-1:0] a_bits;
-    reg [KW-1:0] a_data_lo;  // the chunk's first bits (the carried remainder's end)
+    reg [KW-1:0] a_data_lo;
     reg [SW-1:0] a_rem_span;
-    reg [B-1:0] a_found, a_complete;
-    reg [B*CW-1:0] a_start, a_qh, a_end, a_rgot;
+    reg [B-1:0] a_found, a_last_hot, a_complete;
+    reg [B*CW-1:0] a_start, a_qh, a_after, a_rgot, a_tail_cut;
     reg [B*KW-1:0] a_rbits;
     reg a_spanning0;
     reg [B*CW-1:0] a_ones;
@@ -181,11 +255,13 @@ module rice_build #(
             a_data_lo <= {KW{1'b0}};
             a_rem_span <= {SW{1'b0}};
             a_found <= {B{1'b0}};
+            a_last_hot <= {B{1'b0}};
             a_complete <= {B{1'b0}};
             a_start <= {B*CW{1'b0}};
             a_qh <= {B*CW{1'b0}};
-            a_end <= {B*CW{1'b0}};
+            a_after <= {B*CW{1'b0}};
             a_rgot <= {B*CW{1'b0}};
+            a_tail_cut <= {B*CW{1'b0}};
             a_rbits <= {B*KW{1'b0}};
             a_spanning0 <= 1'b0;
             a_ones <= {B*CW{1'b0}};
@@ -193,41 +269,38 @@ module rice_build #(
             a_span_active <= 1'b0;
             a_span_done <= 1'b0;
         end else if (advance) begin
-            a_valid <= in_valid;
-            a_first <= in_first;
-            a_last <= in_last;
-            a_bits <= in_bits;
-            a_data_lo <= data_x[KW-1:0];
-            a_rem_span <= in_rem_span;
-            a_found <= in_found;
+            a_valid <= p_valid;
+            a_first <= p_first;
+            a_last <= p_last;
+            a_bits <= p_bits;
+            a_data_lo <= p_data_lo;
+            a_rem_span <= p_rem_span;
+            a_found <= p_found;
+            a_last_hot <= p_last_hot;
             a_complete <= a_complete_w;
             a_start <= a_start_w;
             a_qh <= a_qh_w;
-            a_end <= a_end_w;
+            a_after <= p_after;
             a_rgot <= a_rgot_w;
-            a_rbits <= a_rbits_w;
-            a_spanning0 <= a_spanning0_w;
+            a_tail_cut <= a_tail_cut_w;
+            a_rbits <= p_rbits;
+            a_spanning0 <= p_spanning0;
             a_ones <= a_ones_w;
             a_ones_none <= ones_none_w;
-            a_span_active <= in_rem_span != {SW{1'b0}};
-            a_span_done <= in_rem_span != {SW{1'b0}} && {{(CW+2-SW){1'b0}}, in_rem_span} <= {2'b00, in_bits};
+            a_span_active <= p_span_active;
+            a_span_done <= p_span_done;
         end
     end
 
     // ==== stage B: reductions over the builders, chunk-local ================
-    // The last builder that found a delimiter (found is monotone: builder b
-    // finds one only if b-1 did), and the first builder from 1 on whose
-    // quotient (no carried count) overflows.
-    wire [B-1:0] last_hot, ovf_local, ok_upto;
+    // The last builder that found a delimiter (stage P found it), and the
+    // first builder from 1 on whose quotient (no carried count) overflows.
+    wire [B-1:0] last_hot = a_last_hot;
+    wire [B-1:0] ovf_local, ok_upto;
     wire [B-1:0] first_ovf_hot;
     wire [B*V-1:0] val_w;      // builder b's integer, no carried count
     generate
         for (b = 0; b < B; b = b + 1) begin : sb
-            if (b == B - 1) begin : top_
-                assign last_hot[b] = a_found[b];
-            end else begin : mid
-                assign last_hot[b] = a_found[b] && !a_found[b+1];
-            end
             // ok: no builder in 1..b overflows (a prefix AND over the builders)
             wire ok;
             if (b == 0) begin : head
@@ -258,14 +331,15 @@ module rice_build #(
     endgenerate
 
     // One-hot selections (AND-OR).
-    reg [CW-1:0] l_qh, l_start, l_end, l_rgot, l_ones, f_qh, f_start;
+    reg [CW-1:0] l_qh, l_start, l_after, l_rgot, l_ones, l_tail_cut, f_qh, f_start;
     reg [KW-1:0] l_rbits;
     reg l_complete;
     integer s;
     always @(*) begin
         l_qh = {CW{1'b0}};
         l_start = {CW{1'b0}};
-        l_end = {CW{1'b0}};
+        l_after = {CW{1'b0}};
+        l_tail_cut = {CW{1'b0}};
         l_rgot = {CW{1'b0}};
         l_ones = {CW{1'b0}};
         l_rbits = {KW{1'b0}};
@@ -275,7 +349,8 @@ module rice_build #(
         for (s = 0; s < B; s = s + 1) begin
             l_qh = l_qh | (a_qh[s*CW +: CW] & {CW{last_hot[s]}});
             l_start = l_start | (a_start[s*CW +: CW] & {CW{last_hot[s]}});
-            l_end = l_end | (a_end[s*CW +: CW] & {CW{last_hot[s]}});
+            l_after = l_after | (a_after[s*CW +: CW] & {CW{last_hot[s]}});
+            l_tail_cut = l_tail_cut | (a_tail_cut[s*CW +: CW] & {CW{last_hot[s]}});
             l_rgot = l_rgot | (a_rgot[s*CW +: CW] & {CW{last_hot[s]}});
             l_ones = l_ones | (a_ones[s*CW +: CW] & {CW{last_hot[s]}});
             l_rbits = l_rbits | (a_rbits[s*KW +: KW] & {KW{last_hot[s]}});
@@ -298,47 +373,56 @@ module rice_build #(
     //   open      no delimiter: the open quotient goes on
     wire case_cut = any_found && !l_complete;
     wire case_span_on = !any_found && a_span_active && !a_span_done;
-    reg b_use_cq;              // n_q = (use_cq ? c_q : 0) + q_add
+    // n_q = (use_cq ? c_q : 0) + q_add; n_start = rel ? pos_base +
+    // start_off : c_start, and then the tail (stream bits from n_start to
+    // the chunk's end) is tail_rel, chosen from stage A's differences (no
+    // adder here).
+    reg b_use_cq;
     reg [CW-1:0] b_q_add;
-    reg b_rel;                 // n_start = rel ? pos_base + start_off : c_start
-    reg [CW:0] b_start_off;
+    reg b_rel;
+    reg [CW-1:0] b_start_off;
+    reg [CW-1:0] b_tail_rel_w;
     always @(*) begin
         if (case_cut) begin
             b_use_cq = last_spanning;
             b_q_add = l_qh;
             b_rel = !last_spanning;
-            b_start_off = {1'b0, l_start};
+            b_start_off = l_start;
+            b_tail_rel_w = l_tail_cut;
         end else if (any_found) begin
+            // complete: the next code starts after it, at most at the end
             b_use_cq = 1'b0;
             b_q_add = ones_after;
             b_rel = 1'b1;
-            b_start_off = {1'b0, l_end} + {{CW{1'b0}}, 1'b1};
+            b_start_off = l_after;
+            b_tail_rel_w = l_ones;
         end else if (case_span_on) begin
             b_use_cq = 1'b1;
             b_q_add = {CW{1'b0}};
             b_rel = 1'b0;
-            b_start_off = {(CW+1){1'b0}};
+            b_start_off = {CW{1'b0}};
+            b_tail_rel_w = {CW{1'b0}};
         end else if (a_span_active) begin
+            // span_end: the carried remainder ends inside the chunk
             b_use_cq = 1'b0;
             b_q_add = ones_after;
             b_rel = 1'b1;
-            b_start_off = {{(CW+1-SW){1'b0}}, a_rem_span};
+            b_start_off = a_rem_span[CW-1:0];
+            b_tail_rel_w = a_ones_none;
         end else begin
             b_use_cq = 1'b1;
             b_q_add = ones_after;
             b_rel = 1'b0;
-            b_start_off = {(CW+1){1'b0}};
+            b_start_off = {CW{1'b0}};
+            b_tail_rel_w = {CW{1'b0}};
         end
     end
-    wire [PW-1:0] bits_pw_a = {{(PW-CW){1'b0}}, a_bits};
 
     reg b_valid, b_first, b_last;
     reg [CW-1:0] b_bits;
     reg [KW-1:0] b_data_lo;
     reg [B-1:0] b_complete, b_ok_upto;
-    reg b_found0, b_spanning0;
-    reg b_qh0_ovf;             // builder 0's own count overflows
-    reg [PW-1:0] b_q_room;     // MAXQ - its count: the carried count may not exceed it
+    reg b_spanning0;
     reg [CW-1:0] b_start0;
     reg [CW-1:0] b_qh0;
     reg [B*V-1:0] b_val;
@@ -347,8 +431,8 @@ module rice_build #(
     reg b_span_done, b_case_cut, b_case_span_on;
     reg b_use_cq_q, b_rel_q;
     reg [CW-1:0] b_q_add_q;
-    reg [CW:0] b_start_off_q;
-    reg [PW-1:0] b_tail_rel;   // bits after n_start when it is chunk-relative
+    reg [CW-1:0] b_start_off_q;
+    reg [CW-1:0] b_tail_rel;   // bits after n_start when it is chunk-relative
     reg [KW-1:0] b_l_rbits;
     reg [SW-1:0] b_l_rgot;
     always @(posedge clk) begin
@@ -360,10 +444,7 @@ module rice_build #(
             b_data_lo <= {KW{1'b0}};
             b_complete <= {B{1'b0}};
             b_ok_upto <= {B{1'b0}};
-            b_found0 <= 1'b0;
             b_spanning0 <= 1'b0;
-            b_qh0_ovf <= 1'b0;
-            b_q_room <= {PW{1'b0}};
             b_start0 <= {CW{1'b0}};
             b_qh0 <= {CW{1'b0}};
             b_val <= {B*V{1'b0}};
@@ -376,8 +457,8 @@ module rice_build #(
             b_use_cq_q <= 1'b0;
             b_rel_q <= 1'b0;
             b_q_add_q <= {CW{1'b0}};
-            b_start_off_q <= {(CW+1){1'b0}};
-            b_tail_rel <= {PW{1'b0}};
+            b_start_off_q <= {CW{1'b0}};
+            b_tail_rel <= {CW{1'b0}};
             b_l_rbits <= {KW{1'b0}};
             b_l_rgot <= {SW{1'b0}};
         end else if (advance) begin
@@ -388,10 +469,7 @@ module rice_build #(
             b_data_lo <= a_data_lo;
             b_complete <= a_complete;
             b_ok_upto <= ok_upto;
-            b_found0 <= a_found[0];
             b_spanning0 <= a_spanning0;
-            b_qh0_ovf <= {{(PW-CW){1'b0}}, a_qh[CW-1:0]} > MAXQ;
-            b_q_room <= MAXQ - {{(PW-CW){1'b0}}, a_qh[CW-1:0]};
             b_start0 <= a_start[CW-1:0];
             b_qh0 <= a_qh[CW-1:0];
             b_val <= val_w;
@@ -405,7 +483,7 @@ module rice_build #(
             b_rel_q <= b_rel;
             b_q_add_q <= b_q_add;
             b_start_off_q <= b_start_off;
-            b_tail_rel <= bits_pw_a - {{(PW-CW-1){1'b0}}, b_start_off};
+            b_tail_rel <= b_tail_rel_w;
             b_l_rbits <= l_rbits;
             b_l_rgot <= l_rgot[SW-1:0];
         end
@@ -433,13 +511,50 @@ module rice_build #(
 
     // Builder 0's quotient: a spanning quotient adds the carried count. It
     // overflows when its own count does, or when the carried count exceeds
-    // the room left (one comparison on the state, no adder before it).
-    wire [PW-1:0] q0 = {{(PW-CW){1'b0}}, b_qh0} + (b_spanning0 ? c_q : {PW{1'b0}});
-    wire ovf0 = CHECK_OVF != 0 && b_found0 && (b_qh0_ovf || (b_spanning0 && c_q > b_q_room));
+    // the room left (one comparison on the state, no adder before it). A
+    // packet's first chunk never spans in, so spanning reads the carried
+    // registers directly; and as the room is at most MAXQ = 2^QW - 1, the
+    // comparison is "any carried bit from QW on, or the low QW bits above
+    // the room": a QW-bit carry chain beside an OR, not a PW-bit chain.
+    wire [PW-1:0] q0 = {{(PW-CW){1'b0}}, b_qh0} + (b_spanning0 ? c_q_r : {PW{1'b0}});
+    wire ovf0;
+    generate
+        if (CHECK_OVF != 0) begin : ovf_check
+            // (stage B) builder 0's own count overflows; MAXQ minus it, the
+            // room for the carried count (QW bits: when the count is at most
+            // MAXQ, its bits from QW on are 0)
+            wire [QW-1:0] qh0_qw;
+            if (QW > CW) begin : wide
+                assign qh0_qw = {{(QW-CW){1'b0}}, a_qh[CW-1:0]};
+            end else begin : narrow
+                assign qh0_qw = a_qh[QW-1:0];
+            end
+            reg found0_q, qh0_ovf_q;
+            reg [QW-1:0] room_q;
+            always @(posedge clk) begin
+                if (rst) begin
+                    found0_q <= 1'b0;
+                    qh0_ovf_q <= 1'b0;
+                    room_q <= {QW{1'b0}};
+                end else if (advance) begin
+                    found0_q <= a_found[0];
+                    qh0_ovf_q <= {{(PW-CW){1'b0}}, a_qh[CW-1:0]} > MAXQ;
+                    room_q <= MAXQ[QW-1:0] - qh0_qw;
+                end
+            end
+            wire carried_above = c_q_r[PW-1:QW] != {(PW-QW){1'b0}} ||
+                c_q_r[QW-1:0] > room_q;
+            assign ovf0 = found0_q && (qh0_ovf_q || (b_spanning0 && carried_above));
+        end else begin : no_ovf
+            assign ovf0 = 1'b0;
+        end
+    endgenerate
     wire any_ovf = ovf0 || b_any_local_ovf;
-    wire [PW-1:0] ovf_at = (ovf0 && b_spanning0) ? c_start :
-        pos_base + {{(PW-CW){1'b0}}, ovf0 ? b_start0 : b_f_start};
-    wire [PW-1:0] ovf_q = ovf0 ? q0 : {{(PW-CW){1'b0}}, b_f_qh};
+    // The overflowing code's offset and quotient, both candidates (builder
+    // 0's, or the first overflowing builder's from 1 on): stage D picks
+    // one by ovf0, so no adder waits for the comparison.
+    wire [PW-1:0] ovf_at0 = b_spanning0 ? c_start : pos_base + {{(PW-CW){1'b0}}, b_start0};
+    wire [PW-1:0] ovf_atf = pos_base + {{(PW-CW){1'b0}}, b_f_start};
 
     // The builders' integers: builder 0's quotient field takes the carried
     // count when its code spans in.
@@ -486,9 +601,9 @@ module rice_build #(
 
     // ---- the open code after this chunk (carried, or the tail on a last chunk)
     wire [PW-1:0] n_q = (b_use_cq_q ? c_q : {PW{1'b0}}) + {{(PW-CW){1'b0}}, b_q_add_q};
-    wire [PW-1:0] n_start = b_rel_q ? pos_base + {{(PW-CW-1){1'b0}}, b_start_off_q} : c_start;
+    wire [PW-1:0] n_start = b_rel_q ? pos_base + {{(PW-CW){1'b0}}, b_start_off_q} : c_start;
     // Stream bits from n_start to the chunk's end.
-    wire [PW-1:0] n_open = b_rel_q ? b_tail_rel : c_open + bits_pw;
+    wire [PW-1:0] n_open = b_rel_q ? {{(PW-CW){1'b0}}, b_tail_rel} : c_open + bits_pw;
     wire n_delim = b_case_cut || b_case_span_on;
     wire [KW-1:0] n_rbits = b_case_cut ? b_l_rbits : b_case_span_on ? span_rbits : {KW{1'b0}};
     wire [SW-1:0] n_rgot = b_case_cut ? b_l_rgot : b_case_span_on ? c_rgot + b_bits[SW-1:0] : {SW{1'b0}};
@@ -500,7 +615,8 @@ module rice_build #(
     reg [V-1:0] d_span_value;
     reg d_span_done;
     reg [B-1:0] d_complete_ok;  // complete, and no builder 1..b overflows
-    reg [PW-1:0] d_ovf_at, d_ovf_q, d_tail;
+    reg [PW-1:0] d_ovf_at0, d_ovf_atf, d_q0, d_tail;
+    reg [CW-1:0] d_f_qh;
     reg d_tail_delim;
     always @(posedge clk) begin
         if (rst) begin
@@ -520,8 +636,10 @@ module rice_build #(
             d_span_value <= {V{1'b0}};
             d_span_done <= 1'b0;
             d_complete_ok <= {B{1'b0}};
-            d_ovf_at <= {PW{1'b0}};
-            d_ovf_q <= {PW{1'b0}};
+            d_ovf_at0 <= {PW{1'b0}};
+            d_ovf_atf <= {PW{1'b0}};
+            d_q0 <= {PW{1'b0}};
+            d_f_qh <= {CW{1'b0}};
             d_tail <= {PW{1'b0}};
             d_tail_delim <= 1'b0;
         end else if (advance) begin
@@ -542,8 +660,10 @@ module rice_build #(
                 d_span_value <= span_value;
                 d_span_done <= b_span_done;
                 d_complete_ok <= b_complete & b_ok_upto;
-                d_ovf_at <= ovf_at;
-                d_ovf_q <= ovf_q;
+                d_ovf_at0 <= ovf_at0;
+                d_ovf_atf <= ovf_atf;
+                d_q0 <= q0;
+                d_f_qh <= b_f_qh;
                 d_tail <= n_open;
                 d_tail_delim <= n_delim;
             end
@@ -557,6 +677,8 @@ module rice_build #(
     reg [PW-1:0] err_at_r;
     reg [PW-1:0] err_q_r;
     wire stop_now = d_any_ovf && !d_halted;
+    wire [PW-1:0] d_ovf_at = d_ovf0 ? d_ovf_at0 : d_ovf_atf;
+    wire [PW-1:0] d_ovf_q = d_ovf0 ? d_q0 : {{(PW-CW){1'b0}}, d_f_qh};
     wire [B-1:0] emit = d_complete_ok & {B{!d_ovf0 && !d_halted}};
     // ---- output alignment: the spanning integer first, then the builders'
     wire span_emit = d_span_done && !d_halted;

@@ -21,10 +21,10 @@
 //
 // It also precomputes what the selector FSM needs to pick the next chunk's
 // pipeline: the remainder bits of the last code that fall past the chunk
-// (next_rem), whether the chunk ends inside a quotient (last_free: its last
-// bit is a continuation bit after the last code), and the position of the
-// first delimiter (first_found, first_dpos: the spanning bits of a quotient
-// that spans in end at its code). The payload for the integer builders is,
+// (next_rem, and one-hot as next_hot), whether the chunk ends inside a
+// quotient (last_free: its last bit is a continuation bit after the last
+// code), and the bits a quotient spanning in covers (first_span: through
+// the first delimiter's code). The payload for the integer builders is,
 // with POS = 0, the continuation bits after the last code and the
 // delimiter flags ({free, delim}: the single builder scans them), with
 // POS = 1 the position of each block's delimiter (found bits at
@@ -46,8 +46,8 @@ module rice_insert #(
     input  wire [N-1:0]    delim_bits,   // chunk bits holding the delimiter value
     output wire            last_free,    // the last bit is after the last code
     output reg  [SW-1:0]   next_rem,     // remainder bits spanning into the next chunk
-    output wire            first_found,  // a delimiter is marked
-    output wire [CW-1:0]   first_dpos,   // the first one's bit
+    output wire [K:0]      next_hot,     // next_rem one-hot (bit j: j bits)
+    output wire [N-1:0]    first_span,   // bits through the first code (all: none)
     output wire [PLW-1:0]  payload       // for the builders (see above)
 );
     // Blocks whose delimiter position travels with the chunk.
@@ -67,82 +67,136 @@ module rice_insert #(
         end
     endfunction
 
-    genvar i, pb;
+    // Bits of the free flags that travel with the chunk: all of them for
+    // the payload (POS = 0), else just the last.
+    localparam FW = (POS != 0) ? 1 : N;
+
+    genvar i, j, pb;
     generate
         for (i = 0; i < B; i = i + 1) begin : block
-            // Stage i's inputs: the chunk's delimiter-valued bits, the bits
-            // after the last claimed code before this block (at first every
-            // bit after the P spanning remainder bits, none when P >= N),
-            // the delimiters marked so far, and the remainder bits past the
-            // chunk claimed so far (bit 0 first).
-            wire [N-1:0] bits_in;
-            wire [N-1:0] avail_in;
+            // Stage i's inputs: the chunk's delimiter-valued bits, the
+            // candidates (those after the last claimed code before this
+            // block: at first every one after the P spanning remainder
+            // bits, none when P >= N), the top FW free flags (bits after the
+            // last claimed code), and the remainder bits past the chunk
+            // claimed so far (bit 0 first).
+            wire [N-1:0] cand;
+            wire [FW-1:0] free_in;
             wire [K:0] past_in;
             if (i == 0) begin : head
-                assign bits_in = delim_bits;
-                assign avail_in = {N{1'b1}} << P;
+                wire [N-1:0] avail0 = {N{1'b1}} << P;
+                assign cand = delim_bits & avail0;
+                assign free_in = avail0[N-1 -: FW];
                 if (P > N) begin : deep
                     assign past_in = ~({(K+1){1'b1}} << (P - N));
                 end else begin : shallow
                     assign past_in = {(K+1){1'b0}};
                 end
             end else begin : chain
-                assign bits_in = block[i-1].fwd.bits_q;
-                assign avail_in = block[i-1].fwd.avail_q;
-                assign past_in = block[i-1].past_q;
+                assign cand = block[i-1].fwd.cand_q;
+                assign free_in = block[i-1].free_acc;
+                assign past_in = block[i-1].past_acc;
             end
-            wire [N-1:0] cand = bits_in & avail_in;
             wire found_here = |cand;
             // One carry chain: cand - 1 flips the bits up to the first
             // candidate (lowest set bit, stream order), so
             // cand ^ (cand - 1) is every bit through it and cand & ~(cand - 1)
             // the candidate alone.
             wire [N-1:0] cand_m1 = cand - {{(N-1){1'b0}}, 1'b1};
-            wire [N-1:0] through = cand ^ cand_m1;
             wire [N-1:0] first = cand & ~cand_m1;
-            // Every bit up to this code's last remainder bit, past the chunk
-            // when the code is cut (used only when a candidate was found).
-            wire [X-1:0] stop;
-            if (K == 0) begin : k0
-                assign stop = {1'b0, through};
-            end else begin : kn
-                assign stop = ({{(K+1){1'b0}}, through} << K) | {{(X-K){1'b0}}, {K{1'b1}}};
+            // Every bit up to this code's last remainder bit (stop), past the
+            // chunk when the code is cut. With no candidate, through and so
+            // stop cover every bit: nothing is left for the next block, as
+            // it should be. The last block needs only stop's bit N-1 and the
+            // bits past the chunk.
+            wire stop_last;
+            wire [K:0] stop_past;
+            if (i < B - 1 || POS == 0 || B == 1) begin : full
+                wire [N-1:0] through = cand ^ cand_m1;
+                wire [X-1:0] stop;
+                if (K == 0) begin : k0
+                    assign stop = {1'b0, through};
+                end else begin : kn
+                    assign stop = ({{(K+1){1'b0}}, through} << K) | {{(X-K){1'b0}}, {K{1'b1}}};
+                end
+                assign stop_last = stop[N-1];
+                assign stop_past = stop[X-1:N];
+            end else begin : part
+                // (B > 1, so K + 1 < N) through's bits N-1-K .. N-1
+                wire [K:0] through_top = cand[N-1 -: K+1] ^ cand_m1[N-1 -: K+1];
+                assign stop_last = through_top[0];
+                if (K == 0) begin : k0
+                    assign stop_past = 1'b0;
+                end else begin : kn
+                    assign stop_past = {1'b0, through_top[K:1]};
+                end
             end
-            wire [N-1:0] avail_out = found_here ? ~stop[N-1:0] : avail_in;
-            wire [K:0] past_out = past_in | (found_here ? stop[X-1:N] : {(K+1){1'b0}});
+            // The free flags after this code, and the remainder bits past the
+            // chunk (both apply when a candidate was found).
+            wire [FW-1:0] free_here;
+            if (POS != 0) begin : free1
+                assign free_here = !stop_last;
+            end else begin : free_all
+                assign free_here = ~{stop_last, full.stop[N-2:0]};
+            end
 
-            // Stage i's registers (the chunk's bits and the bits left go on
-            // to the next block; after the last, the bits after the last
-            // code: all of them for the payload, or just the last bit).
+            // Stage i's registers: the chunk's bits and the next block's
+            // candidates (the bits after this code: one LUT after the carry
+            // chain, none before the next one), the free flags, the
+            // remainder bits past the chunk, and this block's mark (one-hot,
+            // encoded to a position in the next stage, beside the next
+            // block's carry chain).
             if (i < B - 1) begin : fwd
-                reg [N-1:0] bits_q;
-                reg [N-1:0] avail_q;
-                always @(posedge clk) begin
-                    if (rst) begin
-                        bits_q <= {N{1'b0}};
-                        avail_q <= {N{1'b0}};
-                    end else if (advance) begin
-                        bits_q <= bits_in;
-                        avail_q <= avail_out;
+                wire [N-1:0] bits_in;
+                if (i == 0) begin : head
+                    assign bits_in = delim_bits;
+                end else begin : chain
+                    assign bits_in = block[i-1].fwd.keep.bits_q;
+                end
+                if (i < B - 2) begin : keep
+                    reg [N-1:0] bits_q;
+                    always @(posedge clk) begin
+                        if (rst) bits_q <= {N{1'b0}};
+                        else if (advance) bits_q <= bits_in;
                     end
                 end
-            end else if (POS != 0) begin : last_bit
-                reg free_q;
+                reg [N-1:0] cand_q;
                 always @(posedge clk) begin
-                    if (rst) free_q <= 1'b0;
-                    else if (advance) free_q <= avail_out[N-1];
-                end
-            end else begin : all_bits
-                reg [N-1:0] free_q;
-                always @(posedge clk) begin
-                    if (rst) free_q <= {N{1'b0}};
-                    else if (advance) free_q <= avail_out;
+                    if (rst) cand_q <= {N{1'b0}};
+                    else if (advance) cand_q <= bits_in & ~full.stop[N-1:0];
                 end
             end
-            reg [K:0] past_q;
+            // The free flags and past bits go on as they came in, beside
+            // this block's own (found_q, free_here_q, stop_past_q): the next
+            // stage combines them (free_acc, past_acc), so the wide OR that
+            // tells whether a candidate exists ends at a register, not at a
+            // multiplexer.
+            reg [FW-1:0] free_q, free_here_q;
+            reg [K:0] past_q, stop_past_q;
+            reg found_q;
             always @(posedge clk) begin
-                if (rst) past_q <= {(K+1){1'b0}};
-                else if (advance) past_q <= past_out;
+                if (rst) begin
+                    free_q <= {FW{1'b0}};
+                    free_here_q <= {FW{1'b0}};
+                    past_q <= {(K+1){1'b0}};
+                    stop_past_q <= {(K+1){1'b0}};
+                    found_q <= 1'b0;
+                end else if (advance) begin
+                    free_q <= free_in;
+                    free_here_q <= free_here;
+                    past_q <= past_in;
+                    stop_past_q <= stop_past;
+                    found_q <= found_here;
+                end
+            end
+            wire [FW-1:0] free_acc = found_q ? free_here_q : free_q;
+            wire [K:0] past_acc = past_q | (found_q ? stop_past_q : {(K+1){1'b0}});
+            if (i < L) begin : mark
+                reg [N-1:0] first_q;
+                always @(posedge clk) begin
+                    if (rst) first_q <= {N{1'b0}};
+                    else if (advance) first_q <= first;
+                end
             end
             // The delimiter flags marked so far (payload of POS = 0).
             if (POS == 0) begin : flags
@@ -158,26 +212,30 @@ module rice_insert #(
                     else if (advance) delim_q <= delim_in | first;
                 end
             end
+        end
 
-            // The claimed delimiter's position, for the first L blocks; the
-            // positions found so far travel with the chunk (E of them).
-            localparam E = (i + 1 < L) ? i + 1 : L;
+        // Stage j (1..B) encodes block j-1's mark into a position (the first
+        // L blocks); the positions found so far travel with the chunk (E of
+        // them). Stage B, after the last block, also hands on what the
+        // selector reads.
+        for (j = 1; j <= B; j = j + 1) begin : posn
+            localparam E = (j < L) ? j : L;
             reg [E-1:0] found_q;
             reg [E*CW-1:0] dpos_q;
-            if (i < L) begin : pos
+            if (j <= L) begin : enc
                 wire [CW-1:0] dpos_here;
-                for (pb = 0; pb < CW; pb = pb + 1) begin : enc
+                for (pb = 0; pb < CW; pb = pb + 1) begin : bit_
                     localparam [N-1:0] MASK = index_bit_mask(pb);
-                    assign dpos_here[pb] = |(first & MASK);
+                    assign dpos_here[pb] = |(block[j-1].mark.first_q & MASK);
                 end
                 wire [E-1:0] found_next;
                 wire [E*CW-1:0] dpos_next;
-                if (i == 0) begin : head
-                    assign found_next = found_here;
+                if (j == 1) begin : head
+                    assign found_next = block[0].found_q;
                     assign dpos_next = dpos_here;
                 end else begin : chain
-                    assign found_next = {found_here, block[i-1].found_q};
-                    assign dpos_next = {dpos_here, block[i-1].dpos_q};
+                    assign found_next = {block[j-1].found_q, posn[j-1].found_q};
+                    assign dpos_next = {dpos_here, posn[j-1].dpos_q};
                 end
                 always @(posedge clk) begin
                     if (rst) begin
@@ -194,34 +252,100 @@ module rice_insert #(
                         found_q <= {E{1'b0}};
                         dpos_q <= {E*CW{1'b0}};
                     end else if (advance) begin
-                        found_q <= block[i-1].found_q;
-                        dpos_q <= block[i-1].dpos_q;
+                        found_q <= posn[j-1].found_q;
+                        dpos_q <= posn[j-1].dpos_q;
                     end
                 end
             end
         end
     endgenerate
 
-    assign first_found = block[B-1].found_q[0];
-    assign first_dpos = block[B-1].dpos_q[CW-1:0];
+    // Stage B: the last block's free flags, remainder bits past the chunk
+    // and (POS = 0) delimiter flags, one stage on.
+    reg [FW-1:0] free_t;
+    reg [K:0] past_t;
+    always @(posedge clk) begin
+        if (rst) begin
+            free_t <= {FW{1'b0}};
+            past_t <= {(K+1){1'b0}};
+        end else if (advance) begin
+            free_t <= block[B-1].free_acc;
+            past_t <= block[B-1].past_acc;
+        end
+    end
+    assign last_free = free_t[FW-1];
     generate
         if (POS != 0) begin : positions
-            assign last_free = block[B-1].last_bit.free_q;
-            assign payload = {block[B-1].found_q, block[B-1].dpos_q};
+            assign payload = {posn[B].found_q, posn[B].dpos_q};
         end else begin : flags
-            assign last_free = block[B-1].all_bits.free_q[N-1];
-            assign payload = {block[B-1].all_bits.free_q, block[B-1].flags.delim_q};
+            reg [N-1:0] delim_t;
+            always @(posedge clk) begin
+                if (rst) delim_t <= {N{1'b0}};
+                else if (advance) delim_t <= block[B-1].flags.delim_q;
+            end
+            assign payload = {free_t, delim_t};
+        end
+    endgenerate
+
+    // The bits a quotient spanning in would cover: every bit through the
+    // first delimiter's K remainder bits (all bits when there is none), a
+    // comparison of its position with a constant per bit (u < pos + K + 1,
+    // i.e. pos >= u - K). The no-stall decoder registers it with the last
+    // block, from the position carried into that stage (with one block,
+    // from the block's own mark); the single builder's front end (not
+    // timing critical) compares the last stage's registers.
+    function [N-1:0] span_mask;
+        input found;
+        input [CW-1:0] pos;
+        integer u;
+        begin
+            for (u = 0; u < N; u = u + 1)
+                span_mask[u] = !found || u <= K || {{(32-CW){1'b0}}, pos} >= u - K;
+        end
+    endfunction
+    generate
+        if (POS == 0) begin : span_comb
+            assign first_span = span_mask(posn[B].found_q[0], posn[B].dpos_q[CW-1:0]);
+        end else begin : span_reg
+            reg [N-1:0] span_q;
+            wire [N-1:0] span_d;
+            if (B == 1) begin : own
+                // block 0's own mark, registered in stage 0
+                reg [N-1:0] span0_q;
+                always @(posedge clk) begin
+                    if (rst) span0_q <= {N{1'b0}};
+                    else if (advance)
+                        span0_q <= block[0].found_here ? block[0].full.stop[N-1:0] : {N{1'b1}};
+                end
+                assign span_d = span0_q;
+            end else begin : carried
+                assign span_d = span_mask(posn[B-1].found_q[0], posn[B-1].dpos_q[CW-1:0]);
+            end
+            always @(posedge clk) begin
+                if (rst) span_q <= {N{1'b0}};
+                else if (advance) span_q <= span_d;
+            end
+            assign first_span = span_q;
         end
     endgenerate
 
     // The remainder bits past the chunk are contiguous from bit 0; bit K is
     // never set (a code's last remainder bit is at most K past the chunk).
-    wire [K:0] past = block[B-1].past_q;
-    integer j;
+    wire [K:0] past = past_t;
+    generate
+        for (i = 0; i <= K; i = i + 1) begin : hot
+            if (i == 0) begin : none
+                assign next_hot[i] = !past[0];
+            end else begin : some
+                assign next_hot[i] = past[i-1] && !past[i];
+            end
+        end
+    endgenerate
+    integer r;
     always @(*) begin
         next_rem = {SW{1'b0}};
-        for (j = 0; j < K; j = j + 1)
-            if (past[j]) next_rem = j[SW-1:0] + {{(SW-1){1'b0}}, 1'b1};
+        for (r = 0; r < K; r = r + 1)
+            if (past[r]) next_rem = r[SW-1:0] + {{(SW-1){1'b0}}, 1'b1};
         if (past[K]) next_rem = {SW{1'b1}};
     end
 endmodule

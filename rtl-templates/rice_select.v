@@ -16,16 +16,15 @@
 // its K remainder bits.
 //
 // Timing: everything the FSM reads is a register of the insertion
-// pipelines (next_rem, last_free), so the loop is register ->
-// (K+1)-way mux -> register. The spanning flags come from the selected
-// pipeline's first delimiter position (its block 0, found by the insertion
-// pipeline) through a comparison per bit, not from a find-first scan over
-// the selected flags: no carry chain after the multiplexer.
+// pipelines (next_rem, last_free) or one LUT after one, and the state is
+// kept one-hot too, so the loop is register -> (K+1)-way AND-OR ->
+// register. The spanning flags are the selected pipeline's registered
+// first_span (its block 0's delimiter, compared per bit in the insertion
+// pipeline): no carry chain or comparison after the multiplexer.
 module rice_select #(
     parameter N = 32,  // chunk bits
     parameter K = 3,   // remainder bits
-    parameter SW = 8,  // width of remainder-bit counts
-    parameter CW = 8   // bit positions within a chunk
+    parameter SW = 8   // width of remainder-bit counts
 ) (
     input  wire              clk,
     input  wire              rst,
@@ -34,59 +33,58 @@ module rice_select #(
     input  wire              in_first,    // it is the first chunk of a packet
     input  wire [K:0]        in_last_free,  // pipeline p's chunk ends inside a quotient
     input  wire [(K+1)*SW-1:0] in_next_rem,
-    input  wire [K:0]        in_first_found,  // pipeline p found a delimiter
-    input  wire [(K+1)*CW-1:0] in_first_dpos, // at this bit (its first)
+    input  wire [(K+1)*(K+1)-1:0] in_next_hot, // the same, one-hot
+    input  wire [(K+1)*N-1:0] in_first_span,  // pipeline p's bits through its first code
     output wire [N-1:0]      span,        // spanning bits
-    output wire [SW-1:0]     rem_span     // state: remainder bits spanning in (0: none)
+    output wire [SW-1:0]     rem_span,    // state: remainder bits spanning in (0: none)
+    output wire [K:0]        sel          // the pipeline picked, one-hot
 );
-    // State after the previous chunk of the packet.
+    // State after the previous chunk of the packet: the remainder bits
+    // spanning in, binary (for the builders) and one-hot (the multiplexers'
+    // select), and whether a quotient spans in.
     reg [SW-1:0] st_rem;
+    reg [K:0] st_hot;
     reg st_unary;
 
     assign rem_span = in_first ? {SW{1'b0}} : st_rem;
+    assign sel = in_first ? {{K{1'b0}}, 1'b1} : st_hot;
     wire unary_span = !in_first && st_unary;
 
-    // The multiplexer over the K+1 pipelines.
+    // The multiplexer over the K+1 pipelines (AND-OR on the one-hot state).
     reg sel_last_free;
     reg [SW-1:0] sel_next_rem;
-    reg sel_first_found;
-    reg [CW-1:0] sel_first_dpos;
+    reg [K:0] sel_next_hot;
+    reg [N-1:0] sel_first_span;
+    reg [N-1:0] rem_bits;  // the first p bits when p remainder bits span
     integer p;
     always @(*) begin
-        sel_last_free = in_last_free[0];
-        sel_next_rem = in_next_rem[SW-1:0];
-        sel_first_found = in_first_found[0];
-        sel_first_dpos = in_first_dpos[CW-1:0];
-        for (p = 1; p <= K; p = p + 1) begin
-            if (rem_span == p[SW-1:0]) begin
-                sel_last_free = in_last_free[p];
-                sel_next_rem = in_next_rem[p*SW +: SW];
-                sel_first_found = in_first_found[p];
-                sel_first_dpos = in_first_dpos[p*CW +: CW];
-            end
+        sel_last_free = 1'b0;
+        sel_next_rem = {SW{1'b0}};
+        sel_next_hot = {(K+1){1'b0}};
+        sel_first_span = {N{1'b0}};
+        rem_bits = {N{1'b0}};
+        for (p = 0; p <= K; p = p + 1) begin
+            sel_last_free = sel_last_free | (in_last_free[p] & sel[p]);
+            sel_next_rem = sel_next_rem | (in_next_rem[p*SW +: SW] & {SW{sel[p]}});
+            sel_next_hot = sel_next_hot | (in_next_hot[p*(K+1) +: K+1] & {(K+1){sel[p]}});
+            sel_first_span = sel_first_span | (in_first_span[p*N +: N] & {N{sel[p]}});
+            rem_bits = rem_bits | (~({N{1'b1}} << p) & {N{sel[p]}});
         end
     end
 
-    // Spanning bits. A quotient spans in: every bit through the first
+    // Spanning bits: a quotient spans in, every bit through the first
     // delimiter's remainder (all bits when there is none, or when that code
-    // is cut at the end).
-    localparam [CW:0] KP1 = K + 1;
-    wire [CW:0] first_end = {1'b0, sel_first_dpos} + KP1;  // first bit after it
-    reg [N-1:0] unary_bits;
-    integer u;
-    always @(*) begin
-        for (u = 0; u < N; u = u + 1)
-            unary_bits[u] = !sel_first_found || u[CW:0] < first_end;
-    end
-    wire [N-1:0] rem_bits = ~({N{1'b1}} << rem_span);
-    assign span = unary_span ? unary_bits : rem_bits;
+    // is cut at the end); else the p remainder bits.
+    assign span = unary_span ? sel_first_span : rem_bits;
 
     always @(posedge clk) begin
         if (rst) begin
             st_rem <= {SW{1'b0}};
+            st_hot <= {{K{1'b0}}, 1'b1};
             st_unary <= 1'b0;
         end else if (advance && in_valid) begin
             st_rem <= sel_next_rem;
+            st_hot <= sel_next_hot;
             st_unary <= sel_last_free;
         end
     end

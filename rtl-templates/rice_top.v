@@ -17,7 +17,8 @@
 // Status fields are set on the tlast beat only.
 {%- if arch == "nostall" %}
 // One output beat per input beat, {{ latency }} cycles later: s_axis_tready is
-// high whenever m_axis_tready is (it only falls with output backpressure).
+// high unless the output was held (it falls the cycle after m_axis_tready
+// held a beat while the next was ready, and rises when that beat has left).
 {%- else %}
 // One integer per beat (mask bit 0 set), then a last beat with the status
 // and no integer.
@@ -104,13 +105,14 @@ module {{ top }} (
         end
     end
 
-    // ---- stages 2 .. B+1: K+1 speculative delimiter insertion pipelines,
-    // one block (a find-first-set over the chunk) per stage; the beat's
-    // other fields wait in a B-deep shift register beside them.
+    // ---- stages 2 .. B+2: K+1 speculative delimiter insertion pipelines,
+    // one block (a find-first-set over the chunk) per stage, and one stage
+    // encoding the last block's mark; the beat's other fields wait in a
+    // (B+1)-deep shift register beside them.
     wire [K:0] ins_last_free;
     wire [(K+1)*SW-1:0] ins_next_rem;
-    wire [K:0] ins_first_found;
-    wire [(K+1)*CW-1:0] ins_first_dpos;
+    wire [(K+1)*(K+1)-1:0] ins_next_hot;
+    wire [(K+1)*N-1:0] ins_first_span;
     wire [(K+1)*PLW-1:0] ins_payload;
     genvar p;
     generate
@@ -124,8 +126,8 @@ module {{ top }} (
                 .delim_bits(s1_delim_bits),
                 .last_free(ins_last_free[p]),
                 .next_rem(ins_next_rem[p*SW +: SW]),
-                .first_found(ins_first_found[p]),
-                .first_dpos(ins_first_dpos[p*CW +: CW]),
+                .next_hot(ins_next_hot[p*(K+1) +: K+1]),
+                .first_span(ins_first_span[p*N +: N]),
                 .payload(ins_payload[p*PLW +: PLW])
             );
         end
@@ -133,7 +135,7 @@ module {{ top }} (
 
     genvar dl;
     generate
-        for (dl = 0; dl < B; dl = dl + 1) begin : delay
+        for (dl = 0; dl <= B; dl = dl + 1) begin : delay
             wire v_in, first_in, last_in;
             wire [N-1:0] data_in;
             wire [CW-1:0] bits_in;
@@ -170,16 +172,17 @@ module {{ top }} (
             end
         end
     endgenerate
-    wire s2_valid = delay[B-1].v;
-    wire s2_first = delay[B-1].first;
-    wire s2_last = delay[B-1].last;
-    wire [N-1:0] s2_data = delay[B-1].data;
-    wire [CW-1:0] s2_bits = delay[B-1].bits;
+    wire s2_valid = delay[B].v;
+    wire s2_first = delay[B].first;
+    wire s2_last = delay[B].last;
+    wire [N-1:0] s2_data = delay[B].data;
+    wire [CW-1:0] s2_bits = delay[B].bits;
 
-    // ---- stage B+2: selector FSM and spanning flags
+    // ---- stage B+3: selector FSM and spanning flags
     wire [N-1:0] sel_span;
     wire [SW-1:0] sel_rem_span;
-    rice_select #(.N(N), .K(K), .SW(SW), .CW(CW)) select (
+    wire [K:0] sel_hot;
+    rice_select #(.N(N), .K(K), .SW(SW)) select (
         .clk(clk),
         .rst(rst),
         .advance(advance),
@@ -187,19 +190,21 @@ module {{ top }} (
         .in_first(s2_first),
         .in_last_free(ins_last_free),
         .in_next_rem(ins_next_rem),
-        .in_first_found(ins_first_found),
-        .in_first_dpos(ins_first_dpos),
+        .in_next_hot(ins_next_hot),
+        .in_first_span(ins_first_span),
         .span(sel_span),
-        .rem_span(sel_rem_span)
+        .rem_span(sel_rem_span),
+        .sel(sel_hot)
     );
     // The selected pipeline's payload for the builders (the same
-    // multiplexer as the selector's, outside its loop).
+    // multiplexer as the selector's, AND-OR on its one-hot select,
+    // outside its loop).
     reg [PLW-1:0] sel_payload;
     integer sp;
     always @(*) begin
-        sel_payload = ins_payload[PLW-1:0];
-        for (sp = 1; sp <= K; sp = sp + 1)
-            if (sel_rem_span == sp[SW-1:0]) sel_payload = ins_payload[sp*PLW +: PLW];
+        sel_payload = {PLW{1'b0}};
+        for (sp = 0; sp <= K; sp = sp + 1)
+            sel_payload = sel_payload | (ins_payload[sp*PLW +: PLW] & {PLW{sel_hot[sp]}});
     end
 
     reg s3_valid, s3_first, s3_last;
@@ -233,7 +238,7 @@ module {{ top }} (
 {%- if arch == "nostall" %}
 {%- raw %}
 
-    // ---- stages B+3 .. B+5: integer builders and output alignment
+    // ---- stages B+4 .. B+8: integer builders and output alignment
     wire b_valid, b_last, b_ovf, b_tail_delim;
     wire [B*V-1:0] b_lanes;
     wire [B-1:0] b_mask;
@@ -264,19 +269,47 @@ module {{ top }} (
         .out_tail(b_tail),
         .out_tail_delim(b_tail_delim)
     );
-    // ---- output: one beat per chunk; the whole pipeline moves unless the
-    // output is held.
-    assign advance = !b_valid || m_axis_tready;
-    assign m_axis_tvalid = b_valid;
-    assign m_axis_tlast = b_last;
-    assign m_axis_tdata = {b_ovf_q, b_ovf_at, b_tail, b_tail_delim, b_ovf, b_mask, b_lanes};
+    // ---- output: one beat per chunk, through a skid buffer. The whole
+    // pipeline moves unless the skid register holds a beat, so its clock
+    // enable (advance, on every register) comes from one flip-flop, not
+    // from m_axis_tready through a gate: a beat the pipeline hands on
+    // while the output is held waits in the skid register, and the
+    // pipeline stops the cycle after (it goes on when that beat has left).
+    // Without backpressure the skid register stays empty and adds no
+    // cycle.
+{%- endraw %}
+    localparam OUT_W = {{ out_w }};
+{%- raw %}
+    wire [OUT_W-1:0] b_beat = {b_ovf_q, b_ovf_at, b_tail, b_tail_delim, b_ovf, b_mask, b_lanes};
+    reg skid_valid, skid_last;
+    reg [OUT_W-1:0] skid_beat;
+    wire skid_take = !skid_valid && b_valid && !m_axis_tready;
+    always @(posedge clk) begin
+        if (rst) begin
+            skid_valid <= 1'b0;
+            skid_last <= 1'b0;
+        end else if (skid_valid) begin
+            if (m_axis_tready) skid_valid <= 1'b0;
+        end else if (skid_take) begin
+            skid_valid <= 1'b1;
+            skid_last <= b_last;
+        end
+    end
+    // (the beat is read only while skid_valid: no reset)
+    always @(posedge clk) begin
+        if (skid_take) skid_beat <= b_beat;
+    end
+    assign advance = !skid_valid;
+    assign m_axis_tvalid = skid_valid || b_valid;
+    assign m_axis_tlast = skid_valid ? skid_last : b_last;
+    assign m_axis_tdata = skid_valid ? skid_beat : b_beat;
 endmodule
 {%- endraw %}
 {%- endif %}
 {%- if arch == "single" %}
 {%- raw %}
 
-    // ---- stage B+3: the single integer builder (5.4.3). It spends one cycle
+    // ---- stage B+4: the single integer builder (5.4.3). It spends one cycle
     // per integer of a chunk; while it works the pipeline before it holds,
     // and so does the input (back pressure).
     wire b_ready;

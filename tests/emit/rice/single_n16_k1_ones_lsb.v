@@ -95,13 +95,14 @@ module qrtl_rice_top (
         end
     end
 
-    // ---- stages 2 .. B+1: K+1 speculative delimiter insertion pipelines,
-    // one block (a find-first-set over the chunk) per stage; the beat's
-    // other fields wait in a B-deep shift register beside them.
+    // ---- stages 2 .. B+2: K+1 speculative delimiter insertion pipelines,
+    // one block (a find-first-set over the chunk) per stage, and one stage
+    // encoding the last block's mark; the beat's other fields wait in a
+    // (B+1)-deep shift register beside them.
     wire [K:0] ins_last_free;
     wire [(K+1)*SW-1:0] ins_next_rem;
-    wire [K:0] ins_first_found;
-    wire [(K+1)*CW-1:0] ins_first_dpos;
+    wire [(K+1)*(K+1)-1:0] ins_next_hot;
+    wire [(K+1)*N-1:0] ins_first_span;
     wire [(K+1)*PLW-1:0] ins_payload;
     genvar p;
     generate
@@ -115,8 +116,8 @@ module qrtl_rice_top (
                 .delim_bits(s1_delim_bits),
                 .last_free(ins_last_free[p]),
                 .next_rem(ins_next_rem[p*SW +: SW]),
-                .first_found(ins_first_found[p]),
-                .first_dpos(ins_first_dpos[p*CW +: CW]),
+                .next_hot(ins_next_hot[p*(K+1) +: K+1]),
+                .first_span(ins_first_span[p*N +: N]),
                 .payload(ins_payload[p*PLW +: PLW])
             );
         end
@@ -124,7 +125,7 @@ module qrtl_rice_top (
 
     genvar dl;
     generate
-        for (dl = 0; dl < B; dl = dl + 1) begin : delay
+        for (dl = 0; dl <= B; dl = dl + 1) begin : delay
             wire v_in, first_in, last_in;
             wire [N-1:0] data_in;
             wire [CW-1:0] bits_in;
@@ -161,16 +162,17 @@ module qrtl_rice_top (
             end
         end
     endgenerate
-    wire s2_valid = delay[B-1].v;
-    wire s2_first = delay[B-1].first;
-    wire s2_last = delay[B-1].last;
-    wire [N-1:0] s2_data = delay[B-1].data;
-    wire [CW-1:0] s2_bits = delay[B-1].bits;
+    wire s2_valid = delay[B].v;
+    wire s2_first = delay[B].first;
+    wire s2_last = delay[B].last;
+    wire [N-1:0] s2_data = delay[B].data;
+    wire [CW-1:0] s2_bits = delay[B].bits;
 
-    // ---- stage B+2: selector FSM and spanning flags
+    // ---- stage B+3: selector FSM and spanning flags
     wire [N-1:0] sel_span;
     wire [SW-1:0] sel_rem_span;
-    rice_select #(.N(N), .K(K), .SW(SW), .CW(CW)) select (
+    wire [K:0] sel_hot;
+    rice_select #(.N(N), .K(K), .SW(SW)) select (
         .clk(clk),
         .rst(rst),
         .advance(advance),
@@ -178,19 +180,21 @@ module qrtl_rice_top (
         .in_first(s2_first),
         .in_last_free(ins_last_free),
         .in_next_rem(ins_next_rem),
-        .in_first_found(ins_first_found),
-        .in_first_dpos(ins_first_dpos),
+        .in_next_hot(ins_next_hot),
+        .in_first_span(ins_first_span),
         .span(sel_span),
-        .rem_span(sel_rem_span)
+        .rem_span(sel_rem_span),
+        .sel(sel_hot)
     );
     // The selected pipeline's payload for the builders (the same
-    // multiplexer as the selector's, outside its loop).
+    // multiplexer as the selector's, AND-OR on its one-hot select,
+    // outside its loop).
     reg [PLW-1:0] sel_payload;
     integer sp;
     always @(*) begin
-        sel_payload = ins_payload[PLW-1:0];
-        for (sp = 1; sp <= K; sp = sp + 1)
-            if (sel_rem_span == sp[SW-1:0]) sel_payload = ins_payload[sp*PLW +: PLW];
+        sel_payload = {PLW{1'b0}};
+        for (sp = 0; sp <= K; sp = sp + 1)
+            sel_payload = sel_payload | (ins_payload[sp*PLW +: PLW] & {PLW{sel_hot[sp]}});
     end
 
     reg s3_valid, s3_first, s3_last;
@@ -220,7 +224,7 @@ module qrtl_rice_top (
         end
     end
 
-    // ---- stage B+3: the single integer builder (5.4.3). It spends one cycle
+    // ---- stage B+4: the single integer builder (5.4.3). It spends one cycle
     // per integer of a chunk; while it works the pipeline before it holds,
     // and so does the input (back pressure).
     wire b_ready;
