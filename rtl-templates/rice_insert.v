@@ -9,15 +9,16 @@
 // its K remainder bits; B = ceil(N/(K+1)) blocks mark every delimiter a
 // chunk can hold. Bit 0 is the chunk's first bit in stream order.
 //
-// Pipeline: block i works in stage i and its results are registered (B
-// stages, B cycles from delim_bits to the outputs; every register moves
-// with advance). The blocks form a chain (block i needs the bits left by
-// blocks 0..i-1), and one block is a find-first-set over N bits (a carry
-// chain) plus a mask: in one clock, B of them in series were the decoder's
-// critical path (~49 ns at N = 32 on ECP5). Nothing here depends on an
-// earlier chunk (the assumption P is fixed), so the chain can be split
-// into as many stages as it has blocks; the selector FSM after it stays
-// the only loop.
+// Pipeline: block i works in stage i and its results are registered;
+// stage j encodes block j-1's mark (one-hot) into a position, so the
+// outputs come B+1 cycles after delim_bits (every register moves with
+// advance). The blocks form a chain (block i needs the bits left by blocks
+// 0..i-1), and one block is a find-first-set over N bits (a carry chain)
+// plus one LUT making the next block's candidates: in one clock, B of them
+// in series were the decoder's critical path (~49 ns at N = 32 on ECP5).
+// Nothing here depends on an earlier chunk (the assumption P is fixed), so
+// the chain can be split into as many stages as it has blocks; the
+// selector FSM after it stays the only loop.
 //
 // It also precomputes what the selector FSM needs to pick the next chunk's
 // pipeline: the remainder bits of the last code that fall past the chunk
