@@ -42,6 +42,21 @@ module {{ module }} (
     output wire [{{ queries - 1 }}:0] q_match
 );
 
+    // ---- reset and per-document clear, from flip-flops of this cluster ----
+    // Timing: the design's reset reaches the cluster through a register of
+    // its own (rst_q, a clock late), and the per-document clear is one
+    // register too (clr_q = rst_q | ev_doc_end, loaded from rst | in_doc_end),
+    // so neither the top's reset net nor a LUT sits in front of the
+    // cluster's reset pins. A clock late is exact: the event pipeline in
+    // front of the cluster is reset by rst itself, so the cluster's inputs
+    // are quiet in the clock rst_q acts, and whatever the cluster did in the
+    // clock before is cleared with everything else.
+    reg rst_q, clr_q;
+    always @(posedge clk) begin
+        rst_q <= rst;
+        clr_q <= rst | in_doc_end;
+    end
+
     // ---- the event stream one clock late: what the stack logic sees ----
     reg [7:0]  ev_byte;
     reg        ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first;
@@ -50,7 +65,7 @@ module {{ module }} (
     reg [20:0] ev_unit_cp;
     reg        ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end;
     always @(posedge clk) begin
-        if (rst) begin
+        if (rst_q) begin
             {ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first} <= 4'd0;
             {ev_val_start, ev_val_unit, ev_unit_is_cp, ev_val_end} <= 4'd0;
             {ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end} <= 6'd0;
@@ -103,7 +118,7 @@ module {{ module }} (
 {%- else %}
     reg [{{ tag_trie.len() - 1 }}:0] {{ prefix }}_tn;
     always @(posedge clk) begin
-        if (rst) begin
+        if (rst_q) begin
             {{ prefix }}_tn <= {{ tag_trie.len() }}'d0;
         end else if (in_name_byte) begin
 {%- for b in tag_trie %}
@@ -126,7 +141,7 @@ module {{ module }} (
     // ---- attribute decoder ----
     reg [{{ attr_trie.len() - 1 }}:0] {{ prefix }}_an;
     always @(posedge clk) begin
-        if (rst) begin
+        if (rst_q) begin
             {{ prefix }}_an <= {{ attr_trie.len() }}'d0;
         end else if (ev_attr_name_byte) begin
 {%- for b in attr_trie %}
@@ -149,7 +164,7 @@ module {{ module }} (
 {%- for v in vcmps %}
     wire {{ v.out }};
     {{ v.module }} {{ v.inst }} (
-        .clk(clk), .rst(rst), .start(ev_val_start),
+        .clk(clk), .rst(rst_q), .start(ev_val_start),
         .unit_valid(ev_val_unit), .unit_is_cp(ev_unit_is_cp),
         .unit_byte(ev_unit_byte), .unit_cp(ev_unit_cp),
         .result({{ v.out }})
@@ -158,7 +173,7 @@ module {{ module }} (
 {%- for v in text_vcmps %}
     wire {{ v.out }}; // text() comparator, restarted after each text node
     {{ v.module }} {{ v.inst }} (
-        .clk(clk), .rst(rst), .start(ev_text_end | ev_doc_end),
+        .clk(clk), .rst(rst_q), .start(ev_text_end | ev_doc_end),
         .unit_valid(ev_text_unit), .unit_is_cp(ev_unit_is_cp),
         .unit_byte(ev_unit_byte), .unit_cp(ev_unit_cp),
         .result({{ v.out }})
@@ -171,7 +186,7 @@ module {{ module }} (
 {%- for c in conds %}
     reg {{ c.name }}; // {{ c.comment }}
     always @(posedge clk) begin
-        if (rst | ev_name_first) begin
+        if (rst_q | ev_name_first) begin
             {{ c.name }} <= 1'b0;
 {%- match c.value_ok %}
 {%- when Some with (ok) %}
@@ -345,7 +360,7 @@ module {{ module }} (
     wire [{{ full_width - 1 }}:0] {{ prefix }}_saved = {{ prefix }}_tos;
 {%- endif %}
     always @(posedge clk) begin
-        if (rst | ev_doc_end) begin
+        if (clr_q) begin
             {{ prefix }}_below <= {{ full_width }}'d0;
             {{ prefix }}_wr_addr <= {{ addr_width }}'d0;
             {{ prefix }}_rd_addr <= ~{{ addr_width }}'d0 - {{ addr_width }}'d1;
@@ -361,7 +376,7 @@ module {{ module }} (
     end
 {%- endif %}
     always @(posedge clk) begin
-        if (rst | ev_doc_end) begin
+        if (clr_q) begin
             {{ prefix }}_sp <= {{ sp_width }}'d0;
 {%- if full_width > 0 %}
             {{ prefix }}_tos <= {{ full_width }}'d0;
@@ -411,7 +426,7 @@ module {{ module }} (
     reg  {{ f.name }};
     wire {{ f.name }}_next = {{ f.name }} | {{ f.set }};
     always @(posedge clk) begin
-        if (rst | ev_doc_end) begin
+        if (clr_q) begin
             {{ f.name }} <= 1'b0;
         end else begin
             {{ f.name }} <= {{ f.name }}_next;

@@ -41,6 +41,21 @@ module qrtl_xpath_c0 (
     output wire [4:0] q_match
 );
 
+    // ---- reset and per-document clear, from flip-flops of this cluster ----
+    // Timing: the design's reset reaches the cluster through a register of
+    // its own (rst_q, a clock late), and the per-document clear is one
+    // register too (clr_q = rst_q | ev_doc_end, loaded from rst | in_doc_end),
+    // so neither the top's reset net nor a LUT sits in front of the
+    // cluster's reset pins. A clock late is exact: the event pipeline in
+    // front of the cluster is reset by rst itself, so the cluster's inputs
+    // are quiet in the clock rst_q acts, and whatever the cluster did in the
+    // clock before is cleared with everything else.
+    reg rst_q, clr_q;
+    always @(posedge clk) begin
+        rst_q <= rst;
+        clr_q <= rst | in_doc_end;
+    end
+
     // ---- the event stream one clock late: what the stack logic sees ----
     reg [7:0]  ev_byte;
     reg        ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first;
@@ -49,7 +64,7 @@ module qrtl_xpath_c0 (
     reg [20:0] ev_unit_cp;
     reg        ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end;
     always @(posedge clk) begin
-        if (rst) begin
+        if (rst_q) begin
             {ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first} <= 4'd0;
             {ev_val_start, ev_val_unit, ev_unit_is_cp, ev_val_end} <= 4'd0;
             {ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end} <= 6'd0;
@@ -153,7 +168,7 @@ module qrtl_xpath_c0 (
     // ---- tag decoder (on the input stream): one flip-flop per prefix of a query tag ----
     reg [50:0] c0_tn;
     always @(posedge clk) begin
-        if (rst) begin
+        if (rst_q) begin
             c0_tn <= 51'd0;
         end else if (in_name_byte) begin
             c0_tn[0] <= in_name_first & c0_ch_6e; // "n"
@@ -221,7 +236,7 @@ module qrtl_xpath_c0 (
     // ---- attribute decoder ----
     reg [42:0] c0_an;
     always @(posedge clk) begin
-        if (rst) begin
+        if (rst_q) begin
             c0_an <= 43'd0;
         end else if (ev_attr_name_byte) begin
             c0_an[0] <= ev_attr_name_first & c0_ch_6d_d; // "m"
@@ -276,14 +291,14 @@ module qrtl_xpath_c0 (
     // ---- value comparators (one per distinct comparison) ----
     wire c0_v0_ok;
     qrtl_vcmp_0 c0_v0 (
-        .clk(clk), .rst(rst), .start(ev_val_start),
+        .clk(clk), .rst(rst_q), .start(ev_val_start),
         .unit_valid(ev_val_unit), .unit_is_cp(ev_unit_is_cp),
         .unit_byte(ev_unit_byte), .unit_cp(ev_unit_cp),
         .result(c0_v0_ok)
     );
     wire c0_v2_ok;
     qrtl_vcmp_2 c0_v2 (
-        .clk(clk), .rst(rst), .start(ev_val_start),
+        .clk(clk), .rst(rst_q), .start(ev_val_start),
         .unit_valid(ev_val_unit), .unit_is_cp(ev_unit_is_cp),
         .unit_byte(ev_unit_byte), .unit_cp(ev_unit_cp),
         .result(c0_v2_ok)
@@ -292,7 +307,7 @@ module qrtl_xpath_c0 (
     // ---- per-element attribute conditions (cleared when a start tag begins) ----
     reg c0_cond0; // [@management-status = "usable"]
     always @(posedge clk) begin
-        if (rst | ev_name_first) begin
+        if (rst_q | ev_name_first) begin
             c0_cond0 <= 1'b0;
         end else if (ev_val_end & c0_attr_0_management_status & c0_v0_ok) begin
             c0_cond0 <= 1'b1;
@@ -300,7 +315,7 @@ module qrtl_xpath_c0 (
     end
     reg c0_cond1; // [@tobject.subject.refnum]
     always @(posedge clk) begin
-        if (rst | ev_name_first) begin
+        if (rst_q | ev_name_first) begin
             c0_cond1 <= 1'b0;
         end else if (ev_val_end & c0_attr_1_tobject_subject_refnum) begin
             c0_cond1 <= 1'b1;
@@ -308,7 +323,7 @@ module qrtl_xpath_c0 (
     end
     reg c0_cond2; // [@name = "author"]
     always @(posedge clk) begin
-        if (rst | ev_name_first) begin
+        if (rst_q | ev_name_first) begin
             c0_cond2 <= 1'b0;
         end else if (ev_val_end & c0_attr_2_name & c0_v2_ok) begin
             c0_cond2 <= 1'b1;
@@ -407,7 +422,7 @@ module qrtl_xpath_c0 (
     // The row a push saves: the top's, with its counters counting the new child.
     wire [3:0] c0_saved = c0_tos;
     always @(posedge clk) begin
-        if (rst | ev_doc_end) begin
+        if (clr_q) begin
             c0_below <= 4'd0;
             c0_wr_addr <= 5'd0;
             c0_rd_addr <= ~5'd0 - 5'd1;
@@ -422,7 +437,7 @@ module qrtl_xpath_c0 (
         end
     end
     always @(posedge clk) begin
-        if (rst | ev_doc_end) begin
+        if (clr_q) begin
             c0_sp <= 6'd0;
             c0_tos <= 4'd0;
         end else if (c0_push) begin
@@ -443,7 +458,7 @@ module qrtl_xpath_c0 (
     reg  q0_s3_title_seen;
     wire q0_s3_title_seen_next = q0_s3_title_seen | (ev_open & q0_s3_title);
     always @(posedge clk) begin
-        if (rst | ev_doc_end) begin
+        if (clr_q) begin
             q0_s3_title_seen <= 1'b0;
         end else begin
             q0_s3_title_seen <= q0_s3_title_seen_next;
@@ -452,7 +467,7 @@ module qrtl_xpath_c0 (
     reg  q1_s2_p_seen;
     wire q1_s2_p_seen_next = q1_s2_p_seen | (ev_open & q1_s2_p);
     always @(posedge clk) begin
-        if (rst | ev_doc_end) begin
+        if (clr_q) begin
             q1_s2_p_seen <= 1'b0;
         end else begin
             q1_s2_p_seen <= q1_s2_p_seen_next;
@@ -461,7 +476,7 @@ module qrtl_xpath_c0 (
     reg  q2_s3_docdata_seen;
     wire q2_s3_docdata_seen_next = q2_s3_docdata_seen | (ev_open & q2_s3_docdata);
     always @(posedge clk) begin
-        if (rst | ev_doc_end) begin
+        if (clr_q) begin
             q2_s3_docdata_seen <= 1'b0;
         end else begin
             q2_s3_docdata_seen <= q2_s3_docdata_seen_next;
@@ -470,7 +485,7 @@ module qrtl_xpath_c0 (
     reg  q3_s1_tobject_subject_seen;
     wire q3_s1_tobject_subject_seen_next = q3_s1_tobject_subject_seen | (ev_open & q3_s1_tobject_subject);
     always @(posedge clk) begin
-        if (rst | ev_doc_end) begin
+        if (clr_q) begin
             q3_s1_tobject_subject_seen <= 1'b0;
         end else begin
             q3_s1_tobject_subject_seen <= q3_s1_tobject_subject_seen_next;
@@ -479,7 +494,7 @@ module qrtl_xpath_c0 (
     reg  q4_s3_meta_seen;
     wire q4_s3_meta_seen_next = q4_s3_meta_seen | (ev_open & q4_s3_meta);
     always @(posedge clk) begin
-        if (rst | ev_doc_end) begin
+        if (clr_q) begin
             q4_s3_meta_seen <= 1'b0;
         end else begin
             q4_s3_meta_seen <= q4_s3_meta_seen_next;

@@ -42,6 +42,21 @@ module qrtl_xpath_c0 (
     output wire [3:0] q_match
 );
 
+    // ---- reset and per-document clear, from flip-flops of this cluster ----
+    // Timing: the design's reset reaches the cluster through a register of
+    // its own (rst_q, a clock late), and the per-document clear is one
+    // register too (clr_q = rst_q | ev_doc_end, loaded from rst | in_doc_end),
+    // so neither the top's reset net nor a LUT sits in front of the
+    // cluster's reset pins. A clock late is exact: the event pipeline in
+    // front of the cluster is reset by rst itself, so the cluster's inputs
+    // are quiet in the clock rst_q acts, and whatever the cluster did in the
+    // clock before is cleared with everything else.
+    reg rst_q, clr_q;
+    always @(posedge clk) begin
+        rst_q <= rst;
+        clr_q <= rst | in_doc_end;
+    end
+
     // ---- the event stream one clock late: what the stack logic sees ----
     reg [7:0]  ev_byte;
     reg        ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first;
@@ -50,7 +65,7 @@ module qrtl_xpath_c0 (
     reg [20:0] ev_unit_cp;
     reg        ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end;
     always @(posedge clk) begin
-        if (rst) begin
+        if (rst_q) begin
             {ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first} <= 4'd0;
             {ev_val_start, ev_val_unit, ev_unit_is_cp, ev_val_end} <= 4'd0;
             {ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end} <= 6'd0;
@@ -89,7 +104,7 @@ module qrtl_xpath_c0 (
     // ---- tag decoder (on the input stream): one flip-flop per prefix of a query tag ----
     reg [3:0] c0_tn;
     always @(posedge clk) begin
-        if (rst) begin
+        if (rst_q) begin
             c0_tn <= 4'd0;
         end else if (in_name_byte) begin
             c0_tn[0] <= in_name_first & c0_ch_72; // "r"
@@ -106,7 +121,7 @@ module qrtl_xpath_c0 (
     // ---- value comparators (one per distinct comparison) ----
     wire c0_t1_ok; // text() comparator, restarted after each text node
     qrtl_vcmp_1 c0_t1 (
-        .clk(clk), .rst(rst), .start(ev_text_end | ev_doc_end),
+        .clk(clk), .rst(rst_q), .start(ev_text_end | ev_doc_end),
         .unit_valid(ev_text_unit), .unit_is_cp(ev_unit_is_cp),
         .unit_byte(ev_unit_byte), .unit_cp(ev_unit_cp),
         .result(c0_t1_ok)
@@ -256,7 +271,7 @@ module qrtl_xpath_c0 (
     // The row a push saves: the top's, with its counters counting the new child.
     wire [16:0] c0_saved = { c0_tos_counted, c0_tos[7:0] };
     always @(posedge clk) begin
-        if (rst | ev_doc_end) begin
+        if (clr_q) begin
             c0_below <= 17'd0;
             c0_wr_addr <= 5'd0;
             c0_rd_addr <= ~5'd0 - 5'd1;
@@ -271,7 +286,7 @@ module qrtl_xpath_c0 (
         end
     end
     always @(posedge clk) begin
-        if (rst | ev_doc_end) begin
+        if (clr_q) begin
             c0_sp <= 6'd0;
             c0_tos <= 17'd0;
         end else if (c0_push) begin
@@ -299,7 +314,7 @@ module qrtl_xpath_c0 (
     reg  q0_s1_r_pop_seen;
     wire q0_s1_r_pop_seen_next = q0_s1_r_pop_seen | q0_s1_r_pop_full;
     always @(posedge clk) begin
-        if (rst | ev_doc_end) begin
+        if (clr_q) begin
             q0_s1_r_pop_seen <= 1'b0;
         end else begin
             q0_s1_r_pop_seen <= q0_s1_r_pop_seen_next;
@@ -308,7 +323,7 @@ module qrtl_xpath_c0 (
     reg  q1_s2_a_pop_seen;
     wire q1_s2_a_pop_seen_next = q1_s2_a_pop_seen | q1_s2_a_pop_full;
     always @(posedge clk) begin
-        if (rst | ev_doc_end) begin
+        if (clr_q) begin
             q1_s2_a_pop_seen <= 1'b0;
         end else begin
             q1_s2_a_pop_seen <= q1_s2_a_pop_seen_next;
@@ -317,7 +332,7 @@ module qrtl_xpath_c0 (
     reg  q2_s1_a_pop_seen;
     wire q2_s1_a_pop_seen_next = q2_s1_a_pop_seen | q2_s1_a_pop_full;
     always @(posedge clk) begin
-        if (rst | ev_doc_end) begin
+        if (clr_q) begin
             q2_s1_a_pop_seen <= 1'b0;
         end else begin
             q2_s1_a_pop_seen <= q2_s1_a_pop_seen_next;
@@ -326,7 +341,7 @@ module qrtl_xpath_c0 (
     reg  q3_s1_r_pop_seen;
     wire q3_s1_r_pop_seen_next = q3_s1_r_pop_seen | q3_s1_r_pop_full;
     always @(posedge clk) begin
-        if (rst | ev_doc_end) begin
+        if (clr_q) begin
             q3_s1_r_pop_seen <= 1'b0;
         end else begin
             q3_s1_r_pop_seen <= q3_s1_r_pop_seen_next;

@@ -41,6 +41,21 @@ module qrtl_xpath_c0 (
     output wire [1:0] q_match
 );
 
+    // ---- reset and per-document clear, from flip-flops of this cluster ----
+    // Timing: the design's reset reaches the cluster through a register of
+    // its own (rst_q, a clock late), and the per-document clear is one
+    // register too (clr_q = rst_q | ev_doc_end, loaded from rst | in_doc_end),
+    // so neither the top's reset net nor a LUT sits in front of the
+    // cluster's reset pins. A clock late is exact: the event pipeline in
+    // front of the cluster is reset by rst itself, so the cluster's inputs
+    // are quiet in the clock rst_q acts, and whatever the cluster did in the
+    // clock before is cleared with everything else.
+    reg rst_q, clr_q;
+    always @(posedge clk) begin
+        rst_q <= rst;
+        clr_q <= rst | in_doc_end;
+    end
+
     // ---- the event stream one clock late: what the stack logic sees ----
     reg [7:0]  ev_byte;
     reg        ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first;
@@ -49,7 +64,7 @@ module qrtl_xpath_c0 (
     reg [20:0] ev_unit_cp;
     reg        ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end;
     always @(posedge clk) begin
-        if (rst) begin
+        if (rst_q) begin
             {ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first} <= 4'd0;
             {ev_val_start, ev_val_unit, ev_unit_is_cp, ev_val_end} <= 4'd0;
             {ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end} <= 6'd0;
@@ -88,7 +103,7 @@ module qrtl_xpath_c0 (
     // ---- tag decoder (on the input stream): one flip-flop per prefix of a query tag ----
     reg [3:0] c0_tn;
     always @(posedge clk) begin
-        if (rst) begin
+        if (rst_q) begin
             c0_tn <= 4'd0;
         end else if (in_name_byte) begin
             c0_tn[0] <= in_name_first & c0_ch_61; // "a"
@@ -165,7 +180,7 @@ module qrtl_xpath_c0 (
     // The row a push saves: the top's, with its counters counting the new child.
     wire [1:0] c0_saved = c0_tos;
     always @(posedge clk) begin
-        if (rst | ev_doc_end) begin
+        if (clr_q) begin
             c0_below <= 2'd0;
             c0_wr_addr <= 5'd0;
             c0_rd_addr <= ~5'd0 - 5'd1;
@@ -180,7 +195,7 @@ module qrtl_xpath_c0 (
         end
     end
     always @(posedge clk) begin
-        if (rst | ev_doc_end) begin
+        if (clr_q) begin
             c0_sp <= 6'd0;
             c0_tos <= 2'd0;
         end else if (c0_push) begin
@@ -201,7 +216,7 @@ module qrtl_xpath_c0 (
     reg  q2_s2_e_seen;
     wire q2_s2_e_seen_next = q2_s2_e_seen | (ev_open & q2_s2_e);
     always @(posedge clk) begin
-        if (rst | ev_doc_end) begin
+        if (clr_q) begin
             q2_s2_e_seen <= 1'b0;
         end else begin
             q2_s2_e_seen <= q2_s2_e_seen_next;
@@ -210,7 +225,7 @@ module qrtl_xpath_c0 (
     reg  q0_s2_b_seen;
     wire q0_s2_b_seen_next = q0_s2_b_seen | (ev_open & q0_s2_b);
     always @(posedge clk) begin
-        if (rst | ev_doc_end) begin
+        if (clr_q) begin
             q0_s2_b_seen <= 1'b0;
         end else begin
             q0_s2_b_seen <= q0_s2_b_seen_next;

@@ -41,6 +41,21 @@ module qrtl_xpath_c1 (
     output wire [1:0] q_match
 );
 
+    // ---- reset and per-document clear, from flip-flops of this cluster ----
+    // Timing: the design's reset reaches the cluster through a register of
+    // its own (rst_q, a clock late), and the per-document clear is one
+    // register too (clr_q = rst_q | ev_doc_end, loaded from rst | in_doc_end),
+    // so neither the top's reset net nor a LUT sits in front of the
+    // cluster's reset pins. A clock late is exact: the event pipeline in
+    // front of the cluster is reset by rst itself, so the cluster's inputs
+    // are quiet in the clock rst_q acts, and whatever the cluster did in the
+    // clock before is cleared with everything else.
+    reg rst_q, clr_q;
+    always @(posedge clk) begin
+        rst_q <= rst;
+        clr_q <= rst | in_doc_end;
+    end
+
     // ---- the event stream one clock late: what the stack logic sees ----
     reg [7:0]  ev_byte;
     reg        ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first;
@@ -49,7 +64,7 @@ module qrtl_xpath_c1 (
     reg [20:0] ev_unit_cp;
     reg        ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end;
     always @(posedge clk) begin
-        if (rst) begin
+        if (rst_q) begin
             {ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first} <= 4'd0;
             {ev_val_start, ev_val_unit, ev_unit_is_cp, ev_val_end} <= 4'd0;
             {ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end} <= 6'd0;
@@ -86,7 +101,7 @@ module qrtl_xpath_c1 (
     // ---- tag decoder (on the input stream): one flip-flop per prefix of a query tag ----
     reg [2:0] c1_tn;
     always @(posedge clk) begin
-        if (rst) begin
+        if (rst_q) begin
             c1_tn <= 3'd0;
         end else if (in_name_byte) begin
             c1_tn[0] <= in_name_first & c1_ch_61; // "a"
@@ -157,7 +172,7 @@ module qrtl_xpath_c1 (
     // The row a push saves: the top's, with its counters counting the new child.
     wire [0:0] c1_saved = c1_tos;
     always @(posedge clk) begin
-        if (rst | ev_doc_end) begin
+        if (clr_q) begin
             c1_below <= 1'd0;
             c1_wr_addr <= 5'd0;
             c1_rd_addr <= ~5'd0 - 5'd1;
@@ -172,7 +187,7 @@ module qrtl_xpath_c1 (
         end
     end
     always @(posedge clk) begin
-        if (rst | ev_doc_end) begin
+        if (clr_q) begin
             c1_sp <= 6'd0;
             c1_tos <= 1'd0;
         end else if (c1_push) begin
@@ -193,7 +208,7 @@ module qrtl_xpath_c1 (
     reg  q1_s2_c_seen;
     wire q1_s2_c_seen_next = q1_s2_c_seen | (ev_open & q1_s2_c);
     always @(posedge clk) begin
-        if (rst | ev_doc_end) begin
+        if (clr_q) begin
             q1_s2_c_seen <= 1'b0;
         end else begin
             q1_s2_c_seen <= q1_s2_c_seen_next;
@@ -202,7 +217,7 @@ module qrtl_xpath_c1 (
     reg  q3_s1_f_seen;
     wire q3_s1_f_seen_next = q3_s1_f_seen | (ev_open & q3_s1_f);
     always @(posedge clk) begin
-        if (rst | ev_doc_end) begin
+        if (clr_q) begin
             q3_s1_f_seen <= 1'b0;
         end else begin
             q3_s1_f_seen <= q3_s1_f_seen_next;
