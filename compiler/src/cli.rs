@@ -693,7 +693,7 @@ fn xpath_compile(
     hw: &HwOpts,
     stats: bool,
 ) -> i32 {
-    let mut compiled = match compile_hw(queries, opts, hw) {
+    let compiled = match compile_hw(queries, opts, hw) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -705,7 +705,7 @@ fn xpath_compile(
         Ok(o) => o,
         Err(code) => return code,
     };
-    let spec = xpath_project_spec(&mut compiled, &hw_opts, opts.mode.into(), hw.clock_mhz);
+    let spec = xpath_project_spec(compiled, &hw_opts, opts.mode.into(), hw.clock_mhz);
     if let Err(e) = write_project(out, &spec) {
         eprintln!("error: {e}");
         return 1;

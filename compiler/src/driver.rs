@@ -94,10 +94,10 @@ pub fn xpath_top_ports() -> Vec<crate::project::Port> {
 }
 
 /// Project description of a compiled XPath design (`qrtl xpath compile -o`).
-/// The Verilog texts move from `hw.rtl.files` into the spec (tens of MB for
-/// 32K queries, not worth copying); the file names stay in `hw`.
+/// Consumes the design: its Verilog texts (tens of MB for 32K queries, not
+/// worth copying) move into the spec.
 pub fn xpath_project_spec(
-    hw: &mut XpathHw,
+    hw: XpathHw,
     opts: &XpathHwOptions,
     mode: crate::ir::xpath::Mode,
     clock_mhz: f64,
@@ -170,12 +170,7 @@ pub fn xpath_project_spec(
         rtl.latency
     );
     let top = rtl.top.clone();
-    let files = hw
-        .rtl
-        .files
-        .iter_mut()
-        .map(|f| (f.name.clone(), std::mem::take(&mut f.text)))
-        .collect();
+    let files = hw.rtl.files.into_iter().map(|f| (f.name, f.text)).collect();
     crate::project::ProjectSpec {
         name: "qrtl_xpath".to_string(),
         top,

@@ -143,10 +143,13 @@ fn pass_flags(passes: &StackPassConfig) -> String {
     s
 }
 
-/// A compiled XPath project on disk.
+/// A compiled XPath project on disk, with the design's sizes.
 struct XpathProject {
     dir: String,
-    hw: XpathHw,
+    /// Query nodes before any stack pass, columns after the last.
+    nodes: usize,
+    columns: usize,
+    clusters: usize,
     compile_cmd: String,
 }
 
@@ -160,9 +163,12 @@ fn xpath_project(
     extra_flags: &str,
 ) -> Result<XpathProject, String> {
     let design = design_of(file, text)?;
-    let mut hw = build(file, &design, opts)?;
+    let hw = build(file, &design, opts)?;
     let dir = format!("{WORK}/{name}");
-    let spec = xpath_project_spec(&mut hw, opts, Mode::Holistic, 200.0);
+    let nodes = hw.before.nodes;
+    let columns = hw.reports.last().map_or(hw.before, |r| r.after).columns;
+    let clusters = hw.stack.clusters.len();
+    let spec = xpath_project_spec(hw, opts, Mode::Holistic, 200.0);
     write_project(Path::new(&dir), &spec).map_err(|e| e.to_string())?;
     let compile_cmd = format!(
         "qrtl xpath compile {file} -o {dir} {}{extra_flags}",
@@ -170,7 +176,9 @@ fn xpath_project(
     );
     Ok(XpathProject {
         dir,
-        hw,
+        nodes,
+        columns,
+        clusters,
         compile_cmd,
     })
 }
@@ -273,8 +281,7 @@ pub fn fig_a(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
                     },
                     "",
                 )?;
-                let nodes = p.hw.before.nodes;
-                let after = p.hw.reports.last().map_or(p.hw.before, |r| r.after);
+                let nodes = p.nodes;
                 if n == counts[0] || n == 2048 {
                     f.commands.push(format!(
                         "{} && {}",
@@ -285,8 +292,8 @@ pub fn fig_a(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
                 let mut row = row_head;
                 row.extend([
                     nodes.to_string(),
-                    after.columns.to_string(),
-                    p.hw.stack.clusters.len().to_string(),
+                    p.columns.to_string(),
+                    p.clusters.to_string(),
                 ]);
                 match synth.point(&name, Path::new(&p.dir), Target::Xc6v, 0, skip.as_deref()) {
                     Outcome::Done(d, src) => {
@@ -388,11 +395,7 @@ pub fn fig_b(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
                 p.compile_cmd,
                 synth.command(&p.dir, Target::Ecp5, o.xpath_seeds)
             ));
-            let mut row = vec![
-                size.to_string(),
-                label.to_string(),
-                p.hw.stack.clusters.len().to_string(),
-            ];
+            let mut row = vec![size.to_string(), label.to_string(), p.clusters.to_string()];
             match synth.point(
                 &name,
                 Path::new(&p.dir),
