@@ -3,7 +3,8 @@
 //!
 //! ```text
 //! qrtl-bench-report [--quick] [--only a,b,...] [--max-queries N]
-//!                   [--cluster-sizes A,B,...] [--max-width N]
+//!                   [--cluster-sizes A,B,...] [--inputs pipelined,broadcast]
+//!                   [--max-width N]
 //!                   [--seeds N] [--xpath-seeds N] [--no-synth] [--render-only]
 //!                   [--out DIR]
 //! ```
@@ -32,7 +33,9 @@
 //! N` (default 1): of the XPath designs of fig. (b), minutes per seed each.
 //! `--max-queries N`: skip synthesis and simulation points with more than N
 //! queries (listed as not measured); `--cluster-sizes A,B,...`: only
-//! these cluster sizes in fig. (b); `--max-width N`: skip Golomb-Rice
+//! these cluster sizes in fig. (b), `--inputs pipelined,broadcast`: only
+//! these event inputs (a point not measured is still taken from the cache,
+//! so runs side by side can share fig. (b)); `--max-width N`: skip Golomb-Rice
 //! decoders wider than N bits. `--no-synth`: run no synthesis; take
 //! synthesis points from the cache only. `--render-only`: measure nothing,
 //! redraw the SVGs and `REPORT.md` from `bench/data/figures.json`. Figures are reported, never
@@ -51,6 +54,7 @@ mod synth_points;
 
 use cache::now_stamp;
 use md::{markdown_report, Figure, Report, Section, TargetRow};
+use qrtl_compiler::emit::verilog::xpath::EventInput;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -99,6 +103,8 @@ pub struct Options {
     /// Cluster sizes of fig. (b) to measure (others are listed as not
     /// measured); empty: all.
     pub cluster_sizes: Vec<usize>,
+    /// Event inputs of fig. (b) to measure; empty: both.
+    pub inputs: Vec<EventInput>,
     /// Skip Golomb-Rice decoders wider than this (fig. (f)).
     pub max_width: Option<u32>,
     /// Place-and-route seeds of the small designs (fig. (f)).
@@ -116,7 +122,7 @@ pub struct Options {
 }
 
 const USAGE: &str = "usage: qrtl-bench-report [--quick] [--only a,b,...] [--max-queries N] \
-                     [--cluster-sizes A,B,..] [--max-width N] [--seeds N] [--xpath-seeds N] [--no-synth] [--render-only] [--out DIR]";
+                     [--cluster-sizes A,B,..] [--inputs pipelined,broadcast] [--max-width N] [--seeds N] [--xpath-seeds N] [--no-synth] [--render-only] [--out DIR]";
 
 /// Parse the command line (without the program name).
 pub fn parse_args(args: &[String], root: &Path) -> Result<Options, String> {
@@ -126,6 +132,7 @@ pub fn parse_args(args: &[String], root: &Path) -> Result<Options, String> {
         max_queries: None,
         max_width: None,
         cluster_sizes: Vec::new(),
+        inputs: Vec::new(),
         seeds: 3,
         xpath_seeds: 1,
         no_synth: false,
@@ -169,6 +176,22 @@ pub fn parse_args(args: &[String], root: &Path) -> Result<Options, String> {
                     o.cluster_sizes.push(c.parse().map_err(|_| {
                         format!("--cluster-sizes: `{c}` is not a non-negative integer")
                     })?);
+                }
+            }
+            "--inputs" => {
+                let v = value("--inputs")?;
+                for i in v.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+                    o.inputs.push(
+                        [EventInput::Pipelined, EventInput::Broadcast]
+                            .into_iter()
+                            .find(|e| e.name() == i)
+                            .ok_or_else(|| {
+                                format!("--inputs: unknown input `{i}` (pipelined, broadcast)")
+                            })?,
+                    );
+                }
+                if o.inputs.is_empty() {
+                    return Err("--inputs: no input named".into());
                 }
             }
             "--max-width" => {
@@ -219,6 +242,10 @@ impl Options {
         if !self.cluster_sizes.is_empty() {
             let l: Vec<String> = self.cluster_sizes.iter().map(|c| c.to_string()).collect();
             s.push_str(&format!(" --cluster-sizes {}", l.join(",")));
+        }
+        if !self.inputs.is_empty() {
+            let l: Vec<&str> = self.inputs.iter().map(|i| i.name()).collect();
+            s.push_str(&format!(" --inputs {}", l.join(",")));
         }
         if let Some(w) = self.max_width {
             s.push_str(&format!(" --max-width {w}"));
@@ -503,6 +530,9 @@ mod tests {
         let o = parse_args(&args("--only b --cluster-sizes 256,2048"), root).unwrap();
         assert_eq!(o.cluster_sizes, vec![256, 2048]);
         assert!(o.bench_command("b").ends_with("--cluster-sizes 256,2048"));
+        let o = parse_args(&args("--only b --inputs broadcast"), root).unwrap();
+        assert_eq!(o.inputs, vec![EventInput::Broadcast]);
+        assert!(o.bench_command("b").ends_with("--inputs broadcast"));
         let o = parse_args(&args("--render-only"), root).unwrap();
         assert!(!o.selected("a") && !o.selected("c"));
         let o = parse_args(&args("--quick --seeds 2 --xpath-seeds 3"), root).unwrap();
@@ -513,6 +543,8 @@ mod tests {
             ("--seeds 0", "--seeds"),
             ("--xpath-seeds x", "--xpath-seeds: `x`"),
             ("--cluster-sizes 64,x", "--cluster-sizes: `x`"),
+            ("--inputs serial", "unknown input `serial`"),
+            ("--inputs ,", "no input named"),
             ("--max-queries -1", "--max-queries"),
             ("--frobnicate", "unknown argument"),
         ] {

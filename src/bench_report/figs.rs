@@ -378,6 +378,8 @@ pub fn fig_b(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
                 Some(format!("--max-queries {}", o.max_queries.unwrap_or(0)))
             } else if !o.cluster_sizes.is_empty() && !o.cluster_sizes.contains(&size) {
                 Some("not in --cluster-sizes".to_string())
+            } else if !o.inputs.is_empty() && !o.inputs.contains(&input) {
+                Some("not in --inputs".to_string())
             } else {
                 None
             };
