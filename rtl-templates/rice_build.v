@@ -23,11 +23,13 @@
 // Pipeline (five stages, every register moves with advance):
 //   P  per builder, in parallel, from its delimiter position alone: the
 //      code's end and the first bit after it (the next builder's start),
-//      the K remainder bits (a mux on the position), whether the code
-//      spans in, and which builder is the last with a delimiter.
+//      the window holding the K remainder bits (a mux on the position's
+//      high bits), whether the code spans in, and which builder is the
+//      last with a delimiter.
 //   A  per builder, one adder or comparator on stage P's registers each:
 //      unary count (position - start), completeness, remainder bits in
-//      the chunk, the continuation bits after its code, the bits from its
+//      the chunk, the remainder bits (a small mux on the position's low
+//      bits), the continuation bits after its code, the bits from its
 //      start to the chunk's end (start -> count was one stage and the
 //      longest path, ~10 ns on ECP5 at N = 32).
 //   B  reductions over the builders, still chunk-local: the last builder
@@ -39,7 +41,9 @@
 //      comparator and a multiplexer per state register, so the loop
 //      state -> state is short (the overflow test compares the carried
 //      quotient with MAXQ minus builder 0's count, computed in B, instead
-//      of adding first: an add then a compare was the longest path).
+//      of adding first: an add then a compare was the longest path). A
+//      packet's last chunk clears the state, so the next packet's first
+//      chunk reads zeros with no multiplexer before the adders.
 //   D  the output beat: lanes and mask gated by the overflow and halted
 //      flags of C, the status fields, the error report kept for the
 //      packet's last beat.
@@ -61,13 +65,12 @@ module rice_build #(
     input  wire              rst,
     input  wire              advance,
     input  wire              in_valid,
-    input  wire              in_first,
     input  wire              in_last,
     input  wire [CW-1:0]     in_bits,     // valid bits in the chunk (N but on a last beat)
     input  wire [N-1:0]      in_data,     // chunk bits in stream order (invalid bits 0)
     input  wire [B-1:0]      in_found,    // builder b's delimiter exists
     input  wire [B*CW-1:0]   in_dpos,     // its position (0 when none)
-    input  wire [N-1:0]      in_span,     // spanning flags
+    input  wire              in_span,     // builder 0's code spans in (a quotient spanning in ends at its delimiter)
     input  wire [SW-1:0]     in_rem_span, // remainder bits of the carried code in this chunk
     output reg               out_valid,
     output reg               out_last,
@@ -85,19 +88,39 @@ module rice_build #(
     localparam [CW-1:0] ONE_CW = 1;
     localparam IW = (N > 1) ? $clog2(N) : 1;  // index of a chunk bit
 
-    // The K bits after the delimiter at pos (zeros past the chunk): each a
-    // balanced N:1 mux on the position over the data shifted by a constant
-    // (no adder before it, no priority chain).
-    function [KW-1:0] rem_after;
-        input [IW-1:0] pos;
-        input [N+KW-1:0] x;
-        integer j;
-        reg [N-1:0] shifted;
+    // The K bits after the delimiter at pos = (h << LB) + l (zeros past
+    // the chunk), a mux on the position split over two stages: stage P
+    // takes the window of WW bits after position h << LB (a balanced mux
+    // on h, N / 2^LB inputs), stage A the K bits at l within it (2^LB
+    // inputs). One N:1 mux on the whole position, fanned out to every
+    // builder, was the longest path (~7 ns at N = 32 on ECP5).
+    localparam LB = IW / 2;                 // position bits muxed in stage A
+    localparam HB = IW - LB;                // and in stage P
+    localparam NG = ((N - 1) >> LB) + 1;    // windows (values of h)
+    localparam WW = (1 << LB) + KW - 1;     // window bits
+    localparam XW = (NG << LB) + WW + 1;    // zero-extended data bits
+    function [WW-1:0] rem_window;
+        input [HB-1:0] h;
+        input [XW-1:0] x;
+        integer j, g;
+        reg [NG-1:0] column;
         begin
-            rem_after = {KW{1'b0}};
+            for (j = 0; j < WW; j = j + 1) begin
+                for (g = 0; g < NG; g = g + 1) column[g] = x[(g << LB) + j + 1];
+                rem_window[j] = column[h];
+            end
+        end
+    endfunction
+    function [KW-1:0] rem_in_window;
+        input [LB-1:0] l;
+        input [WW-1:0] w;
+        integer j, t;
+        reg [(1<<LB)-1:0] column;
+        begin
+            rem_in_window = {KW{1'b0}};
             for (j = 0; j < K; j = j + 1) begin
-                shifted = x[j+1 +: N];
-                rem_after[j] = shifted[pos];
+                for (t = 0; t < (1 << LB); t = t + 1) column[t] = w[t + j];
+                rem_in_window[j] = column[l];
             end
         end
     endfunction
@@ -114,23 +137,12 @@ module rice_build #(
     endfunction
 
 
-    // Bit pos of x (a mux on the position).
-    function bit_at;
-        input [N-1:0] x;
-        input [CW-1:0] pos;
-        integer j;
-        begin
-            bit_at = 1'b0;
-            for (j = 0; j < N; j = j + 1)
-                if (j[CW-1:0] == pos) bit_at = x[j];
-        end
-    endfunction
 
     // ==== stage P: per builder, from the delimiter positions alone ========
-    wire [N+KW-1:0] data_x = {{KW{1'b0}}, in_data};
+    wire [XW-1:0] data_x = {{(XW-N){1'b0}}, in_data};
 
     wire [B*CW-1:0] p_after_w, p_end_w;
-    wire [B*KW-1:0] p_rbits_w;
+    wire [B*WW-1:0] p_rwin_w;
     genvar b;
     generate
         for (b = 0; b < B; b = b + 1) begin : sp
@@ -139,29 +151,28 @@ module rice_build #(
             // builder's start).
             assign p_end_w[b*CW +: CW] = dpos + K_CW;
             assign p_after_w[b*CW +: CW] = dpos + K_CW + ONE_CW;
-            // Remainder extraction: the K bits after the delimiter (those in
-            // the chunk when the code is cut; the rest are 0).
-            assign p_rbits_w[b*KW +: KW] = rem_after(dpos[IW-1:0], data_x);
+            // Remainder extraction, first half: the window holding the K
+            // bits after the delimiter (those in the chunk when the code is
+            // cut; the rest are 0).
+            assign p_rwin_w[b*WW +: WW] = rem_window(dpos[IW-1:LB], data_x);
         end
     endgenerate
-    wire p_spanning0_w = in_found[0] && bit_at(in_span, in_dpos[CW-1:0]);
     // The last builder that found a delimiter (found is monotone: builder b
     // finds one only if b-1 did).
     wire [B-1:0] p_last_hot_w = in_found & ~(in_found >> 1);
 
-    reg p_valid, p_first, p_last;
+    reg p_valid, p_last;
     reg [CW-1:0] p_bits;
     reg [KW-1:0] p_data_lo;  // the chunk's first bits (the carried remainder's end)
     reg [SW-1:0] p_rem_span;
     reg [B-1:0] p_found, p_last_hot;
     reg [B*CW-1:0] p_dpos, p_after, p_end;
-    reg [B*KW-1:0] p_rbits;
+    reg [B*WW-1:0] p_rwin;
     reg p_spanning0;
     reg p_span_active, p_span_done;
     always @(posedge clk) begin
         if (rst) begin
             p_valid <= 1'b0;
-            p_first <= 1'b0;
             p_last <= 1'b0;
             p_bits <= {CW{1'b0}};
             p_data_lo <= {KW{1'b0}};
@@ -171,13 +182,12 @@ module rice_build #(
             p_dpos <= {B*CW{1'b0}};
             p_after <= {B*CW{1'b0}};
             p_end <= {B*CW{1'b0}};
-            p_rbits <= {B*KW{1'b0}};
+            p_rwin <= {B*WW{1'b0}};
             p_spanning0 <= 1'b0;
             p_span_active <= 1'b0;
             p_span_done <= 1'b0;
         end else if (advance) begin
             p_valid <= in_valid;
-            p_first <= in_first;
             p_last <= in_last;
             p_bits <= in_bits;
             p_data_lo <= data_x[KW-1:0];
@@ -187,8 +197,8 @@ module rice_build #(
             p_dpos <= in_dpos;
             p_after <= p_after_w;
             p_end <= p_end_w;
-            p_rbits <= p_rbits_w;
-            p_spanning0 <= p_spanning0_w;
+            p_rwin <= p_rwin_w;
+            p_spanning0 <= in_span;
             p_span_active <= in_rem_span != {SW{1'b0}};
             p_span_done <= in_rem_span != {SW{1'b0}} && {{(CW+2-SW){1'b0}}, in_rem_span} <= {2'b00, in_bits};
         end
@@ -197,6 +207,7 @@ module rice_build #(
     // ==== stage A: per builder, the counts (one adder or comparator each) ==
     wire [B*CW-1:0] a_start_w, a_qh_w, a_rgot_w, a_tail_cut_w;
     wire [B-1:0] a_complete_w;
+    wire [B*KW-1:0] a_rbits_w;
     generate
         for (b = 0; b < B; b = b + 1) begin : sa
             wire [CW-1:0] dpos = p_dpos[b*CW +: CW];
@@ -217,6 +228,9 @@ module rice_build #(
             // Stream bits from the code's start to the chunk's end (the
             // tail when the code is cut).
             assign a_tail_cut_w[b*CW +: CW] = p_bits - start;
+            // Remainder extraction, second half: the K bits within the
+            // window.
+            assign a_rbits_w[b*KW +: KW] = rem_in_window(dpos[LB-1:0], p_rwin[b*WW +: WW]);
         end
     endgenerate
 
@@ -235,11 +249,12 @@ module rice_build #(
         end
     endgenerate
 
-    reg a_valid, a_first, a_last;
+    reg a_valid, a_last;
     reg [CW-1:0] a_bits;
     reg [KW-1:0] a_data_lo;
     reg [SW-1:0] a_rem_span;
     reg [B-1:0] a_found, a_last_hot, a_complete;
+    reg a_l_complete;  // the last builder with a delimiter is complete
     reg [B*CW-1:0] a_start, a_qh, a_after, a_rgot, a_tail_cut;
     reg [B*KW-1:0] a_rbits;
     reg a_spanning0;
@@ -249,7 +264,6 @@ module rice_build #(
     always @(posedge clk) begin
         if (rst) begin
             a_valid <= 1'b0;
-            a_first <= 1'b0;
             a_last <= 1'b0;
             a_bits <= {CW{1'b0}};
             a_data_lo <= {KW{1'b0}};
@@ -257,6 +271,7 @@ module rice_build #(
             a_found <= {B{1'b0}};
             a_last_hot <= {B{1'b0}};
             a_complete <= {B{1'b0}};
+            a_l_complete <= 1'b0;
             a_start <= {B*CW{1'b0}};
             a_qh <= {B*CW{1'b0}};
             a_after <= {B*CW{1'b0}};
@@ -270,7 +285,6 @@ module rice_build #(
             a_span_done <= 1'b0;
         end else if (advance) begin
             a_valid <= p_valid;
-            a_first <= p_first;
             a_last <= p_last;
             a_bits <= p_bits;
             a_data_lo <= p_data_lo;
@@ -278,12 +292,13 @@ module rice_build #(
             a_found <= p_found;
             a_last_hot <= p_last_hot;
             a_complete <= a_complete_w;
+            a_l_complete <= |(a_complete_w & p_last_hot);
             a_start <= a_start_w;
             a_qh <= a_qh_w;
             a_after <= p_after;
             a_rgot <= a_rgot_w;
             a_tail_cut <= a_tail_cut_w;
-            a_rbits <= p_rbits;
+            a_rbits <= a_rbits_w;
             a_spanning0 <= p_spanning0;
             a_ones <= a_ones_w;
             a_ones_none <= ones_none_w;
@@ -333,7 +348,9 @@ module rice_build #(
     // One-hot selections (AND-OR).
     reg [CW-1:0] l_qh, l_start, l_after, l_rgot, l_ones, l_tail_cut, f_qh, f_start;
     reg [KW-1:0] l_rbits;
-    reg l_complete;
+    // (the last builder's completeness is selected in stage A: here it was
+    // on the longest path, through the cases below)
+    wire l_complete = a_l_complete;
     integer s;
     always @(*) begin
         l_qh = {CW{1'b0}};
@@ -343,7 +360,6 @@ module rice_build #(
         l_rgot = {CW{1'b0}};
         l_ones = {CW{1'b0}};
         l_rbits = {KW{1'b0}};
-        l_complete = 1'b0;
         f_qh = {CW{1'b0}};
         f_start = {CW{1'b0}};
         for (s = 0; s < B; s = s + 1) begin
@@ -354,7 +370,6 @@ module rice_build #(
             l_rgot = l_rgot | (a_rgot[s*CW +: CW] & {CW{last_hot[s]}});
             l_ones = l_ones | (a_ones[s*CW +: CW] & {CW{last_hot[s]}});
             l_rbits = l_rbits | (a_rbits[s*KW +: KW] & {KW{last_hot[s]}});
-            l_complete = l_complete | (a_complete[s] & last_hot[s]);
             f_qh = f_qh | (a_qh[s*CW +: CW] & {CW{first_ovf_hot[s]}});
             f_start = f_start | (a_start[s*CW +: CW] & {CW{first_ovf_hot[s]}});
         end
@@ -418,7 +433,7 @@ module rice_build #(
         end
     end
 
-    reg b_valid, b_first, b_last;
+    reg b_valid, b_last;
     reg [CW-1:0] b_bits;
     reg [KW-1:0] b_data_lo;
     reg [B-1:0] b_complete, b_ok_upto;
@@ -438,7 +453,6 @@ module rice_build #(
     always @(posedge clk) begin
         if (rst) begin
             b_valid <= 1'b0;
-            b_first <= 1'b0;
             b_last <= 1'b0;
             b_bits <= {CW{1'b0}};
             b_data_lo <= {KW{1'b0}};
@@ -463,7 +477,6 @@ module rice_build #(
             b_l_rgot <= {SW{1'b0}};
         end else if (advance) begin
             b_valid <= a_valid;
-            b_first <= a_first;
             b_last <= a_last;
             b_bits <= a_bits;
             b_data_lo <= a_data_lo;
@@ -498,14 +511,16 @@ module rice_build #(
     reg [SW-1:0] c_rgot_r;
     reg          halted_r;    // a quotient overflowed: nothing more this packet
 
-    // (cleared by a packet's first chunk)
-    wire [PW-1:0] pos_base = b_first ? {PW{1'b0}} : pos_base_r;
-    wire [PW-1:0] c_start = b_first ? {PW{1'b0}} : c_start_r;
-    wire [PW-1:0] c_open = b_first ? {PW{1'b0}} : c_open_r;
-    wire [PW-1:0] c_q = b_first ? {PW{1'b0}} : c_q_r;
-    wire [KW-1:0] c_rbits = b_first ? {KW{1'b0}} : c_rbits_r;
-    wire [SW-1:0] c_rgot = b_first ? {SW{1'b0}} : c_rgot_r;
-    wire halted = !b_first && halted_r;
+    // A packet's first chunk finds them all 0: reset clears them, and so
+    // does every packet's last chunk (below), so no multiplexer on the
+    // first-chunk flag sits before this stage's adders.
+    wire [PW-1:0] pos_base = pos_base_r;
+    wire [PW-1:0] c_start = c_start_r;
+    wire [PW-1:0] c_open = c_open_r;
+    wire [PW-1:0] c_q = c_q_r;
+    wire [KW-1:0] c_rbits = c_rbits_r;
+    wire [SW-1:0] c_rgot = c_rgot_r;
+    wire halted = halted_r;
 
     wire [PW-1:0] bits_pw = {{(PW-CW){1'b0}}, b_bits};
 
@@ -644,7 +659,17 @@ module rice_build #(
             d_tail_delim <= 1'b0;
         end else if (advance) begin
             d_valid <= b_valid;
-            if (b_valid) begin
+            if (b_valid && b_last) begin
+                // the packet ends: the next packet's first chunk starts
+                // from a clean state
+                pos_base_r <= {PW{1'b0}};
+                c_start_r <= {PW{1'b0}};
+                c_open_r <= {PW{1'b0}};
+                c_q_r <= {PW{1'b0}};
+                c_rbits_r <= {KW{1'b0}};
+                c_rgot_r <= {SW{1'b0}};
+                halted_r <= 1'b0;
+            end else if (b_valid) begin
                 pos_base_r <= pos_base + bits_pw;
                 c_start_r <= n_start;
                 c_open_r <= n_open;
@@ -652,6 +677,8 @@ module rice_build #(
                 c_rbits_r <= n_rbits;
                 c_rgot_r <= n_rgot;
                 halted_r <= halted || any_ovf;
+            end
+            if (b_valid) begin
                 d_last <= b_last;
                 d_halted <= halted;
                 d_ovf0 <= ovf0;

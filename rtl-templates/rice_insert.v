@@ -25,7 +25,8 @@
 // (next_rem, and one-hot as next_hot), whether the chunk ends inside a
 // quotient (last_free: its last bit is a continuation bit after the last
 // code), and the bits a quotient spanning in covers (first_span: through
-// the first delimiter's code). The payload for the integer builders is,
+// the first delimiter's code; with POS = 1 just whether that delimiter
+// exists). The payload for the integer builders is,
 // with POS = 0, the continuation bits after the last code and the
 // delimiter flags ({free, delim}: the single builder scans them), with
 // POS = 1 the position of each block's delimiter (found bits at
@@ -39,7 +40,8 @@ module rice_insert #(
     parameter POS = 1, // payload: 1 the blocks' delimiter positions, 0 the flags
     parameter SW = 8,  // width of remainder-bit counts
     parameter CW = 8,  // bit positions within a chunk
-    parameter PLW = (POS != 0) ? B * (CW + 1) : 2 * N  // payload bits
+    parameter PLW = (POS != 0) ? B * (CW + 1) : 2 * N,  // payload bits
+    parameter SPW = (POS != 0) ? 1 : N  // first_span bits
 ) (
     input  wire            clk,
     input  wire            rst,
@@ -48,7 +50,7 @@ module rice_insert #(
     output wire            last_free,    // the last bit is after the last code
     output reg  [SW-1:0]   next_rem,     // remainder bits spanning into the next chunk
     output wire [K:0]      next_hot,     // next_rem one-hot (bit j: j bits)
-    output wire [N-1:0]    first_span,   // bits through the first code (all: none)
+    output wire [SPW-1:0]  first_span,   // bits through the first code (all: none), or (POS = 1) whether it exists
     output wire [PLW-1:0]  payload       // for the builders (see above)
 );
     // Blocks whose delimiter position travels with the chunk.
@@ -155,7 +157,10 @@ module rice_insert #(
                     assign bits_in = block[i-1].fwd.keep.bits_q;
                 end
                 if (i < B - 2) begin : keep
+                    // (each pipeline keeps its own copy: shared, every
+                    // stage's next candidates would route to all K+1)
                     reg [N-1:0] bits_q;
+                    (* keep *)
                     always @(posedge clk) begin
                         if (rst) bits_q <= {N{1'b0}};
                         else if (advance) bits_q <= bits_in;
@@ -288,13 +293,14 @@ module rice_insert #(
         end
     endgenerate
 
-    // The bits a quotient spanning in would cover: every bit through the
-    // first delimiter's K remainder bits (all bits when there is none), a
-    // comparison of its position with a constant per bit (u < pos + K + 1,
-    // i.e. pos >= u - K). The no-stall decoder registers it with the last
-    // block, from the position carried into that stage (with one block,
-    // from the block's own mark); the single builder's front end (not
-    // timing critical) compares the last stage's registers.
+    // What a quotient spanning in would cover. The single builder (POS = 0)
+    // takes the bits: every bit through the first delimiter's K remainder
+    // bits (all bits when there is none), a comparison of its position with
+    // a constant per bit (u < pos + K + 1, i.e. pos >= u - K), on the last
+    // stage's registers (its front end is not timing critical). The
+    // no-stall builders (POS = 1) need only whether there is a first
+    // delimiter (builder 0's code is then the spanning one): block 0's
+    // found flag, carried with the positions.
     function [N-1:0] span_mask;
         input found;
         input [CW-1:0] pos;
@@ -305,28 +311,10 @@ module rice_insert #(
         end
     endfunction
     generate
-        if (POS == 0) begin : span_comb
+        if (POS == 0) begin : span_bits
             assign first_span = span_mask(posn[B].found_q[0], posn[B].dpos_q[CW-1:0]);
-        end else begin : span_reg
-            reg [N-1:0] span_q;
-            wire [N-1:0] span_d;
-            if (B == 1) begin : own
-                // block 0's own mark, registered in stage 0
-                reg [N-1:0] span0_q;
-                always @(posedge clk) begin
-                    if (rst) span0_q <= {N{1'b0}};
-                    else if (advance)
-                        span0_q <= block[0].found_here ? block[0].full.stop[N-1:0] : {N{1'b1}};
-                end
-                assign span_d = span0_q;
-            end else begin : carried
-                assign span_d = span_mask(posn[B-1].found_q[0], posn[B-1].dpos_q[CW-1:0]);
-            end
-            always @(posedge clk) begin
-                if (rst) span_q <= {N{1'b0}};
-                else if (advance) span_q <= span_d;
-            end
-            assign first_span = span_q;
+        end else begin : span_found
+            assign first_span = posn[B].found_q[0];
         end
     endgenerate
 
