@@ -182,7 +182,7 @@ pub fn parse_args(args: &[String], root: &Path) -> Result<Options, String> {
                 let v = value("--inputs")?;
                 for i in v.split(',').map(str::trim).filter(|i| !i.is_empty()) {
                     o.inputs.push(
-                        [EventInput::Pipelined, EventInput::Broadcast]
+                        EventInput::ALL
                             .into_iter()
                             .find(|e| e.name() == i)
                             .ok_or_else(|| {

@@ -368,7 +368,7 @@ pub fn fig_b(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
         label: "target ≥ 150 MHz".into(),
     });
     let (file, text) = synthetic_file(count, 4)?;
-    for input in [EventInput::Pipelined, EventInput::Broadcast] {
+    for input in EventInput::ALL {
         let input_flag = format!(" --input {}", input.name());
         let label = input.name();
         let mut s = series(&format!("{label} input"));

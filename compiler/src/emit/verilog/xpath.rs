@@ -39,6 +39,9 @@ pub enum EventInput {
 }
 
 impl EventInput {
+    /// Every event input, in the order reports list them.
+    pub const ALL: [EventInput; 2] = [EventInput::Pipelined, EventInput::Broadcast];
+
     pub fn name(self) -> &'static str {
         match self {
             EventInput::Pipelined => "pipelined",
