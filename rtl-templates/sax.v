@@ -18,8 +18,8 @@
 // clusters' tag decoders do).
 //
 // Pipeline, for the clock rate (ECP5 LFE5U-85F speed 6, `qrtl synth`: the
-// single-stage parser reached about 50 MHz, this one 134-147 MHz alone,
-// see "Memories" for its limit):
+// single-stage parser reached about 50 MHz; see "Memories" for this one's
+// limit, and bench/REPORT.md for the designs' figures):
 //   stage 1, input:  the byte, in_valid and in_last are registered together
 //                    with its pre-decoded classes (whitespace, name
 //                    characters, digits, every delimiter the state machine
@@ -96,6 +96,9 @@ module qrtl_sax #(
     localparam SIW = (MAX_DEPTH > 1) ? $clog2(MAX_DEPTH) : 1;
     localparam [AW-1:0] CAP  = NAME_STACK_BYTES[AW-1:0];
     localparam [DW-1:0] MAXD = MAX_DEPTH[DW-1:0];
+    // 2 and 3 at name index width (timing: `+ 1 + 1` was two carry chains).
+    localparam [NIW+1:0] TWO_W = 2, THREE_W = 3;
+    localparam [NIW-1:0] NI_TWO = TWO_W[NIW-1:0], NI_THREE = THREE_W[NIW-1:0];
 
     // ------------------------------------------------------------------
     // States (tokenizer.rs `enum State`)
@@ -191,6 +194,7 @@ module qrtl_sax #(
     reg [AW-1:0] sp;           // bytes of open element names on the stack
     reg [AW-1:0] top;          // where the top element's name starts
     reg [AW-1:0] cp;           // close tag: next stack byte to compare (top + cmp_pos)
+    reg [AW-1:0] cp_p1;        // cp + 1 (timing: no adder in front of cmp_done's compare)
     // Name stack read addresses kept ready (see "Close tags"), updated with
     // top and cp so no adder sits in front of the block RAM's address.
     reg [NIW-1:0] top_p1, top_p2, cp_p3; // top + 1, top + 2, cp + 3
@@ -585,8 +589,7 @@ module qrtl_sax #(
         name_match <= ib == (p_valid ? name_ahead : name_exp);
     end
     // cp + 1 reaches sp: the compare is done after this byte.
-    wire [AW-1:0] cp_inc = cp + 1'b1;
-    wire cp_inc_done = cp_inc == sp;
+    wire cp_inc_done = cp_p1 == sp;
 
     // Constants the flags are updated from.
     wire sp_cap_m1 = sp == CAP - 1'b1;
@@ -643,10 +646,9 @@ module qrtl_sax #(
     reg [2:0]    n_kw;
     reg [DW-1:0] n_depth;
     reg          n_root_seen, n_doctype_seen, n_at_start, n_lt_first;
-    reg [AW-1:0] n_sp, n_top, n_cp, n_ap;
+    reg [AW-1:0] n_sp, n_top, n_cp, n_cp_p1, n_ap;
     reg [NIW-1:0] n_top_p1, n_top_p2, n_cp_p3;
     reg          n_quote_sq, n_skip_lf, n_in_text, n_ref_in_attr;
-    reg [1:0]    n_brackets;
     reg [4:0]    n_ref_ent;
     reg [2:0]    n_ref_len;
     reg [2:0]    n_pi_len;
@@ -688,13 +690,13 @@ module qrtl_sax #(
         n_sp = sp;
         n_top = top;
         n_cp = cp;
+        n_cp_p1 = cp_p1;
         n_cp_p3 = cp_p3;
         n_ap = ap;
         n_quote_sq = quote_sq;
         n_skip_lf = skip_lf;
         n_in_text = in_text;
         n_ref_in_attr = ref_in_attr;
-        n_brackets = brackets;
         n_ref_ent = ref_ent;
         n_ref_len = ref_len;
         n_pi_len = pi_len;
@@ -766,19 +768,17 @@ module qrtl_sax #(
                 // ---- Text: character data ----
                 state[S_TEXT]: begin
                     if (b_lt) begin
-                        n_brackets = 2'd0;
                         n_skip_lf = 1'b0;
                         n_lt_first = at_start;
                         // -> ST_LT
                     end else if (b_amp) begin
-                        n_brackets = 2'd0;
                         n_skip_lf = 1'b0;
                         n_ref_in_attr = 1'b0;
                         // -> ST_REF_START
                     end else if (b_gt && brackets == 2'd2) begin
                         fail_vec[E_CDATA_END_IN_TEXT] = 1'b1;
                     end else begin
-                        n_brackets = (b_rsqb) ? ((brackets == 2'd0) ? 2'd1 : 2'd2) : 2'd0;
+                        // n_brackets counts the `]` (below)
                         n_in_text = 1'b1;
                         if (txt_drop) begin
                             n_skip_lf = 1'b0;
@@ -822,7 +822,8 @@ module qrtl_sax #(
                             e_text_end = in_text;
                             n_in_text = 1'b0;
                             n_cp = top;
-                            n_cp_p3 = top_lo + 1'b1 + 1'b1 + 1'b1;
+                            n_cp_p1 = top + 1'b1;
+                            n_cp_p3 = top_lo + NI_THREE;
                             n_cmp_first = 1'b1;
                             n_cmp_done = 1'b0; // top < sp: a name has at least one byte
                             // -> ST_END_NAME
@@ -978,7 +979,8 @@ module qrtl_sax #(
                         fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end else if (is_name_char) begin
                         if (!cmp_done && name_match) begin
-                            n_cp = cp + 1'b1;
+                            n_cp = cp_p1;
+                            n_cp_p1 = cp_p1 + 1'b1;
                             n_cp_p3 = cp_p3 + 1'b1;
                             n_cmp_first = 1'b0;
                             n_cmp_done = cp_inc_done;
@@ -1098,7 +1100,6 @@ module qrtl_sax #(
                 state[S_CDATA_BRACKET2]: begin
                     if (b_gt) begin
                         n_skip_lf = 1'b0;
-                        n_brackets = 2'd0;
                         // -> ST_TEXT
                     end else if (b_rsqb) begin
                         // The oldest `]` is content.
@@ -1215,7 +1216,6 @@ module qrtl_sax #(
                                 n_in_text = 1'b1;
                                 tu_n = 2'd1;
                                 // tu_b0 is entity_byte
-                                n_brackets = 2'd0;
                                 // -> ST_TEXT
                             end
                         end
@@ -1257,7 +1257,6 @@ module qrtl_sax #(
                             end else begin
                                 n_in_text = 1'b1;
                                 tu_n = 2'd1;
-                                n_brackets = 2'd0;
                                 // -> ST_TEXT
                             end
                         end
@@ -1285,7 +1284,7 @@ module qrtl_sax #(
         n_top_p2 = top_p2;
         if (push) begin
             n_top_p1 = sp_lo + 1'b1;
-            n_top_p2 = sp_lo + 1'b1 + 1'b1;
+            n_top_p2 = sp_lo + NI_TWO;
             n_depth = depth + 1'b1;
             n_top = sp;
             n_depth_zero = 1'b0;
@@ -1294,7 +1293,7 @@ module qrtl_sax #(
         end
         if (pop) begin
             n_top_p1 = parent_lo + 1'b1;
-            n_top_p2 = parent_lo + 1'b1 + 1'b1;
+            n_top_p2 = parent_lo + NI_TWO;
             n_sp = top;
             n_top = parent_top;
             n_depth = depth_m1;
@@ -1409,6 +1408,15 @@ module qrtl_sax #(
 
     // After the first error only S_FAILED.
     wire [NS-1:0] n_state = halted ? ST_FAILED : n_edges;
+
+    // `]` ending the character data (tokenizer `brackets`): counted in
+    // S_TEXT, cleared by its every other byte. It is only read in S_TEXT,
+    // and S_TEXT is only left by `<` or `&` (cleared) or by an error, so
+    // every way back into S_TEXT finds it 0 and need not clear it. Written
+    // here, from the state bit and the byte alone, not in the case above
+    // (timing: its branches put the fail logic in front of it).
+    wire [1:0] n_brackets = !s_text ? brackets
+        : b_rsqb ? {brackets != 2'd0, brackets == 2'd0} : 2'd0;
 
     // ------------------------------------------------------------------
     // Errors: does the byte reveal the document's first error?
@@ -1734,9 +1742,10 @@ module qrtl_sax #(
             sp <= {AW{1'b0}};
             top <= {AW{1'b0}};
             cp <= {AW{1'b0}};
+            cp_p1 <= {AW{1'b0}} + 1'b1;
             top_p1 <= {NIW{1'b0}} + 1'b1;
-            top_p2 <= {NIW{1'b0}} + 1'b1 + 1'b1;
-            cp_p3 <= {NIW{1'b0}} + 1'b1 + 1'b1 + 1'b1;
+            top_p2 <= NI_TWO;
+            cp_p3 <= NI_THREE;
             ap <= {AW{1'b0}};
             ref_ent <= 5'd0;
             ref_len <= 3'd0;
@@ -1751,6 +1760,7 @@ module qrtl_sax #(
             sp <= n_sp;
             top <= n_top;
             cp <= n_cp;
+            cp_p1 <= n_cp_p1;
             top_p1 <= n_top_p1;
             top_p2 <= n_top_p2;
             cp_p3 <= n_cp_p3;

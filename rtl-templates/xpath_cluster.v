@@ -37,9 +37,10 @@ module {{ module }} (
     input  wire        in_text_unit,
     input  wire        in_text_end,
     input  wire        in_doc_end,
-    // Per-query match bits of a document, valid one clock after its
-    // in_doc_end.
-    output wire [{{ queries - 1 }}:0] q_match
+    // Per-query match bits of a document, valid two clocks after its
+    // in_doc_end (from flip-flops of this cluster; held until the next
+    // document's end).
+    output reg  [{{ queries - 1 }}:0] q_match
 );
 
     // ---- reset and per-document clear, from flip-flops of this cluster ----
@@ -349,7 +350,20 @@ module {{ module }} (
 {%- endfor %}
 {%- endif %}
 
-    wire {{ prefix }}_push = ev_open & ~ev_open_empty;
+    // An element opens: {{ prefix }}_push == ev_open & ~ev_open_empty, kept in
+    // a flip-flop of its own (timing: no LUT between the event registers
+    // and the stack's clock enables){% if full_width > 0 %}, with a copy for the stack memory's
+    // write enable, which reaches every distributed-RAM slice of the row{% endif %}.
+    reg  {{ prefix }}_push;
+{%- if full_width > 0 %}
+    (* keep *) reg {{ prefix }}_mem_we;
+{%- endif %}
+    always @(posedge clk) begin
+        {{ prefix }}_push <= ~rst_q & in_open & ~in_open_empty;
+{%- if full_width > 0 %}
+        {{ prefix }}_mem_we <= ~rst_q & in_open & ~in_open_empty;
+{%- endif %}
+    end
 {%- if full_width > 0 %}
     // The row a push saves: the top's, with its counters counting the new child.
 {%- if mut_width > 0 && row_width > 0 %}
@@ -415,7 +429,7 @@ module {{ module }} (
     end
 {%- if full_width > 0 %}
     always @(posedge clk) begin
-        if ({{ prefix }}_push) begin
+        if ({{ prefix }}_mem_we) begin
             {{ prefix }}_mem[{{ prefix }}_wr_addr] <= {{ prefix }}_saved;
         end
     end
@@ -435,9 +449,18 @@ module {{ module }} (
 {%- endfor %}
 
     // ---- per-query results (a query matches iff all its parts did) ----
+    // Registered here at the document's end. Timing: the top's result
+    // register is ordered by query id while the cluster holds the queries
+    // of one prefix, so the route from a cluster to its result bits can
+    // cross the chip; it starts from these flip-flops, not from the flags'
+    // last logic level.
+    always @(posedge clk) begin
+        if (ev_doc_end) begin
 {%- for o in outs %}
-    assign q_match[{{ o.idx }}] = {{ o.expr }}; // {{ o.comment }}
+            q_match[{{ o.idx }}] <= {{ o.expr }}; // {{ o.comment }}
 {%- endfor %}
+        end
+    end
 
     // Inputs some clusters do not need (Verilator's UNUSED check skips *unused*).
     wire unused_ev = &{1'b0{% for u in unused %}, {{ u }}{% endfor %}};

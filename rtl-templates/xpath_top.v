@@ -122,23 +122,26 @@ module {{ module }} (
 {%- endfor %}
 
     // ---- results: status word + bitmap, shifted out one word per beat ----
-    // A cluster's match bits are valid one clock after it sees doc_end
-    // (its own pipeline register): done_k marks that clock for stage k.
+    // A cluster's match bits are valid two clocks after it sees doc_end
+    // (its own pipeline register, then its match register): end_k and
+    // done_k mark those clocks for stage k.
 {%- for k in 0..stages %}
-    reg done_{{ k }};
+    reg end_{{ k }}, done_{{ k }};
 {%- endfor %}
-    reg [6:0] fin_status; // {reason, status} of the last stage, one clock late
+    reg [6:0] end_status, fin_status; // {reason, status} of the last stage, one and two clocks late
     always @(posedge clk) begin
         if (rst) begin
 {%- for k in 0..stages %}
-            done_{{ k }} <= 1'b0;
+            {end_{{ k }}, done_{{ k }}} <= 2'b00;
 {%- endfor %}
+            end_status <= 7'd0;
             fin_status <= 7'd0;
         end else begin
 {%- for k in 0..stages %}
-            done_{{ k }} <= s{{ k }}_doc_end;
+            {end_{{ k }}, done_{{ k }}} <= {s{{ k }}_doc_end, end_{{ k }}};
 {%- endfor %}
-            fin_status <= {s{{ stages - 1 }}_reason, s{{ stages - 1 }}_status};
+            end_status <= {s{{ stages - 1 }}_reason, s{{ stages - 1 }}_status};
+            fin_status <= end_status;
         end
     end
     wire last_doc_end = done_{{ stages - 1 }};

@@ -15,7 +15,7 @@
 //   [93 +: 40]            status: bit offset of the overflowing code
 //   [133 +: 40]           status: its quotient
 // Status fields are set on the tlast beat only.
-// One output beat per input beat, 11 cycles later: s_axis_tready is
+// One output beat per input beat, 12 cycles later: s_axis_tready is
 // high unless the output was held (it falls the cycle after m_axis_tready
 // held a beat while the next was ready, and rises when that beat has left).
 module qrtl_rice_top (
@@ -233,7 +233,7 @@ module qrtl_rice_top (
         end
     end
 
-    // ---- stages B+4 .. B+8: integer builders and output alignment
+    // ---- stages B+4 .. B+9: integer builders and output alignment
     wire b_valid, b_last, b_ovf, b_tail_delim;
     wire [B*V-1:0] b_lanes;
     wire [B-1:0] b_mask;

@@ -36,9 +36,10 @@ module qrtl_xpath_c0 (
     input  wire        in_text_unit,
     input  wire        in_text_end,
     input  wire        in_doc_end,
-    // Per-query match bits of a document, valid one clock after its
-    // in_doc_end.
-    output wire [1:0] q_match
+    // Per-query match bits of a document, valid two clocks after its
+    // in_doc_end (from flip-flops of this cluster; held until the next
+    // document's end).
+    output reg  [1:0] q_match
 );
 
     // ---- reset and per-document clear, from flip-flops of this cluster ----
@@ -176,7 +177,16 @@ module qrtl_xpath_c0 (
     assign c0_row[0] = c0_tag_1_a;
     assign c0_row[1] = c0_tag_4_d;
 
-    wire c0_push = ev_open & ~ev_open_empty;
+    // An element opens: c0_push == ev_open & ~ev_open_empty, kept in
+    // a flip-flop of its own (timing: no LUT between the event registers
+    // and the stack's clock enables), with a copy for the stack memory's
+    // write enable, which reaches every distributed-RAM slice of the row.
+    reg  c0_push;
+    (* keep *) reg c0_mem_we;
+    always @(posedge clk) begin
+        c0_push <= ~rst_q & in_open & ~in_open_empty;
+        c0_mem_we <= ~rst_q & in_open & ~in_open_empty;
+    end
     // The row a push saves: the top's, with its counters counting the new child.
     wire [1:0] c0_saved = c0_tos;
     always @(posedge clk) begin
@@ -207,7 +217,7 @@ module qrtl_xpath_c0 (
         end
     end
     always @(posedge clk) begin
-        if (c0_push) begin
+        if (c0_mem_we) begin
             c0_mem[c0_wr_addr] <= c0_saved;
         end
     end
@@ -233,11 +243,20 @@ module qrtl_xpath_c0 (
     end
 
     // ---- per-query results (a query matches iff all its parts did) ----
-    assign q_match[0] = q0_s2_b_seen_next; // q0 (line 2): /a/b
-    assign q_match[1] = q2_s2_e_seen_next; // q2 (line 4): //d/e
+    // Registered here at the document's end. Timing: the top's result
+    // register is ordered by query id while the cluster holds the queries
+    // of one prefix, so the route from a cluster to its result bits can
+    // cross the chip; it starts from these flip-flops, not from the flags'
+    // last logic level.
+    always @(posedge clk) begin
+        if (ev_doc_end) begin
+            q_match[0] <= q0_s2_b_seen_next; // q0 (line 2): /a/b
+            q_match[1] <= q2_s2_e_seen_next; // q2 (line 4): //d/e
+        end
+    end
 
     // Inputs some clusters do not need (Verilator's UNUSED check skips *unused*).
-    wire unused_ev = &{1'b0, in_byte_next, ev_byte, ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first, ev_val_start, ev_val_unit, ev_unit_is_cp, ev_unit_byte, ev_unit_cp, ev_val_end, ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end};
+    wire unused_ev = &{1'b0, ev_byte, ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first, ev_val_start, ev_val_unit, ev_unit_is_cp, ev_unit_byte, ev_unit_cp, ev_val_end, ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end};
 endmodule
 
 `default_nettype wire

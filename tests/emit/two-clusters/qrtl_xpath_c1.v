@@ -36,9 +36,10 @@ module qrtl_xpath_c1 (
     input  wire        in_text_unit,
     input  wire        in_text_end,
     input  wire        in_doc_end,
-    // Per-query match bits of a document, valid one clock after its
-    // in_doc_end.
-    output wire [1:0] q_match
+    // Per-query match bits of a document, valid two clocks after its
+    // in_doc_end (from flip-flops of this cluster; held until the next
+    // document's end).
+    output reg  [1:0] q_match
 );
 
     // ---- reset and per-document clear, from flip-flops of this cluster ----
@@ -168,7 +169,16 @@ module qrtl_xpath_c1 (
     // ---- the push part of the row built for the opening element ----
     assign c1_row[0] = c1_tag_1_a;
 
-    wire c1_push = ev_open & ~ev_open_empty;
+    // An element opens: c1_push == ev_open & ~ev_open_empty, kept in
+    // a flip-flop of its own (timing: no LUT between the event registers
+    // and the stack's clock enables), with a copy for the stack memory's
+    // write enable, which reaches every distributed-RAM slice of the row.
+    reg  c1_push;
+    (* keep *) reg c1_mem_we;
+    always @(posedge clk) begin
+        c1_push <= ~rst_q & in_open & ~in_open_empty;
+        c1_mem_we <= ~rst_q & in_open & ~in_open_empty;
+    end
     // The row a push saves: the top's, with its counters counting the new child.
     wire [0:0] c1_saved = c1_tos;
     always @(posedge clk) begin
@@ -199,7 +209,7 @@ module qrtl_xpath_c1 (
         end
     end
     always @(posedge clk) begin
-        if (c1_push) begin
+        if (c1_mem_we) begin
             c1_mem[c1_wr_addr] <= c1_saved;
         end
     end
@@ -225,11 +235,20 @@ module qrtl_xpath_c1 (
     end
 
     // ---- per-query results (a query matches iff all its parts did) ----
-    assign q_match[0] = q1_s2_c_seen_next; // q1 (line 3): /a/c
-    assign q_match[1] = q3_s1_f_seen_next; // q3 (line 5): /f
+    // Registered here at the document's end. Timing: the top's result
+    // register is ordered by query id while the cluster holds the queries
+    // of one prefix, so the route from a cluster to its result bits can
+    // cross the chip; it starts from these flip-flops, not from the flags'
+    // last logic level.
+    always @(posedge clk) begin
+        if (ev_doc_end) begin
+            q_match[0] <= q1_s2_c_seen_next; // q1 (line 3): /a/c
+            q_match[1] <= q3_s1_f_seen_next; // q3 (line 5): /f
+        end
+    end
 
     // Inputs some clusters do not need (Verilator's UNUSED check skips *unused*).
-    wire unused_ev = &{1'b0, in_byte_next, ev_byte, ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first, ev_val_start, ev_val_unit, ev_unit_is_cp, ev_unit_byte, ev_unit_cp, ev_val_end, ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end};
+    wire unused_ev = &{1'b0, ev_byte, ev_name_byte, ev_name_first, ev_attr_name_byte, ev_attr_name_first, ev_val_start, ev_val_unit, ev_unit_is_cp, ev_unit_byte, ev_unit_cp, ev_val_end, ev_open, ev_open_empty, ev_close, ev_text_unit, ev_text_end, ev_doc_end};
 endmodule
 
 `default_nettype wire

@@ -210,20 +210,23 @@ module qrtl_xpath_top (
     );
 
     // ---- results: status word + bitmap, shifted out one word per beat ----
-    // A cluster's match bits are valid one clock after it sees doc_end
-    // (its own pipeline register): done_k marks that clock for stage k.
-    reg done_0;
-    reg done_1;
-    reg [6:0] fin_status; // {reason, status} of the last stage, one clock late
+    // A cluster's match bits are valid two clocks after it sees doc_end
+    // (its own pipeline register, then its match register): end_k and
+    // done_k mark those clocks for stage k.
+    reg end_0, done_0;
+    reg end_1, done_1;
+    reg [6:0] end_status, fin_status; // {reason, status} of the last stage, one and two clocks late
     always @(posedge clk) begin
         if (rst) begin
-            done_0 <= 1'b0;
-            done_1 <= 1'b0;
+            {end_0, done_0} <= 2'b00;
+            {end_1, done_1} <= 2'b00;
+            end_status <= 7'd0;
             fin_status <= 7'd0;
         end else begin
-            done_0 <= s0_doc_end;
-            done_1 <= s1_doc_end;
-            fin_status <= {s1_reason, s1_status};
+            {end_0, done_0} <= {s0_doc_end, end_0};
+            {end_1, done_1} <= {s1_doc_end, end_1};
+            end_status <= {s1_reason, s1_status};
+            fin_status <= end_status;
         end
     end
     wire last_doc_end = done_1;

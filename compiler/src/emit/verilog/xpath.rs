@@ -51,8 +51,9 @@ impl EventInput {
 }
 
 /// Clocks from a cluster's event input to its results: the tag decoder
-/// and each node's match are computed one clock ahead of the stack update.
-pub const CLUSTER_LATENCY: u32 = 1;
+/// and each node's match are computed one clock ahead of the stack update,
+/// and the match word is registered in the cluster at the document's end.
+pub const CLUSTER_LATENCY: u32 = 2;
 
 /// Width of a result word on the AXI4-Stream master.
 pub const RESULT_WIDTH: u32 = 32;
@@ -808,9 +809,11 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
         .enumerate()
         .filter(|(_, r)| !**r)
         .map(|(j, _)| col_bits[j].name.clone())
+        // The tag decoder's character lines are the only reader of
+        // in_byte_next.
+        .chain(tag_chars.is_empty().then(|| "in_byte_next".to_string()))
         .chain(
             [
-                "in_byte_next",
                 "ev_byte",
                 "ev_name_byte",
                 "ev_name_first",
