@@ -20,7 +20,7 @@
 // last complete code are reported (count, and whether they hold a
 // delimiter: a cut remainder).
 //
-// Pipeline (five stages, every register moves with advance):
+// Pipeline (six stages, every register moves with advance):
 //   P  per builder, in parallel, from its delimiter position alone: the
 //      code's end and the first bit after it (the next builder's start),
 //      the window holding the K remainder bits (a mux on the position's
@@ -32,10 +32,13 @@
 //      bits), the continuation bits after its code, the bits from its
 //      start to the chunk's end (start -> count was one stage and the
 //      longest path, ~10 ns on ECP5 at N = 32).
-//   B  reductions over the builders, still chunk-local: the last builder
-//      that found a delimiter (its code may be cut), the first whose
-//      quotient overflows, and what the carried state becomes, expressed as
-//      "carried value or 0, plus a chunk-local offset".
+//   L  reductions over the builders, still chunk-local: the counts of the
+//      last builder that found a delimiter (its code may be cut) and of
+//      the first whose quotient overflows, AND-OR selections on one-hot
+//      flags, and the flags of the cases below.
+//   B  what the carried state becomes, expressed as "carried value or 0,
+//      plus a chunk-local offset": a multiplexer over the cases on stage
+//      L's registers.
 //   C  the only stage that reads the state carried from the previous chunk
 //      (stream offset, open quotient, cut remainder, halted): one adder or
 //      comparator and a multiplexer per state register, so the loop
@@ -155,6 +158,27 @@ module rice_build #(
             // bits after the delimiter (those in the chunk when the code is
             // cut; the rest are 0).
             assign p_rwin_w[b*WW +: WW] = rem_window(dpos[IW-1:LB], data_x);
+            // The distance from the previous builder's delimiter: its code
+            // ends K bits after that one, so this quotient is gap - K - 1
+            // and stage A tells an overflow by comparing the gap with a
+            // constant (no adder before the comparison).
+            if (b > 0) begin : gap
+                reg [CW-1:0] q;
+                always @(posedge clk) begin
+                    if (rst) q <= {CW{1'b0}};
+                    else if (advance) q <= dpos - in_dpos[(b-1)*CW +: CW];
+                end
+            end
+            // The chunk's bit count, one register per builder (keep:
+            // synthesis would merge the copies): one register fanned out to
+            // every builder's comparators and subtractors of stage A was on
+            // the longest path.
+            reg [CW-1:0] bits_q;
+            (* keep *)
+            always @(posedge clk) begin
+                if (rst) bits_q <= {CW{1'b0}};
+                else if (advance) bits_q <= in_bits;
+            end
         end
     endgenerate
     // The last builder that found a delimiter (found is monotone: builder b
@@ -206,7 +230,13 @@ module rice_build #(
 
     // ==== stage A: per builder, the counts (one adder or comparator each) ==
     wire [B*CW-1:0] a_start_w, a_qh_w, a_rgot_w, a_tail_cut_w;
-    wire [B-1:0] a_complete_w;
+    wire [B-1:0] a_complete_w, a_ovf_local_w;
+    // A quotient above MAXQ: a gap above MAXQ + K + 1, possible only when
+    // that is below the largest CW-bit gap (else the comparison is left
+    // out: synthesis does not fold a comparison with a constant that a
+    // register can never exceed, and it was on the longest path).
+    localparam [PW:0] GAP_MAX = {1'b0, MAXQ} + K + 1;
+    localparam GAP_OVF = CHECK_OVF != 0 && GAP_MAX < {{(PW+1-CW){1'b0}}, {CW{1'b1}}};
     wire [B*KW-1:0] a_rbits_w;
     generate
         for (b = 0; b < B; b = b + 1) begin : sa
@@ -221,13 +251,21 @@ module rice_build #(
             end
             assign a_start_w[b*CW +: CW] = start;
             assign a_qh_w[b*CW +: CW] = dpos - start;
-            assign a_complete_w[b] = p_found[b] && p_end[b*CW +: CW] < p_bits;
+            wire [CW-1:0] bits = sp[b].bits_q;
+            assign a_complete_w[b] = p_found[b] && p_end[b*CW +: CW] < bits;
+            // Builder b >= 1's quotient (no carried count) overflows.
+            if (b == 0) begin : head_ovf
+                assign a_ovf_local_w[b] = 1'b0;
+            end else begin : chain_ovf
+                assign a_ovf_local_w[b] = GAP_OVF != 0 && p_found[b] &&
+                    sp[b].gap.q > GAP_MAX[CW-1:0];
+            end
             // Remainder bits in the chunk when the code is cut:
             // bits - dpos - 1 = bits + ~dpos.
-            assign a_rgot_w[b*CW +: CW] = p_bits + ~dpos;
+            assign a_rgot_w[b*CW +: CW] = bits + ~dpos;
             // Stream bits from the code's start to the chunk's end (the
             // tail when the code is cut).
-            assign a_tail_cut_w[b*CW +: CW] = p_bits - start;
+            assign a_tail_cut_w[b*CW +: CW] = bits - start;
             // Remainder extraction, second half: the K bits within the
             // window.
             assign a_rbits_w[b*KW +: KW] = rem_in_window(dpos[LB-1:0], p_rwin[b*WW +: WW]);
@@ -245,7 +283,8 @@ module rice_build #(
     generate
         for (b = 0; b < B; b = b + 1) begin : so
             wire [CW-1:0] after = p_after[b*CW +: CW];
-            assign a_ones_w[b*CW +: CW] = (after < p_bits) ? p_bits - after : {CW{1'b0}};
+            wire [CW-1:0] bits = sp[b].bits_q;
+            assign a_ones_w[b*CW +: CW] = (after < bits) ? bits - after : {CW{1'b0}};
         end
     endgenerate
 
@@ -253,8 +292,8 @@ module rice_build #(
     reg [CW-1:0] a_bits;
     reg [KW-1:0] a_data_lo;
     reg [SW-1:0] a_rem_span;
-    reg [B-1:0] a_found, a_last_hot, a_complete;
-    reg a_l_complete;  // the last builder with a delimiter is complete
+    reg a_any_found;  // builder 0 found a delimiter
+    reg [B-1:0] a_last_hot, a_complete, a_ovf_local;
     reg [B*CW-1:0] a_start, a_qh, a_after, a_rgot, a_tail_cut;
     reg [B*KW-1:0] a_rbits;
     reg a_spanning0;
@@ -268,10 +307,10 @@ module rice_build #(
             a_bits <= {CW{1'b0}};
             a_data_lo <= {KW{1'b0}};
             a_rem_span <= {SW{1'b0}};
-            a_found <= {B{1'b0}};
+            a_any_found <= 1'b0;
             a_last_hot <= {B{1'b0}};
             a_complete <= {B{1'b0}};
-            a_l_complete <= 1'b0;
+            a_ovf_local <= {B{1'b0}};
             a_start <= {B*CW{1'b0}};
             a_qh <= {B*CW{1'b0}};
             a_after <= {B*CW{1'b0}};
@@ -289,10 +328,10 @@ module rice_build #(
             a_bits <= p_bits;
             a_data_lo <= p_data_lo;
             a_rem_span <= p_rem_span;
-            a_found <= p_found;
+            a_any_found <= p_found[0];
             a_last_hot <= p_last_hot;
             a_complete <= a_complete_w;
-            a_l_complete <= |(a_complete_w & p_last_hot);
+            a_ovf_local <= a_ovf_local_w;
             a_start <= a_start_w;
             a_qh <= a_qh_w;
             a_after <= p_after;
@@ -307,11 +346,14 @@ module rice_build #(
         end
     end
 
-    // ==== stage B: reductions over the builders, chunk-local ================
+    // ==== stage L: selections over the builders, chunk-local ================
     // The last builder that found a delimiter (stage P found it), and the
-    // first builder from 1 on whose quotient (no carried count) overflows.
+    // first builder from 1 on whose quotient (no carried count) overflows
+    // (stage A compared it): AND-OR selections of their counts, registered
+    // before the cases of stage B (selection then cases in one stage was
+    // the longest path, ~7 ns at N = 32 on ECP5).
     wire [B-1:0] last_hot = a_last_hot;
-    wire [B-1:0] ovf_local, ok_upto;
+    wire [B-1:0] ok_upto;
     wire [B-1:0] first_ovf_hot;
     wire [B*V-1:0] val_w;      // builder b's integer, no carried count
     generate
@@ -319,14 +361,11 @@ module rice_build #(
             // ok: no builder in 1..b overflows (a prefix AND over the builders)
             wire ok;
             if (b == 0) begin : head
-                assign ovf_local[b] = 1'b0;
                 assign ok = 1'b1;
                 assign first_ovf_hot[b] = 1'b0;
             end else begin : chain
-                assign ovf_local[b] = CHECK_OVF != 0 && a_found[b] &&
-                    {{(PW-CW){1'b0}}, a_qh[b*CW +: CW]} > MAXQ;
-                assign ok = sb[b-1].ok && !ovf_local[b];
-                assign first_ovf_hot[b] = ovf_local[b] && sb[b-1].ok;
+                assign ok = sb[b-1].ok && !a_ovf_local[b];
+                assign first_ovf_hot[b] = a_ovf_local[b] && sb[b-1].ok;
             end
             assign ok_upto[b] = ok;
             if (K == 0) begin : k0
@@ -346,37 +385,31 @@ module rice_build #(
     endgenerate
 
     // One-hot selections (AND-OR).
-    reg [CW-1:0] l_qh, l_start, l_after, l_rgot, l_ones, l_tail_cut, f_qh, f_start;
-    reg [KW-1:0] l_rbits;
-    // (the last builder's completeness is selected in stage A: here it was
-    // on the longest path, through the cases below)
-    wire l_complete = a_l_complete;
+    reg [CW-1:0] l_qh_w, l_start_w, l_after_w, l_rgot_w, l_ones_w, l_tail_cut_w, f_qh_w, f_start_w;
+    reg [KW-1:0] l_rbits_w;
     integer s;
     always @(*) begin
-        l_qh = {CW{1'b0}};
-        l_start = {CW{1'b0}};
-        l_after = {CW{1'b0}};
-        l_tail_cut = {CW{1'b0}};
-        l_rgot = {CW{1'b0}};
-        l_ones = {CW{1'b0}};
-        l_rbits = {KW{1'b0}};
-        f_qh = {CW{1'b0}};
-        f_start = {CW{1'b0}};
+        l_qh_w = {CW{1'b0}};
+        l_start_w = {CW{1'b0}};
+        l_after_w = {CW{1'b0}};
+        l_tail_cut_w = {CW{1'b0}};
+        l_rgot_w = {CW{1'b0}};
+        l_ones_w = {CW{1'b0}};
+        l_rbits_w = {KW{1'b0}};
+        f_qh_w = {CW{1'b0}};
+        f_start_w = {CW{1'b0}};
         for (s = 0; s < B; s = s + 1) begin
-            l_qh = l_qh | (a_qh[s*CW +: CW] & {CW{last_hot[s]}});
-            l_start = l_start | (a_start[s*CW +: CW] & {CW{last_hot[s]}});
-            l_after = l_after | (a_after[s*CW +: CW] & {CW{last_hot[s]}});
-            l_tail_cut = l_tail_cut | (a_tail_cut[s*CW +: CW] & {CW{last_hot[s]}});
-            l_rgot = l_rgot | (a_rgot[s*CW +: CW] & {CW{last_hot[s]}});
-            l_ones = l_ones | (a_ones[s*CW +: CW] & {CW{last_hot[s]}});
-            l_rbits = l_rbits | (a_rbits[s*KW +: KW] & {KW{last_hot[s]}});
-            f_qh = f_qh | (a_qh[s*CW +: CW] & {CW{first_ovf_hot[s]}});
-            f_start = f_start | (a_start[s*CW +: CW] & {CW{first_ovf_hot[s]}});
+            l_qh_w = l_qh_w | (a_qh[s*CW +: CW] & {CW{last_hot[s]}});
+            l_start_w = l_start_w | (a_start[s*CW +: CW] & {CW{last_hot[s]}});
+            l_after_w = l_after_w | (a_after[s*CW +: CW] & {CW{last_hot[s]}});
+            l_tail_cut_w = l_tail_cut_w | (a_tail_cut[s*CW +: CW] & {CW{last_hot[s]}});
+            l_rgot_w = l_rgot_w | (a_rgot[s*CW +: CW] & {CW{last_hot[s]}});
+            l_ones_w = l_ones_w | (a_ones[s*CW +: CW] & {CW{last_hot[s]}});
+            l_rbits_w = l_rbits_w | (a_rbits[s*KW +: KW] & {KW{last_hot[s]}});
+            f_qh_w = f_qh_w | (a_qh[s*CW +: CW] & {CW{first_ovf_hot[s]}});
+            f_start_w = f_start_w | (a_start[s*CW +: CW] & {CW{first_ovf_hot[s]}});
         end
     end
-    wire any_found = a_found[0];
-    wire [CW-1:0] ones_after = any_found ? l_ones : a_ones_none;
-    wire last_spanning = last_hot[0] && a_spanning0;
 
     // The open code after this chunk, in cases (the carried state is
     // "carried value or 0, plus a chunk-local part"):
@@ -386,44 +419,122 @@ module rice_build #(
     //   span_on   the carried remainder goes on past this chunk too
     //   span_end  the carried code completes, no delimiter after it
     //   open      no delimiter: the open quotient goes on
-    wire case_cut = any_found && !l_complete;
-    wire case_span_on = !any_found && a_span_active && !a_span_done;
+    // (the flags here, the multiplexers in stage B)
+    wire any_found = a_any_found;
+    wire case_cut_w = any_found && !(|(a_complete & last_hot));
+    wire case_span_on_w = !any_found && a_span_active && !a_span_done;
+
+    reg l_valid, l_last;
+    reg [CW-1:0] l_bits;
+    reg [KW-1:0] l_data_lo;
+    reg [SW-1:0] l_rem_span;
+    reg [B-1:0] l_complete_ok;  // complete, and no builder 1..b overflows
+    reg l_spanning0;
+    reg [CW-1:0] l_start0, l_qh0;
+    reg [B*V-1:0] l_val;
+    reg l_any_local_ovf;
+    reg [CW-1:0] l_qh, l_start, l_after, l_rgot, l_ones, l_tail_cut, l_f_qh, l_f_start;
+    reg [KW-1:0] l_rbits;
+    reg [CW-1:0] l_ones_none;
+    reg l_any_found, l_last_spanning, l_case_cut, l_case_span_on, l_span_active, l_span_done;
+    always @(posedge clk) begin
+        if (rst) begin
+            l_valid <= 1'b0;
+            l_last <= 1'b0;
+            l_bits <= {CW{1'b0}};
+            l_data_lo <= {KW{1'b0}};
+            l_rem_span <= {SW{1'b0}};
+            l_complete_ok <= {B{1'b0}};
+            l_spanning0 <= 1'b0;
+            l_start0 <= {CW{1'b0}};
+            l_qh0 <= {CW{1'b0}};
+            l_val <= {B*V{1'b0}};
+            l_any_local_ovf <= 1'b0;
+            l_qh <= {CW{1'b0}};
+            l_start <= {CW{1'b0}};
+            l_after <= {CW{1'b0}};
+            l_rgot <= {CW{1'b0}};
+            l_ones <= {CW{1'b0}};
+            l_tail_cut <= {CW{1'b0}};
+            l_f_qh <= {CW{1'b0}};
+            l_f_start <= {CW{1'b0}};
+            l_rbits <= {KW{1'b0}};
+            l_ones_none <= {CW{1'b0}};
+            l_any_found <= 1'b0;
+            l_last_spanning <= 1'b0;
+            l_case_cut <= 1'b0;
+            l_case_span_on <= 1'b0;
+            l_span_active <= 1'b0;
+            l_span_done <= 1'b0;
+        end else if (advance) begin
+            l_valid <= a_valid;
+            l_last <= a_last;
+            l_bits <= a_bits;
+            l_data_lo <= a_data_lo;
+            l_rem_span <= a_rem_span;
+            l_complete_ok <= a_complete & ok_upto;
+            l_spanning0 <= a_spanning0;
+            l_start0 <= a_start[CW-1:0];
+            l_qh0 <= a_qh[CW-1:0];
+            l_val <= val_w;
+            l_any_local_ovf <= |a_ovf_local;
+            l_qh <= l_qh_w;
+            l_start <= l_start_w;
+            l_after <= l_after_w;
+            l_rgot <= l_rgot_w;
+            l_ones <= l_ones_w;
+            l_tail_cut <= l_tail_cut_w;
+            l_f_qh <= f_qh_w;
+            l_f_start <= f_start_w;
+            l_rbits <= l_rbits_w;
+            l_ones_none <= a_ones_none;
+            l_any_found <= any_found;
+            l_last_spanning <= last_hot[0] && a_spanning0;
+            l_case_cut <= case_cut_w;
+            l_case_span_on <= case_span_on_w;
+            l_span_active <= a_span_active;
+            l_span_done <= a_span_done;
+        end
+    end
+
+    // ==== stage B: the cases, on stage L's registers ========================
     // n_q = (use_cq ? c_q : 0) + q_add; n_start = rel ? pos_base +
     // start_off : c_start, and then the tail (stream bits from n_start to
     // the chunk's end) is tail_rel, chosen from stage A's differences (no
     // adder here).
+    wire [CW-1:0] ones_after = l_any_found ? l_ones : l_ones_none;
     reg b_use_cq;
     reg [CW-1:0] b_q_add;
     reg b_rel;
     reg [CW-1:0] b_start_off;
     reg [CW-1:0] b_tail_rel_w;
     always @(*) begin
-        if (case_cut) begin
-            b_use_cq = last_spanning;
+        if (l_case_cut) begin
+            b_use_cq = l_last_spanning;
             b_q_add = l_qh;
-            b_rel = !last_spanning;
+            b_rel = !l_last_spanning;
             b_start_off = l_start;
             b_tail_rel_w = l_tail_cut;
-        end else if (any_found) begin
+        end else if (l_any_found) begin
             // complete: the next code starts after it, at most at the end
             b_use_cq = 1'b0;
             b_q_add = ones_after;
             b_rel = 1'b1;
             b_start_off = l_after;
             b_tail_rel_w = l_ones;
-        end else if (case_span_on) begin
+        end else if (l_case_span_on) begin
             b_use_cq = 1'b1;
             b_q_add = {CW{1'b0}};
             b_rel = 1'b0;
             b_start_off = {CW{1'b0}};
             b_tail_rel_w = {CW{1'b0}};
-        end else if (a_span_active) begin
+        end else if (l_span_active) begin
             // span_end: the carried remainder ends inside the chunk
             b_use_cq = 1'b0;
             b_q_add = ones_after;
             b_rel = 1'b1;
-            b_start_off = a_rem_span[CW-1:0];
-            b_tail_rel_w = a_ones_none;
+            b_start_off = l_rem_span[CW-1:0];
+            b_tail_rel_w = l_ones_none;
         end else begin
             b_use_cq = 1'b1;
             b_q_add = ones_after;
@@ -436,7 +547,7 @@ module rice_build #(
     reg b_valid, b_last;
     reg [CW-1:0] b_bits;
     reg [KW-1:0] b_data_lo;
-    reg [B-1:0] b_complete, b_ok_upto;
+    reg [B-1:0] b_complete_ok;
     reg b_spanning0;
     reg [CW-1:0] b_start0;
     reg [CW-1:0] b_qh0;
@@ -456,8 +567,7 @@ module rice_build #(
             b_last <= 1'b0;
             b_bits <= {CW{1'b0}};
             b_data_lo <= {KW{1'b0}};
-            b_complete <= {B{1'b0}};
-            b_ok_upto <= {B{1'b0}};
+            b_complete_ok <= {B{1'b0}};
             b_spanning0 <= 1'b0;
             b_start0 <= {CW{1'b0}};
             b_qh0 <= {CW{1'b0}};
@@ -476,22 +586,21 @@ module rice_build #(
             b_l_rbits <= {KW{1'b0}};
             b_l_rgot <= {SW{1'b0}};
         end else if (advance) begin
-            b_valid <= a_valid;
-            b_last <= a_last;
-            b_bits <= a_bits;
-            b_data_lo <= a_data_lo;
-            b_complete <= a_complete;
-            b_ok_upto <= ok_upto;
-            b_spanning0 <= a_spanning0;
-            b_start0 <= a_start[CW-1:0];
-            b_qh0 <= a_qh[CW-1:0];
-            b_val <= val_w;
-            b_any_local_ovf <= |ovf_local;
-            b_f_qh <= f_qh;
-            b_f_start <= f_start;
-            b_span_done <= a_span_done;
-            b_case_cut <= case_cut;
-            b_case_span_on <= case_span_on;
+            b_valid <= l_valid;
+            b_last <= l_last;
+            b_bits <= l_bits;
+            b_data_lo <= l_data_lo;
+            b_complete_ok <= l_complete_ok;
+            b_spanning0 <= l_spanning0;
+            b_start0 <= l_start0;
+            b_qh0 <= l_qh0;
+            b_val <= l_val;
+            b_any_local_ovf <= l_any_local_ovf;
+            b_f_qh <= l_f_qh;
+            b_f_start <= l_f_start;
+            b_span_done <= l_span_done;
+            b_case_cut <= l_case_cut;
+            b_case_span_on <= l_case_span_on;
             b_use_cq_q <= b_use_cq;
             b_rel_q <= b_rel;
             b_q_add_q <= b_q_add;
@@ -531,30 +640,43 @@ module rice_build #(
     // registers directly; and as the room is at most MAXQ = 2^QW - 1, the
     // comparison is "any carried bit from QW on, or the low QW bits above
     // the room": a QW-bit carry chain beside an OR, not a PW-bit chain.
-    wire [PW-1:0] q0 = {{(PW-CW){1'b0}}, b_qh0} + (b_spanning0 ? c_q_r : {PW{1'b0}});
+    // (The adders take the registers as they are and the multiplexer
+    // follows the carry chain, where it shares the LUT with the next
+    // register's input: a multiplexer before the chain was the longest
+    // path, ~6.3 ns at N = 32 on ECP5.)
+    wire [PW-1:0] qh0_pw = {{(PW-CW){1'b0}}, b_qh0};
+    wire [PW-1:0] q0 = b_spanning0 ? c_q_r + qh0_pw : qh0_pw;
     wire ovf0;
     generate
         if (CHECK_OVF != 0) begin : ovf_check
-            // (stage B) builder 0's own count overflows; MAXQ minus it, the
+            // (stage L) builder 0's own count overflows; MAXQ minus it, the
             // room for the carried count (QW bits: when the count is at most
-            // MAXQ, its bits from QW on are 0)
+            // MAXQ, its bits from QW on are 0); stage B hands them on
             wire [QW-1:0] qh0_qw;
             if (QW > CW) begin : wide
                 assign qh0_qw = {{(QW-CW){1'b0}}, a_qh[CW-1:0]};
             end else begin : narrow
                 assign qh0_qw = a_qh[QW-1:0];
             end
-            reg found0_q, qh0_ovf_q;
-            reg [QW-1:0] room_q;
+            // (a CW-bit count exceeds MAXQ only when MAXQ < 2^CW - 1)
+            localparam QH_OVF = MAXQ < {{(PW-CW){1'b0}}, {CW{1'b1}}};
+            reg found0_l, qh0_ovf_l, found0_q, qh0_ovf_q;
+            reg [QW-1:0] room_l, room_q;
             always @(posedge clk) begin
                 if (rst) begin
+                    found0_l <= 1'b0;
+                    qh0_ovf_l <= 1'b0;
+                    room_l <= {QW{1'b0}};
                     found0_q <= 1'b0;
                     qh0_ovf_q <= 1'b0;
                     room_q <= {QW{1'b0}};
                 end else if (advance) begin
-                    found0_q <= a_found[0];
-                    qh0_ovf_q <= {{(PW-CW){1'b0}}, a_qh[CW-1:0]} > MAXQ;
-                    room_q <= MAXQ[QW-1:0] - qh0_qw;
+                    found0_l <= a_any_found;
+                    qh0_ovf_l <= QH_OVF != 0 && a_qh[CW-1:0] > MAXQ[CW-1:0];
+                    room_l <= MAXQ[QW-1:0] - qh0_qw;
+                    found0_q <= found0_l;
+                    qh0_ovf_q <= qh0_ovf_l;
+                    room_q <= room_l;
                 end
             end
             wire carried_above = c_q_r[PW-1:QW] != {(PW-QW){1'b0}} ||
@@ -615,7 +737,8 @@ module rice_build #(
     endgenerate
 
     // ---- the open code after this chunk (carried, or the tail on a last chunk)
-    wire [PW-1:0] n_q = (b_use_cq_q ? c_q : {PW{1'b0}}) + {{(PW-CW){1'b0}}, b_q_add_q};
+    wire [PW-1:0] q_add_pw = {{(PW-CW){1'b0}}, b_q_add_q};
+    wire [PW-1:0] n_q = b_use_cq_q ? c_q + q_add_pw : q_add_pw;
     wire [PW-1:0] n_start = b_rel_q ? pos_base + {{(PW-CW){1'b0}}, b_start_off_q} : c_start;
     // Stream bits from n_start to the chunk's end.
     wire [PW-1:0] n_open = b_rel_q ? {{(PW-CW){1'b0}}, b_tail_rel} : c_open + bits_pw;
@@ -686,7 +809,7 @@ module rice_build #(
                 d_bvals <= bvals;
                 d_span_value <= span_value;
                 d_span_done <= b_span_done;
-                d_complete_ok <= b_complete & b_ok_upto;
+                d_complete_ok <= b_complete_ok;
                 d_ovf_at0 <= ovf_at0;
                 d_ovf_atf <= ovf_atf;
                 d_q0 <= q0;

@@ -246,7 +246,7 @@ module {{ top }} (
 {%- if arch == "nostall" %}
 {%- raw %}
 
-    // ---- stages B+4 .. B+8: integer builders and output alignment
+    // ---- stages B+4 .. B+9: integer builders and output alignment
     wire b_valid, b_last, b_ovf, b_tail_delim;
     wire [B*V-1:0] b_lanes;
     wire [B-1:0] b_mask;
