@@ -160,7 +160,10 @@ module {{ module }} (
     reg         out_valid, out_last, skid_valid, skid_last;
     wire        out_free = ~out_valid | m_axis_tready; // the beat register can load
     wire        res_take = res_valid & ~skid_valid;   // res_sr gives up its low word
-    wire        take_last = res_left == {{ left_width }}'d1;
+    // res_last == (res_left == 1), kept in a flip-flop (timing: no compare
+    // in front of take_n, whose net reaches the {{ result_words }} take_w<k> across the chip).
+    reg         res_last;
+    wire        take_last = res_last;
     wire        res_valid_n = rst ? 1'b0
         : last_doc_end ? 1'b1
         : (res_take & take_last) ? 1'b0 : res_valid;
@@ -187,10 +190,13 @@ module {{ module }} (
         res_valid <= res_valid_n;
         if (rst) begin
             res_left <= {{ left_width }}'d0;
+            res_last <= 1'b0;
         end else if (last_doc_end) begin
             res_left <= {{ left_width }}'d{{ result_words }};
+            res_last <= {{ left_width }}'d{{ result_words }} == {{ left_width }}'d1;
         end else if (res_take) begin
             res_left <= res_left - {{ left_width }}'d1;
+            res_last <= res_left == {{ left_width }}'d2;
         end
     end
     // Loading (at each cluster's doc end) and shifting never overlap: a
