@@ -31,7 +31,7 @@
 
 use dsi_bitstream::prelude::*;
 use qrtl_compiler::driver_rice::simulate_rice;
-use qrtl_compiler::emit::verilog::rice::{emit_rice, RiceArch, RiceHwConfig};
+use qrtl_compiler::emit::verilog::rice::{emit_rice, nostall_latency, RiceArch, RiceHwConfig};
 use qrtl_compiler::refmodel::rice::{decode_into, encode, BitOrder, RiceConfig, Unary};
 use qrtl_compiler::sim::{Simulator, Stalls};
 use rand::rngs::SmallRng;
@@ -169,12 +169,20 @@ fn main() {
 /// Verilator cycles and Yosys area of the hardware decoders.
 fn rtl_section(quick: bool) {
     let ints = if quick { 2_000 } else { 20_000 };
+    // The no-stall pipeline's depth beyond its ceil(N/(k+1)) insertion
+    // blocks, from the emitter (the same for every N and k).
+    let probe = RiceHwConfig {
+        code: RiceConfig::default(),
+        chunk_bits: 32,
+        arch: RiceArch::NoStall,
+    };
+    let extra = nostall_latency(&probe) - probe.builders();
     println!("\n# Golomb-Rice hardware decoders\n");
     println!(
         "One stream of {ints} integers (same distribution) per design, `--value-bits 32`, \
          simulated alone in Verilator with the output always ready. cycles: from the \
          stream's first beat in to its last beat out. `nostall` takes N bits every clock: \
-         cycles = ceil(bits/N) + ceil(N/(k+1)) + 6 (its pipeline depth); `single` sends one integer per clock, plus a cycle loading and one closing each chunk; `serial` reads \
+         cycles = ceil(bits/N) + ceil(N/(k+1)) + {extra} (its pipeline depth); `single` sends one integer per clock, plus a cycle loading and one closing each chunk; `serial` reads \
          one bit per clock.\n"
     );
     println!("| arch | N | k | bits | ceil(bits/N) | cycles | cycles - ceil(bits/N) | bits/cycle | build s |");
