@@ -99,6 +99,8 @@ module qrtl_sax #(
     // 2 and 3 at name index width (timing: `+ 1 + 1` was two carry chains).
     localparam [NIW+1:0] TWO_W = 2, THREE_W = 3;
     localparam [NIW-1:0] NI_TWO = TWO_W[NIW-1:0], NI_THREE = THREE_W[NIW-1:0];
+    localparam [31:0] ONE_32 = 1, TWO_32 = 2;
+    localparam [DW-1:0] D_ONE = ONE_32[DW-1:0], D_TWO = TWO_32[DW-1:0];
 
     // ------------------------------------------------------------------
     // States (tokenizer.rs `enum State`)
@@ -207,6 +209,7 @@ module qrtl_sax #(
     reg [4:0]    ref_ent;      // the entity name so far is a prefix of: lt, gt, amp, apos, quot (bits 0-4)
     reg [2:0]    ref_len;      // its letters
     reg [20:0]   ref_val;      // character reference value so far (<= 0x10FFFF)
+    reg          ref_hbig, ref_dbig, ref_deq; // the next digit overflows (hex; decimal; decimal if above 1)
     reg [2:0]    pi_len;       // PI target length, saturating at 4
     reg          pi_ci;        // the target so far matches `xml`, any case
     reg          pi_exact;     // ... and exactly
@@ -594,8 +597,9 @@ module qrtl_sax #(
     // Constants the flags are updated from.
     wire sp_cap_m1 = sp == CAP - 1'b1;
     wire ap_cap_m1 = ap == CAP - 1'b1;
-    wire depth_is1 = depth_m1 == {DW{1'b0}};
-    wire depth_gt2 = depth_gt1 && depth_m1 != 1;
+    // (On depth itself, not on depth_m1: no subtractor in front of the flags.)
+    wire depth_is1 = depth == D_ONE;
+    wire depth_gt2 = depth_gt1 && depth != D_TWO;
     wire depth_max_m1 = depth == MAXD - 1'b1;
 
     // Character references: the next value and the XML `Char` test
@@ -609,9 +613,13 @@ module qrtl_sax #(
     // ref_val (ref_val <= 0x10FFFF always; 0x10FFF * 16 + 15 = 0x10FFFF =
     // 111411 * 10 + 1). The error is applied after the state machine's case
     // (`ref_ovf_now`), off its longer paths: a digit has no events.
+    // The tests on ref_val are themselves registered (`ref_hbig`,
+    // `ref_dbig`, `ref_deq`, see "Character reference value"), computed
+    // from ref_val before its step, so here only the digit's bits are
+    // left (timing: the comparator no longer ends in the error registers).
     wire ref_overflow = state[S_REF_HEX]
-        ? (ref_val[20:17] != 4'd0 || (ref_val[16] && ref_val[15:12] != 4'd0))
-        : (ref_val > 21'd111411 || (ref_val == 21'd111411 && b[3:1] != 3'd0));
+        ? ref_hbig
+        : (ref_dbig || (ref_deq && b[3:1] != 3'd0));
     // The XML `Char` test as bit tests (no comparators), valid as ref_val
     // <= 0x10FFFF: 10000-10FFFF; 20-FFFD without the surrogates D800-DFFF
     // and FFFE-FFFF; tab, LF, CR.
@@ -656,7 +664,14 @@ module qrtl_sax #(
     reg          n_ap_full, n_cmp_first, n_cmp_done;
     reg          n_sp_full, n_depth_zero, n_depth_gt1, n_depth_max;
     reg          push;         // an element opens: depth + 1, its name starts at sp
-    reg          pop;          // the top element closes (tokenizer `close_element`)
+    // The top element closes (tokenizer `close_element`): the branches of
+    // the case below that pop (EmptyTagSlash at `>`; EndName at `>` after a
+    // complete compare; EndTagSpace at `>`), written as one flat sum of
+    // state bits and byte classes rather than through the case's if/else
+    // chains (timing: those put the name compare in front of the stack
+    // registers' clock enables).
+    wire         pop = !halted && b_gt && (state[S_EMPTY_TAG_SLASH] || state[S_END_TAG_SPACE]
+                                           || (state[S_END_NAME] && cmp_done && !cmp_first));
 
     reg [17:1]   fail_vec;     // the reason of `fail`, one-hot (bit E_X)
 
@@ -706,7 +721,6 @@ module qrtl_sax #(
         n_cmp_first = cmp_first;
         n_cmp_done = cmp_done;
         push = 1'b0;
-        pop = 1'b0;
         fail_vec = 17'd0;
         nm_we = 1'b0;
         st_we = 1'b0;
@@ -966,7 +980,6 @@ module qrtl_sax #(
                         // open + close_element
                         e_open = 1'b1;
                         e_open_empty = 1'b1;
-                        pop = 1'b1;
                         // -> after_pop
                     end else begin
                         fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
@@ -992,7 +1005,6 @@ module qrtl_sax #(
                             fail_vec[E_MISMATCHED_CLOSE] = 1'b1;
                         end else if (b_gt) begin
                             e_close = 1'b1;
-                            pop = 1'b1;
                             // -> after_pop
                         end else begin
                             // -> ST_END_TAG_SPACE
@@ -1004,7 +1016,6 @@ module qrtl_sax #(
                 state[S_END_TAG_SPACE]: begin
                     if (b_gt) begin
                         e_close = 1'b1;
-                        pop = 1'b1;
                         // -> after_pop
                     end else if (!is_ws) begin
                         fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
@@ -1462,15 +1473,27 @@ module qrtl_sax #(
     // The byte reveals the document's first error when `fail` or
     // `ref_ovf_now` is set (sim/sax_trace.cpp reads both to check the error
     // offset).
-    // Its reason. The reasons are kept one-hot (`fail_vec`, `err_vec`) and
-    // only encoded in stage 3: each bit is the OR of the few branches with
-    // that reason, no binary encoding behind the deep branch logic (timing).
+    // Its reason. The reasons are kept one-hot (`fail_vec`, `err_vec`): each
+    // bit is the OR of the few branches with that reason, no binary encoding
+    // behind the deep branch logic (timing). fail_vec is encoded in stage 3,
+    // err_vec (a register) into a stage-2 register.
     // fail_vec is 0 unless `fail`, and neither can be set once err_vec is,
     // so OR-ing them needs no priority logic. A bad reference value
     // (`ref_ovf_now`, behind comparators) reaches err_vec one byte later
     // through `ref_ovf_q`, and the status of a document ending on that very
     // byte through `r_end_ovf`.
     wire [17:1] ovf_vec = {4'd0, ref_ovf_q, 12'd0}; // bit E_BAD_REFERENCE (13)
+    // The reason of a one-hot error vector (E_NONE for none).
+    function [4:0] reason_of;
+        input [17:1] v;
+        integer i;
+        begin
+            reason_of = E_NONE;
+            for (i = 1; i <= 17; i = i + 1) begin
+                if (v[i]) reason_of = reason_of | i[4:0];
+            end
+        end
+    endfunction
 
     // The new units' bytes (the `tu_bK is` comments above), chosen by the
     // state alone: they only matter for the units counted by tu_n, and
@@ -1504,7 +1527,9 @@ module qrtl_sax #(
     reg [7:0]  r_unit_byte;
     reg [20:0] r_unit_cp;
     reg [0:0]  r_doc_end;
-    reg [17:1] r_end_err;      // the document's first error, if any: from an earlier byte ...
+    reg [4:0]  r_end_err;      // the document's first error, if any: from an earlier byte (its reason) ...
+    reg        r_end_err_any;  //   (an error from an earlier byte)
+    reg        r_end_err_big;  //   (that error stops the document as too deep: E_TOO_DEEP, E_NAME_STACK_OVERFLOW)
     reg [17:1] r_end_fail;     // ... or from this one (fail_vec) ...
     reg        r_end_ovf;      // ... or it is a reference overflow on the last byte
     reg        r_end_misc;     // else the state after the last byte is Misc ...
@@ -1559,7 +1584,9 @@ module qrtl_sax #(
             r_unit_byte <= 8'd0;
             r_unit_cp <= 21'd0;
             r_doc_end <= 1'b0;
-            r_end_err <= 17'd0;
+            r_end_err <= E_NONE;
+            r_end_err_any <= 1'b0;
+            r_end_err_big <= 1'b0;
             r_end_fail <= 17'd0;
             r_end_ovf <= 1'b0;
             r_end_misc <= 1'b0;
@@ -1589,7 +1616,11 @@ module qrtl_sax #(
             // The end-of-document checks (tokenizer `finish`), in pieces
             // that come straight from the parser's next-state logic; stage
             // 3 combines them into the status.
-            r_end_err <= err_vec | ovf_vec;
+            // err_vec and ovf_vec are flip-flops: encoded here, off the
+            // state machine's paths.
+            r_end_err <= reason_of(err_vec | ovf_vec);
+            r_end_err_any <= (err_vec | ovf_vec) != 17'd0;
+            r_end_err_big <= err_vec[E_TOO_DEEP] | err_vec[E_NAME_STACK_OVERFLOW];
             r_end_fail <= fail_vec;
             r_end_ovf <= ref_ovf_now;
             r_end_misc <= n_state[S_MISC];
@@ -1605,22 +1636,19 @@ module qrtl_sax #(
     // The events are passed on unchanged; the end-of-document status and
     // reason are decoded here from stage 2's pieces, so this decode does
     // not sit behind the parser's next-state logic (timing).
-    // (At most one bit of r_end_err, r_end_fail and r_end_ovf is set.)
+    // (At most one of r_end_err_any, r_end_fail's bits and r_end_ovf is
+    // set, so the reasons are OR-ed. Timing: the status bits are formed
+    // from the pieces directly, not from the reason code.)
     assign o_byte_next = r_byte;
-    wire [17:1] end_vec = r_end_err | r_end_fail | {4'd0, r_end_ovf, 12'd0};
-    reg  [4:0]  end_err;       // end_vec encoded: the reason of its bit
-    integer     k;
-    always @* begin
-        end_err = E_NONE;
-        for (k = 1; k <= 17; k = k + 1) begin
-            if (end_vec[k]) end_err = end_err | k[4:0];
-        end
-    end
-    wire [4:0] end_code = (end_err != E_NONE) ? end_err
-        : r_end_misc ? (r_end_root ? E_NONE : E_NO_ROOT_ELEMENT)
+    wire       end_err_any = r_end_err_any | (r_end_fail != 17'd0) | r_end_ovf;
+    wire       end_big = r_end_err_big | r_end_fail[E_TOO_DEEP] | r_end_fail[E_NAME_STACK_OVERFLOW];
+    // No error: the state after the last byte decides.
+    wire [4:0] end_fallback = r_end_misc ? (r_end_root ? E_NONE : E_NO_ROOT_ELEMENT)
         : r_end_text ? E_UNCLOSED_ELEMENT : E_UNTERMINATED_MARKUP;
-    wire [1:0] end_status = (end_code == E_NONE) ? 2'd0
-        : (end_code == E_TOO_DEEP || end_code == E_NAME_STACK_OVERFLOW) ? 2'd2 : 2'd1;
+    wire [4:0] end_code = r_end_err | reason_of(r_end_fail) | (r_end_ovf ? E_BAD_REFERENCE : E_NONE)
+        | (end_err_any ? E_NONE : end_fallback);
+    // 0 ok, 1 malformed, 2 too deep (E_TOO_DEEP, E_NAME_STACK_OVERFLOW).
+    wire [1:0] end_status = {end_big, end_err_any ? ~end_big : ~(r_end_misc & r_end_root)};
     always @(posedge clk) begin
         if (rst) begin
             o_byte <= 8'd0;
@@ -1676,11 +1704,23 @@ module qrtl_sax #(
     // also loads; the document has failed then.)
     wire ref_hex_mode = s_rhexs || s_rhex;
     wire ref_step = ((s_rhash || s_rdec) && is_digit) || (ref_hex_mode && (is_digit || is_hex_letter));
+    // The overflow tests on the value are kept in flip-flops, updated with
+    // it from the value before the step: after a hex digit, ref_val > 0x10FFF
+    // (ref_hbig: the next hex digit overflows) reads ref_val[16:8]; after a
+    // decimal digit d, ref_val * 10 + d > 111411 (ref_dbig) and == 111411
+    // (ref_deq) read ref_val against 11141 and d. (Once a digit has
+    // overflowed the document has failed and they are not read again.)
     always @(posedge clk) begin
         if (pr_cnt || (pv_cnt && s_rstart)) begin
             ref_val <= 21'd0;
+            ref_hbig <= 1'b0;
+            ref_dbig <= 1'b0;
+            ref_deq <= 1'b0;
         end else if (pv_cnt && ref_step) begin
             ref_val <= ref_hex_mode ? ref_hex_next : ref_dec_next;
+            ref_hbig <= ref_val[16:13] != 4'd0 || (ref_val[12] && ref_val[11:8] != 4'd0);
+            ref_dbig <= ref_val > 21'd11141 || (ref_val == 21'd11141 && b[3:1] != 3'd0);
+            ref_deq <= ref_val == 21'd11141 && b[3:0] == 4'd1;
         end
     end
 

@@ -224,12 +224,21 @@ module {{ module }} (
     // in its own register ({{ prefix }}_rd_addr = depth - 2), so no adder and
     // no logic sits between a flip-flop and the distributed RAM's address
     // pins; the write address ({{ prefix }}_wr_addr = depth) is a register as well.
+    // The two addresses are counters; the memory's address pins, spread
+    // over every distributed-RAM slice of the row, are driven by copies
+    // ({{ prefix }}_ram_wa, {{ prefix }}_ram_ra), so the counters' adders stay
+    // next to their flip-flops instead of at the far end of that net. The
+    // copies hold the addresses inverted (row r lives in word ~r, for
+    // writes and reads alike), so synthesis cannot merge them with the
+    // counters as identical flip-flops (Yosys does, `keep` or not).
     reg  [{{ full_width - 1 }}:0] {{ prefix }}_tos;
     reg  [{{ full_width - 1 }}:0] {{ prefix }}_below;
     reg  [{{ full_width - 1 }}:0] {{ prefix }}_mem [0:{{ mem_words - 1 }}];
     reg  [{{ addr_width - 1 }}:0] {{ prefix }}_wr_addr;
     reg  [{{ addr_width - 1 }}:0] {{ prefix }}_rd_addr;
-    wire [{{ full_width - 1 }}:0] {{ prefix }}_mem_rd = {{ prefix }}_mem[{{ prefix }}_rd_addr];
+    reg  [{{ addr_width - 1 }}:0] {{ prefix }}_ram_wa; // ~wr_addr
+    reg  [{{ addr_width - 1 }}:0] {{ prefix }}_ram_ra; // ~rd_addr
+    wire [{{ full_width - 1 }}:0] {{ prefix }}_mem_rd = {{ prefix }}_mem[{{ prefix }}_ram_ra];
 {%- endif %}
 {%- if row_width > 0 %}
     wire [{{ row_width - 1 }}:0] {{ prefix }}_row;
@@ -353,15 +362,18 @@ module {{ module }} (
     // An element opens: {{ prefix }}_push == ev_open & ~ev_open_empty, kept in
     // a flip-flop of its own (timing: no LUT between the event registers
     // and the stack's clock enables){% if full_width > 0 %}, with a copy for the stack memory's
-    // write enable, which reaches every distributed-RAM slice of the row{% endif %}.
+    // write enable, which reaches every distributed-RAM slice of the row.
+    // The copy leaves out ~rst_q (the cluster's inputs are quiet while
+    // rst_q is set, so both are equal), so that synthesis does not merge
+    // the two as identical flip-flops{% endif %}.
     reg  {{ prefix }}_push;
 {%- if full_width > 0 %}
-    (* keep *) reg {{ prefix }}_mem_we;
+    reg  {{ prefix }}_mem_we;
 {%- endif %}
     always @(posedge clk) begin
         {{ prefix }}_push <= ~rst_q & in_open & ~in_open_empty;
 {%- if full_width > 0 %}
-        {{ prefix }}_mem_we <= ~rst_q & in_open & ~in_open_empty;
+        {{ prefix }}_mem_we <= in_open & ~in_open_empty;
 {%- endif %}
     end
 {%- if full_width > 0 %}
@@ -378,14 +390,20 @@ module {{ module }} (
             {{ prefix }}_below <= {{ full_width }}'d0;
             {{ prefix }}_wr_addr <= {{ addr_width }}'d0;
             {{ prefix }}_rd_addr <= ~{{ addr_width }}'d0 - {{ addr_width }}'d1;
+            {{ prefix }}_ram_wa <= ~{{ addr_width }}'d0;
+            {{ prefix }}_ram_ra <= {{ addr_width }}'d1;
         end else if ({{ prefix }}_push) begin
             {{ prefix }}_below <= {{ prefix }}_saved;
             {{ prefix }}_wr_addr <= {{ prefix }}_wr_addr + {{ addr_width }}'d1;
             {{ prefix }}_rd_addr <= {{ prefix }}_rd_addr + {{ addr_width }}'d1;
+            {{ prefix }}_ram_wa <= ~({{ prefix }}_wr_addr + {{ addr_width }}'d1);
+            {{ prefix }}_ram_ra <= ~({{ prefix }}_rd_addr + {{ addr_width }}'d1);
         end else if (ev_close) begin
             {{ prefix }}_below <= {{ prefix }}_mem_rd;
             {{ prefix }}_wr_addr <= {{ prefix }}_wr_addr - {{ addr_width }}'d1;
             {{ prefix }}_rd_addr <= {{ prefix }}_rd_addr - {{ addr_width }}'d1;
+            {{ prefix }}_ram_wa <= ~({{ prefix }}_wr_addr - {{ addr_width }}'d1);
+            {{ prefix }}_ram_ra <= ~({{ prefix }}_rd_addr - {{ addr_width }}'d1);
         end
     end
 {%- endif %}
@@ -430,7 +448,7 @@ module {{ module }} (
 {%- if full_width > 0 %}
     always @(posedge clk) begin
         if ({{ prefix }}_mem_we) begin
-            {{ prefix }}_mem[{{ prefix }}_wr_addr] <= {{ prefix }}_saved;
+            {{ prefix }}_mem[{{ prefix }}_ram_wa] <= {{ prefix }}_saved;
         end
     end
 {%- endif %}
