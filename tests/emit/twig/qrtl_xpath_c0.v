@@ -142,12 +142,21 @@ module qrtl_xpath_c0 (
     // in its own register (c0_rd_addr = depth - 2), so no adder and
     // no logic sits between a flip-flop and the distributed RAM's address
     // pins; the write address (c0_wr_addr = depth) is a register as well.
+    // The two addresses are counters; the memory's address pins, spread
+    // over every distributed-RAM slice of the row, are driven by copies
+    // (c0_ram_wa, c0_ram_ra), so the counters' adders stay
+    // next to their flip-flops instead of at the far end of that net. The
+    // copies hold the addresses inverted (row r lives in word ~r, for
+    // writes and reads alike), so synthesis cannot merge them with the
+    // counters as identical flip-flops (Yosys does, `keep` or not).
     reg  [16:0] c0_tos;
     reg  [16:0] c0_below;
     reg  [16:0] c0_mem [0:31];
     reg  [4:0] c0_wr_addr;
     reg  [4:0] c0_rd_addr;
-    wire [16:0] c0_mem_rd = c0_mem[c0_rd_addr];
+    reg  [4:0] c0_ram_wa; // ~wr_addr
+    reg  [4:0] c0_ram_ra; // ~rd_addr
+    wire [16:0] c0_mem_rd = c0_mem[c0_ram_ra];
     wire [7:0] c0_row;
     wire c0_gs_1_r = c0_tos[0]; // global stack: parent is <r>
     wire c0_gs_2_a = c0_tos[1]; // global stack: parent is <a>
@@ -272,11 +281,14 @@ module qrtl_xpath_c0 (
     // a flip-flop of its own (timing: no LUT between the event registers
     // and the stack's clock enables), with a copy for the stack memory's
     // write enable, which reaches every distributed-RAM slice of the row.
+    // The copy leaves out ~rst_q (the cluster's inputs are quiet while
+    // rst_q is set, so both are equal), so that synthesis does not merge
+    // the two as identical flip-flops.
     reg  c0_push;
-    (* keep *) reg c0_mem_we;
+    reg  c0_mem_we;
     always @(posedge clk) begin
         c0_push <= ~rst_q & in_open & ~in_open_empty;
-        c0_mem_we <= ~rst_q & in_open & ~in_open_empty;
+        c0_mem_we <= in_open & ~in_open_empty;
     end
     // The row a push saves: the top's, with its counters counting the new child.
     wire [16:0] c0_saved = { c0_tos_counted, c0_tos[7:0] };
@@ -285,14 +297,20 @@ module qrtl_xpath_c0 (
             c0_below <= 17'd0;
             c0_wr_addr <= 5'd0;
             c0_rd_addr <= ~5'd0 - 5'd1;
+            c0_ram_wa <= ~5'd0;
+            c0_ram_ra <= 5'd1;
         end else if (c0_push) begin
             c0_below <= c0_saved;
             c0_wr_addr <= c0_wr_addr + 5'd1;
             c0_rd_addr <= c0_rd_addr + 5'd1;
+            c0_ram_wa <= ~(c0_wr_addr + 5'd1);
+            c0_ram_ra <= ~(c0_rd_addr + 5'd1);
         end else if (ev_close) begin
             c0_below <= c0_mem_rd;
             c0_wr_addr <= c0_wr_addr - 5'd1;
             c0_rd_addr <= c0_rd_addr - 5'd1;
+            c0_ram_wa <= ~(c0_wr_addr - 5'd1);
+            c0_ram_ra <= ~(c0_rd_addr - 5'd1);
         end
     end
     always @(posedge clk) begin
@@ -316,7 +334,7 @@ module qrtl_xpath_c0 (
     end
     always @(posedge clk) begin
         if (c0_mem_we) begin
-            c0_mem[c0_wr_addr] <= c0_saved;
+            c0_mem[c0_ram_wa] <= c0_saved;
         end
     end
 

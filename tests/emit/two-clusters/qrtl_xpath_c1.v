@@ -127,12 +127,21 @@ module qrtl_xpath_c1 (
     // in its own register (c1_rd_addr = depth - 2), so no adder and
     // no logic sits between a flip-flop and the distributed RAM's address
     // pins; the write address (c1_wr_addr = depth) is a register as well.
+    // The two addresses are counters; the memory's address pins, spread
+    // over every distributed-RAM slice of the row, are driven by copies
+    // (c1_ram_wa, c1_ram_ra), so the counters' adders stay
+    // next to their flip-flops instead of at the far end of that net. The
+    // copies hold the addresses inverted (row r lives in word ~r, for
+    // writes and reads alike), so synthesis cannot merge them with the
+    // counters as identical flip-flops (Yosys does, `keep` or not).
     reg  [0:0] c1_tos;
     reg  [0:0] c1_below;
     reg  [0:0] c1_mem [0:31];
     reg  [4:0] c1_wr_addr;
     reg  [4:0] c1_rd_addr;
-    wire [0:0] c1_mem_rd = c1_mem[c1_rd_addr];
+    reg  [4:0] c1_ram_wa; // ~wr_addr
+    reg  [4:0] c1_ram_ra; // ~rd_addr
+    wire [0:0] c1_mem_rd = c1_mem[c1_ram_ra];
     wire [0:0] c1_row;
     wire c1_gs_1_a = c1_tos[0]; // global stack: parent is <a>
 
@@ -173,11 +182,14 @@ module qrtl_xpath_c1 (
     // a flip-flop of its own (timing: no LUT between the event registers
     // and the stack's clock enables), with a copy for the stack memory's
     // write enable, which reaches every distributed-RAM slice of the row.
+    // The copy leaves out ~rst_q (the cluster's inputs are quiet while
+    // rst_q is set, so both are equal), so that synthesis does not merge
+    // the two as identical flip-flops.
     reg  c1_push;
-    (* keep *) reg c1_mem_we;
+    reg  c1_mem_we;
     always @(posedge clk) begin
         c1_push <= ~rst_q & in_open & ~in_open_empty;
-        c1_mem_we <= ~rst_q & in_open & ~in_open_empty;
+        c1_mem_we <= in_open & ~in_open_empty;
     end
     // The row a push saves: the top's, with its counters counting the new child.
     wire [0:0] c1_saved = c1_tos;
@@ -186,14 +198,20 @@ module qrtl_xpath_c1 (
             c1_below <= 1'd0;
             c1_wr_addr <= 5'd0;
             c1_rd_addr <= ~5'd0 - 5'd1;
+            c1_ram_wa <= ~5'd0;
+            c1_ram_ra <= 5'd1;
         end else if (c1_push) begin
             c1_below <= c1_saved;
             c1_wr_addr <= c1_wr_addr + 5'd1;
             c1_rd_addr <= c1_rd_addr + 5'd1;
+            c1_ram_wa <= ~(c1_wr_addr + 5'd1);
+            c1_ram_ra <= ~(c1_rd_addr + 5'd1);
         end else if (ev_close) begin
             c1_below <= c1_mem_rd;
             c1_wr_addr <= c1_wr_addr - 5'd1;
             c1_rd_addr <= c1_rd_addr - 5'd1;
+            c1_ram_wa <= ~(c1_wr_addr - 5'd1);
+            c1_ram_ra <= ~(c1_rd_addr - 5'd1);
         end
     end
     always @(posedge clk) begin
@@ -210,7 +228,7 @@ module qrtl_xpath_c1 (
     end
     always @(posedge clk) begin
         if (c1_mem_we) begin
-            c1_mem[c1_wr_addr] <= c1_saved;
+            c1_mem[c1_ram_wa] <= c1_saved;
         end
     end
 
