@@ -42,8 +42,7 @@
 // are one-bit flags updated with the registers they describe; the
 // close-tag compare reads the name stack three bytes ahead, so the block
 // RAM's slow output only feeds a register (see "Memories"); the reference
-// value checks are registered with ref_val (bit tests and constant compares
-// on the value before each digit), whose errors
+// value checks are bit tests or constant compares on ref_val, whose errors
 // take their own register (`ref_ovf_q`).
 //
 // Memory: the name stack (NAME_STACK_BYTES bytes, one write and one
@@ -211,7 +210,6 @@ module qrtl_sax #(
     reg [2:0]    ref_len;      // its letters
     reg [20:0]   ref_val;      // character reference value so far (<= 0x10FFFF)
     reg          ref_hbig, ref_dbig, ref_deq; // the next digit overflows (hex; decimal; decimal if above 1)
-    reg          ref_char;     // ref_val is an XML Char (tokenizer `xml_char`)
     reg [2:0]    pi_len;       // PI target length, saturating at 4
     reg          pi_ci;        // the target so far matches `xml`, any case
     reg          pi_exact;     // ... and exactly
@@ -622,41 +620,12 @@ module qrtl_sax #(
     wire ref_overflow = state[S_REF_HEX]
         ? ref_hbig
         : (ref_dbig || (ref_deq && b[3:1] != 3'd0));
-    // The XML `Char` test as bit tests (no comparators), valid for values
+    // The XML `Char` test as bit tests (no comparators), valid as ref_val
     // <= 0x10FFFF: 10000-10FFFF; 20-FFFD without the surrogates D800-DFFF
     // and FFFE-FFFF; tab, LF, CR.
-    function xml_char;
-        input [20:0] v;
-        begin
-            xml_char = v[20:16] != 5'd0
-                || (v[15:5] != 11'd0 && v[15:11] != 5'b11011 && v[15:1] != 15'h7FFF)
-                || (v[15:4] == 12'd0 && (v[3:0] == 4'h9 || v[3:0] == 4'hA || v[3:0] == 4'hD));
-        end
-    endfunction
-    // 10 * v + d >= 10 * q + r for a decimal digit d: a bound on the value
-    // after a digit, tested on the value before it (no adder in front).
-    function dec_ge;
-        input [20:0] v;
-        input [3:0] d;
-        input [20:0] q;
-        input [3:0] r;
-        begin
-            dec_ge = v > q || (v == q && d >= r);
-        end
-    endfunction
-    // Timing: the test is registered with the value (`ref_char`, see
-    // "Character reference value"), from the value before the step: after
-    // a hex digit h the value is {ref_val, h}, plain bits; after a decimal
-    // digit d, 10 * ref_val + d is bounded with dec_ge: >= 0x10000 (6553,6);
-    // 0x20 (3,2) .. below 0xD800 (5529,6); 0xE000 (5734,4) .. below 0xFFFE
-    // (6553,4); or 9, 10, 13.
-    wire [3:0] ref_digit = b[3:0];
-    wire ref_dec_char = dec_ge(ref_val, ref_digit, 21'd6553, 4'd6)
-        || (dec_ge(ref_val, ref_digit, 21'd3, 4'd2) && !dec_ge(ref_val, ref_digit, 21'd5529, 4'd6))
-        || (dec_ge(ref_val, ref_digit, 21'd5734, 4'd4) && !dec_ge(ref_val, ref_digit, 21'd6553, 4'd4))
-        || (ref_val == 21'd0 && ref_digit == 4'd9)
-        || (ref_val == 21'd1 && (ref_digit == 4'd0 || ref_digit == 4'd3));
-    wire ref_is_char = ref_char;
+    wire ref_is_char = ref_val[20:16] != 5'd0
+        || (ref_val[15:5] != 11'd0 && ref_val[15:11] != 5'b11011 && ref_val[15:1] != 15'h7FFF)
+        || (ref_val[15:4] == 12'd0 && (ref_val[3:0] == 4'h9 || ref_val[3:0] == 4'hA || ref_val[3:0] == 4'hD));
     // The errors found by these tests on ref_val (BadReference: a digit
     // that overflows, a `;` after a value that is no Char) go their own way
     // (`ref_ovf_now`, `ref_ovf_q`) rather than through `fail`, so the
@@ -1747,13 +1716,11 @@ module qrtl_sax #(
             ref_hbig <= 1'b0;
             ref_dbig <= 1'b0;
             ref_deq <= 1'b0;
-            ref_char <= 1'b0;
         end else if (pv_cnt && ref_step) begin
             ref_val <= ref_hex_mode ? ref_hex_next : ref_dec_next;
             ref_hbig <= ref_val[16:13] != 4'd0 || (ref_val[12] && ref_val[11:8] != 4'd0);
             ref_dbig <= ref_val > 21'd11141 || (ref_val == 21'd11141 && b[3:1] != 3'd0);
             ref_deq <= ref_val == 21'd11141 && b[3:0] == 4'd1;
-            ref_char <= ref_hex_mode ? xml_char({ref_val[16:0], hex_val}) : ref_dec_char;
         end
     end
 
