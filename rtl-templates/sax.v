@@ -210,6 +210,7 @@ module qrtl_sax #(
     reg [2:0]    ref_len;      // its letters
     reg [20:0]   ref_val;      // character reference value so far (<= 0x10FFFF)
     reg          ref_hbig, ref_dbig, ref_deq; // the next digit overflows (hex; decimal; decimal if above 1)
+    reg          ref_c_hi, ref_c_mid, ref_c_top, ref_c_ws; // ref_val is an XML Char: its four ranges
     reg [2:0]    pi_len;       // PI target length, saturating at 4
     reg          pi_ci;        // the target so far matches `xml`, any case
     reg          pi_exact;     // ... and exactly
@@ -620,12 +621,36 @@ module qrtl_sax #(
     wire ref_overflow = state[S_REF_HEX]
         ? ref_hbig
         : (ref_dbig || (ref_deq && b[3:1] != 3'd0));
-    // The XML `Char` test as bit tests (no comparators), valid as ref_val
-    // <= 0x10FFFF: 10000-10FFFF; 20-FFFD without the surrogates D800-DFFF
-    // and FFFE-FFFF; tab, LF, CR.
-    wire ref_is_char = ref_val[20:16] != 5'd0
-        || (ref_val[15:5] != 11'd0 && ref_val[15:11] != 5'b11011 && ref_val[15:1] != 15'h7FFF)
-        || (ref_val[15:4] == 12'd0 && (ref_val[3:0] == 4'h9 || ref_val[3:0] == 4'hA || ref_val[3:0] == 4'hD));
+    // The XML `Char` test (tokenizer `xml_char`): 10000-10FFFF (ref_c_hi);
+    // 20-D7FF (ref_c_mid); E000-FFFD (ref_c_top); tab, LF, CR (ref_c_ws).
+    // Timing: the four ranges are flip-flops, updated with ref_val from the
+    // value before each digit (see "Character reference value"), so only
+    // their OR sits in front of the `;` logic. After a hex digit h the
+    // value is {ref_val, h}: bit tests on ref_val and h (each range may
+    // ignore the bits the ranges above it test). After a decimal digit d
+    // it is 10 * ref_val + d, bounded with dec_ge on ref_val and d.
+    function dec_ge; // 10 * v + d >= 10 * q + r
+        input [20:0] v;
+        input [3:0] d;
+        input [20:0] q;
+        input [3:0] r;
+        begin
+            dec_ge = v > q || (v == q && d >= r);
+        end
+    endfunction
+    wire [3:0] ref_digit = b[3:0];
+    // {ref_c_hi, ref_c_mid, ref_c_top, ref_c_ws} of the value after this digit.
+    wire [3:0] ref_c_hex = {
+        ref_val[16:12] != 5'd0,                                            // >= 0x10000
+        ref_val[11:1] != 11'd0 && ref_val[11:7] < 5'd27,                  // 0x20 .. 0xD7FF
+        ref_val[11:9] == 3'b111 && {ref_val[8:0], hex_val[3:1]} != 12'hFFF,  // 0xE000 .. 0xFFFD
+        ref_val[11:0] == 12'd0 && (hex_val == 4'h9 || hex_val == 4'hA || hex_val == 4'hD)};
+    wire [3:0] ref_c_dec = {
+        dec_ge(ref_val, ref_digit, 21'd6553, 4'd6),                         // >= 65536
+        dec_ge(ref_val, ref_digit, 21'd3, 4'd2) && !dec_ge(ref_val, ref_digit, 21'd5529, 4'd6),   // 32 .. 55295
+        dec_ge(ref_val, ref_digit, 21'd5734, 4'd4) && !dec_ge(ref_val, ref_digit, 21'd6553, 4'd4), // 57344 .. 65533
+        (ref_val == 21'd0 && ref_digit == 4'd9) || (ref_val == 21'd1 && (ref_digit == 4'd0 || ref_digit == 4'd3))};
+    wire ref_is_char = ref_c_hi || ref_c_mid || ref_c_top || ref_c_ws;
     // The errors found by these tests on ref_val (BadReference: a digit
     // that overflows, a `;` after a value that is no Char) go their own way
     // (`ref_ovf_now`, `ref_ovf_q`) rather than through `fail`, so the
@@ -1716,11 +1741,13 @@ module qrtl_sax #(
             ref_hbig <= 1'b0;
             ref_dbig <= 1'b0;
             ref_deq <= 1'b0;
+            {ref_c_hi, ref_c_mid, ref_c_top, ref_c_ws} <= 4'd0;
         end else if (pv_cnt && ref_step) begin
             ref_val <= ref_hex_mode ? ref_hex_next : ref_dec_next;
             ref_hbig <= ref_val[16:13] != 4'd0 || (ref_val[12] && ref_val[11:8] != 4'd0);
             ref_dbig <= ref_val > 21'd11141 || (ref_val == 21'd11141 && b[3:1] != 3'd0);
             ref_deq <= ref_val == 21'd11141 && b[3:0] == 4'd1;
+            {ref_c_hi, ref_c_mid, ref_c_top, ref_c_ws} <= ref_hex_mode ? ref_c_hex : ref_c_dec;
         end
     end
 

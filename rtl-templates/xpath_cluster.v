@@ -224,21 +224,24 @@ module {{ module }} (
     // in its own register ({{ prefix }}_rd_addr = depth - 2), so no adder and
     // no logic sits between a flip-flop and the distributed RAM's address
     // pins; the write address ({{ prefix }}_wr_addr = depth) is a register as well.
-    // The two addresses are counters; the memory's address pins, spread
-    // over every distributed-RAM slice of the row, are driven by copies
-    // ({{ prefix }}_ram_wa, {{ prefix }}_ram_ra), so the counters' adders stay
-    // next to their flip-flops instead of at the far end of that net. The
-    // copies hold the addresses inverted (row r lives in word ~r, for
-    // writes and reads alike), so synthesis cannot merge them with the
-    // counters as identical flip-flops (Yosys does, `keep` or not).
+    // The two addresses are counters. The memory is split into groups of
+    // at most {{ mem_group_bits }} row bits ({{ prefix }}_mem<g>), each addressed by copies
+    // of its own ({{ prefix }}_wa<g>, {{ prefix }}_ra<g>), so no flip-flop drives the
+    // address pins of a whole row's distributed RAM and the counters' adders
+    // stay beside their flip-flops. A group keeps row r in word r ^ key
+    // (for writes and reads alike): the keys differ from group to group and
+    // from 0, so synthesis cannot merge the copies with each other or with
+    // the counters as identical flip-flops (Yosys does, `keep` or not).
     reg  [{{ full_width - 1 }}:0] {{ prefix }}_tos;
     reg  [{{ full_width - 1 }}:0] {{ prefix }}_below;
-    reg  [{{ full_width - 1 }}:0] {{ prefix }}_mem [0:{{ mem_words - 1 }}];
     reg  [{{ addr_width - 1 }}:0] {{ prefix }}_wr_addr;
     reg  [{{ addr_width - 1 }}:0] {{ prefix }}_rd_addr;
-    reg  [{{ addr_width - 1 }}:0] {{ prefix }}_ram_wa; // ~wr_addr
-    reg  [{{ addr_width - 1 }}:0] {{ prefix }}_ram_ra; // ~rd_addr
-    wire [{{ full_width - 1 }}:0] {{ prefix }}_mem_rd = {{ prefix }}_mem[{{ prefix }}_ram_ra];
+    wire [{{ full_width - 1 }}:0] {{ prefix }}_mem_rd;
+{%- for g in mem_groups %}
+    reg  [{{ g.hi - g.lo }}:0] {{ prefix }}_mem{{ g.idx }} [0:{{ mem_words - 1 }}]; // row bits {{ g.hi }}:{{ g.lo }}
+    reg  [{{ addr_width - 1 }}:0] {{ prefix }}_wa{{ g.idx }}, {{ prefix }}_ra{{ g.idx }}; // wr_addr, rd_addr ^ {{ addr_width }}'d{{ g.key }}
+    assign {{ prefix }}_mem_rd[{{ g.hi }}:{{ g.lo }}] = {{ prefix }}_mem{{ g.idx }}[{{ prefix }}_ra{{ g.idx }}];
+{%- endfor %}
 {%- endif %}
 {%- if row_width > 0 %}
     wire [{{ row_width - 1 }}:0] {{ prefix }}_row;
@@ -390,20 +393,26 @@ module {{ module }} (
             {{ prefix }}_below <= {{ full_width }}'d0;
             {{ prefix }}_wr_addr <= {{ addr_width }}'d0;
             {{ prefix }}_rd_addr <= ~{{ addr_width }}'d0 - {{ addr_width }}'d1;
-            {{ prefix }}_ram_wa <= ~{{ addr_width }}'d0;
-            {{ prefix }}_ram_ra <= {{ addr_width }}'d1;
+{%- for g in mem_groups %}
+            {{ prefix }}_wa{{ g.idx }} <= {{ addr_width }}'d{{ g.key }};
+            {{ prefix }}_ra{{ g.idx }} <= {{ addr_width }}'d{{ g.ra_reset }};
+{%- endfor %}
         end else if ({{ prefix }}_push) begin
             {{ prefix }}_below <= {{ prefix }}_saved;
             {{ prefix }}_wr_addr <= {{ prefix }}_wr_addr + {{ addr_width }}'d1;
             {{ prefix }}_rd_addr <= {{ prefix }}_rd_addr + {{ addr_width }}'d1;
-            {{ prefix }}_ram_wa <= ~({{ prefix }}_wr_addr + {{ addr_width }}'d1);
-            {{ prefix }}_ram_ra <= ~({{ prefix }}_rd_addr + {{ addr_width }}'d1);
+{%- for g in mem_groups %}
+            {{ prefix }}_wa{{ g.idx }} <= ({{ prefix }}_wr_addr + {{ addr_width }}'d1) ^ {{ addr_width }}'d{{ g.key }};
+            {{ prefix }}_ra{{ g.idx }} <= ({{ prefix }}_rd_addr + {{ addr_width }}'d1) ^ {{ addr_width }}'d{{ g.key }};
+{%- endfor %}
         end else if (ev_close) begin
             {{ prefix }}_below <= {{ prefix }}_mem_rd;
             {{ prefix }}_wr_addr <= {{ prefix }}_wr_addr - {{ addr_width }}'d1;
             {{ prefix }}_rd_addr <= {{ prefix }}_rd_addr - {{ addr_width }}'d1;
-            {{ prefix }}_ram_wa <= ~({{ prefix }}_wr_addr - {{ addr_width }}'d1);
-            {{ prefix }}_ram_ra <= ~({{ prefix }}_rd_addr - {{ addr_width }}'d1);
+{%- for g in mem_groups %}
+            {{ prefix }}_wa{{ g.idx }} <= ({{ prefix }}_wr_addr - {{ addr_width }}'d1) ^ {{ addr_width }}'d{{ g.key }};
+            {{ prefix }}_ra{{ g.idx }} <= ({{ prefix }}_rd_addr - {{ addr_width }}'d1) ^ {{ addr_width }}'d{{ g.key }};
+{%- endfor %}
         end
     end
 {%- endif %}
@@ -448,7 +457,9 @@ module {{ module }} (
 {%- if full_width > 0 %}
     always @(posedge clk) begin
         if ({{ prefix }}_mem_we) begin
-            {{ prefix }}_mem[{{ prefix }}_ram_wa] <= {{ prefix }}_saved;
+{%- for g in mem_groups %}
+            {{ prefix }}_mem{{ g.idx }}[{{ prefix }}_wa{{ g.idx }}] <= {{ prefix }}_saved[{{ g.hi }}:{{ g.lo }}];
+{%- endfor %}
         end
     end
 {%- endif %}

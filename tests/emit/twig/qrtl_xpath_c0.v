@@ -142,21 +142,22 @@ module qrtl_xpath_c0 (
     // in its own register (c0_rd_addr = depth - 2), so no adder and
     // no logic sits between a flip-flop and the distributed RAM's address
     // pins; the write address (c0_wr_addr = depth) is a register as well.
-    // The two addresses are counters; the memory's address pins, spread
-    // over every distributed-RAM slice of the row, are driven by copies
-    // (c0_ram_wa, c0_ram_ra), so the counters' adders stay
-    // next to their flip-flops instead of at the far end of that net. The
-    // copies hold the addresses inverted (row r lives in word ~r, for
-    // writes and reads alike), so synthesis cannot merge them with the
-    // counters as identical flip-flops (Yosys does, `keep` or not).
+    // The two addresses are counters. The memory is split into groups of
+    // at most 32 row bits (c0_mem<g>), each addressed by copies
+    // of its own (c0_wa<g>, c0_ra<g>), so no flip-flop drives the
+    // address pins of a whole row's distributed RAM and the counters' adders
+    // stay beside their flip-flops. A group keeps row r in word r ^ key
+    // (for writes and reads alike): the keys differ from group to group and
+    // from 0, so synthesis cannot merge the copies with each other or with
+    // the counters as identical flip-flops (Yosys does, `keep` or not).
     reg  [16:0] c0_tos;
     reg  [16:0] c0_below;
-    reg  [16:0] c0_mem [0:31];
     reg  [4:0] c0_wr_addr;
     reg  [4:0] c0_rd_addr;
-    reg  [4:0] c0_ram_wa; // ~wr_addr
-    reg  [4:0] c0_ram_ra; // ~rd_addr
-    wire [16:0] c0_mem_rd = c0_mem[c0_ram_ra];
+    wire [16:0] c0_mem_rd;
+    reg  [16:0] c0_mem0 [0:31]; // row bits 16:0
+    reg  [4:0] c0_wa0, c0_ra0; // wr_addr, rd_addr ^ 5'd31
+    assign c0_mem_rd[16:0] = c0_mem0[c0_ra0];
     wire [7:0] c0_row;
     wire c0_gs_1_r = c0_tos[0]; // global stack: parent is <r>
     wire c0_gs_2_a = c0_tos[1]; // global stack: parent is <a>
@@ -297,20 +298,20 @@ module qrtl_xpath_c0 (
             c0_below <= 17'd0;
             c0_wr_addr <= 5'd0;
             c0_rd_addr <= ~5'd0 - 5'd1;
-            c0_ram_wa <= ~5'd0;
-            c0_ram_ra <= 5'd1;
+            c0_wa0 <= 5'd31;
+            c0_ra0 <= 5'd1;
         end else if (c0_push) begin
             c0_below <= c0_saved;
             c0_wr_addr <= c0_wr_addr + 5'd1;
             c0_rd_addr <= c0_rd_addr + 5'd1;
-            c0_ram_wa <= ~(c0_wr_addr + 5'd1);
-            c0_ram_ra <= ~(c0_rd_addr + 5'd1);
+            c0_wa0 <= (c0_wr_addr + 5'd1) ^ 5'd31;
+            c0_ra0 <= (c0_rd_addr + 5'd1) ^ 5'd31;
         end else if (ev_close) begin
             c0_below <= c0_mem_rd;
             c0_wr_addr <= c0_wr_addr - 5'd1;
             c0_rd_addr <= c0_rd_addr - 5'd1;
-            c0_ram_wa <= ~(c0_wr_addr - 5'd1);
-            c0_ram_ra <= ~(c0_rd_addr - 5'd1);
+            c0_wa0 <= (c0_wr_addr - 5'd1) ^ 5'd31;
+            c0_ra0 <= (c0_rd_addr - 5'd1) ^ 5'd31;
         end
     end
     always @(posedge clk) begin
@@ -334,7 +335,7 @@ module qrtl_xpath_c0 (
     end
     always @(posedge clk) begin
         if (c0_mem_we) begin
-            c0_mem[c0_ram_wa] <= c0_saved;
+            c0_mem0[c0_wa0] <= c0_saved[16:0];
         end
     end
 

@@ -127,21 +127,22 @@ module qrtl_xpath_c1 (
     // in its own register (c1_rd_addr = depth - 2), so no adder and
     // no logic sits between a flip-flop and the distributed RAM's address
     // pins; the write address (c1_wr_addr = depth) is a register as well.
-    // The two addresses are counters; the memory's address pins, spread
-    // over every distributed-RAM slice of the row, are driven by copies
-    // (c1_ram_wa, c1_ram_ra), so the counters' adders stay
-    // next to their flip-flops instead of at the far end of that net. The
-    // copies hold the addresses inverted (row r lives in word ~r, for
-    // writes and reads alike), so synthesis cannot merge them with the
-    // counters as identical flip-flops (Yosys does, `keep` or not).
+    // The two addresses are counters. The memory is split into groups of
+    // at most 32 row bits (c1_mem<g>), each addressed by copies
+    // of its own (c1_wa<g>, c1_ra<g>), so no flip-flop drives the
+    // address pins of a whole row's distributed RAM and the counters' adders
+    // stay beside their flip-flops. A group keeps row r in word r ^ key
+    // (for writes and reads alike): the keys differ from group to group and
+    // from 0, so synthesis cannot merge the copies with each other or with
+    // the counters as identical flip-flops (Yosys does, `keep` or not).
     reg  [0:0] c1_tos;
     reg  [0:0] c1_below;
-    reg  [0:0] c1_mem [0:31];
     reg  [4:0] c1_wr_addr;
     reg  [4:0] c1_rd_addr;
-    reg  [4:0] c1_ram_wa; // ~wr_addr
-    reg  [4:0] c1_ram_ra; // ~rd_addr
-    wire [0:0] c1_mem_rd = c1_mem[c1_ram_ra];
+    wire [0:0] c1_mem_rd;
+    reg  [0:0] c1_mem0 [0:31]; // row bits 0:0
+    reg  [4:0] c1_wa0, c1_ra0; // wr_addr, rd_addr ^ 5'd31
+    assign c1_mem_rd[0:0] = c1_mem0[c1_ra0];
     wire [0:0] c1_row;
     wire c1_gs_1_a = c1_tos[0]; // global stack: parent is <a>
 
@@ -198,20 +199,20 @@ module qrtl_xpath_c1 (
             c1_below <= 1'd0;
             c1_wr_addr <= 5'd0;
             c1_rd_addr <= ~5'd0 - 5'd1;
-            c1_ram_wa <= ~5'd0;
-            c1_ram_ra <= 5'd1;
+            c1_wa0 <= 5'd31;
+            c1_ra0 <= 5'd1;
         end else if (c1_push) begin
             c1_below <= c1_saved;
             c1_wr_addr <= c1_wr_addr + 5'd1;
             c1_rd_addr <= c1_rd_addr + 5'd1;
-            c1_ram_wa <= ~(c1_wr_addr + 5'd1);
-            c1_ram_ra <= ~(c1_rd_addr + 5'd1);
+            c1_wa0 <= (c1_wr_addr + 5'd1) ^ 5'd31;
+            c1_ra0 <= (c1_rd_addr + 5'd1) ^ 5'd31;
         end else if (ev_close) begin
             c1_below <= c1_mem_rd;
             c1_wr_addr <= c1_wr_addr - 5'd1;
             c1_rd_addr <= c1_rd_addr - 5'd1;
-            c1_ram_wa <= ~(c1_wr_addr - 5'd1);
-            c1_ram_ra <= ~(c1_rd_addr - 5'd1);
+            c1_wa0 <= (c1_wr_addr - 5'd1) ^ 5'd31;
+            c1_ra0 <= (c1_rd_addr - 5'd1) ^ 5'd31;
         end
     end
     always @(posedge clk) begin
@@ -228,7 +229,7 @@ module qrtl_xpath_c1 (
     end
     always @(posedge clk) begin
         if (c1_mem_we) begin
-            c1_mem[c1_ram_wa] <= c1_saved;
+            c1_mem0[c1_wa0] <= c1_saved[0:0];
         end
     end
 
