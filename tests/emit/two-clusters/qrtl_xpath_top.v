@@ -30,7 +30,7 @@ module qrtl_xpath_top (
 
     // ---- input handshake ----
     reg  doc_in_flight; // a last byte was accepted; its results are not loaded yet
-    reg  res_valid;     // results are draining on m_axis
+    reg  res_valid;     // results are draining: words of them are still to be shifted out
     wire busy = doc_in_flight | res_valid;
     assign s_axis_tready = ~rst & ~(s_axis_tlast & busy);
     wire in_fire = s_axis_tvalid & s_axis_tready;
@@ -231,35 +231,30 @@ module qrtl_xpath_top (
     end
     wire last_doc_end = done_1;
     reg  [63:0] res_sr;
-    reg  [1:0] res_left; // words still to send
-    // Output register slice: m_axis_* come from flip-flops, the beat on
-    // the bus (out_*) and a skid register that catches the word res_sr
-    // gives up in a clock the bus stalls. A word leaves res_sr when the
-    // skid register is empty (res_take reads flip-flops only). Timing: the
-    // result register's 64 clock enables were the critical path of
-    // large designs, from m_axis_tready and then from res_take; so res_take
-    // is also kept in one flip-flop per result word (take_w<k>, loaded from
-    // the next values of res_valid and skid_valid), and m_axis_tready
-    // reaches the slice and those 2 flip-flops only.
-    reg  [31:0] out_data, skid_data;
-    reg         out_valid, out_last, skid_valid, skid_last;
-    wire        out_free = ~out_valid | m_axis_tready; // the beat register can load
-    wire        res_take = res_valid & ~skid_valid;   // res_sr gives up its low word
-    // res_last == (res_left == 1), kept in a flip-flop (timing: no compare
-    // in front of take_n, whose net reaches the 2 take_w<k> across the chip).
-    reg         res_last;
-    wire        take_last = res_last;
-    wire        res_valid_n = rst ? 1'b0
-        : last_doc_end ? 1'b1
-        : (res_take & take_last) ? 1'b0 : res_valid;
-    wire        skid_valid_n = rst ? 1'b0
-        : out_free ? 1'b0
-        : res_take ? 1'b1 : skid_valid;
-    wire        take_n = res_valid_n & ~skid_valid_n; // res_take of the next clock
-    (* keep *) reg take_w0;
-    (* keep *) reg take_w1;
-    (* keep *) always @(posedge clk) take_w0 <= take_n;
-    (* keep *) always @(posedge clk) take_w1 <= take_n;
+    // Draining: res_sr shifts down a word at a time, the word leaving it
+    // goes into a small FIFO, and the FIFO feeds the output register.
+    // Timing: res_sr's words lie all over the chip (the bitmap is ordered by
+    // query id, a cluster holds the queries of one prefix), so the shift
+    // enable of each word is a flip-flop of its own (sh_w<k>), loaded from
+    // one decision register (dec_q): a shift is decided two clocks before
+    // it acts, from flip-flops only (words left, FIFO room counting the
+    // shifts in flight), and m_axis_tready reaches the output register and
+    // the FIFO, never res_sr.
+    localparam [2:0] FIFO_DEPTH = 3'd4;
+    reg  [1:0] dec_left; // words still to decide
+    reg         dec_q, dec_last_q; // a shift decided last clock (the document's last word)
+    reg         sh_fifo, sh_last; // the shift acting this clock (FIFO write), its word is the last
+    (* keep *) reg sh_w0;
+    (* keep *) reg sh_w1;
+    reg  [32:0] fifo [0:3]; // {last, word}: FIFO_DEPTH entries
+    reg  [1:0]  fifo_wp, fifo_rp;
+    reg  [2:0]  fifo_cnt;
+    reg  [31:0] out_data;
+    reg         out_valid, out_last;
+    wire        out_free = ~out_valid | m_axis_tready; // the output register can load
+    wire        fifo_pop = out_free & (fifo_cnt != 3'd0);
+    // Room for one more word after the FIFO's words and the two in flight.
+    wire        dec_now = res_valid & (fifo_cnt + {2'd0, dec_q} + {2'd0, sh_fifo} < FIFO_DEPTH);
     always @(posedge clk) begin
         if (rst) begin
             doc_in_flight <= 1'b0;
@@ -270,27 +265,41 @@ module qrtl_xpath_top (
         end
     end
     always @(posedge clk) begin
-        res_valid <= res_valid_n;
         if (rst) begin
-            res_left <= 2'd0;
-            res_last <= 1'b0;
-        end else if (last_doc_end) begin
-            res_left <= 2'd2;
-            res_last <= 2'd2 == 2'd1;
-        end else if (res_take) begin
-            res_left <= res_left - 2'd1;
-            res_last <= res_left == 2'd2;
+            dec_left <= 2'd0;
+            res_valid <= 1'b0;
+            dec_q <= 1'b0;
+            dec_last_q <= 1'b0;
+            sh_fifo <= 1'b0;
+            sh_last <= 1'b0;
+        end else begin
+            if (last_doc_end) begin
+                dec_left <= 2'd2;
+                res_valid <= 1'b1;
+            end else if (dec_now) begin
+                dec_left <= dec_left - 2'd1;
+                res_valid <= dec_left != 2'd1;
+            end
+            dec_q <= dec_now;
+            dec_last_q <= dec_now & (dec_left == 2'd1);
+            sh_fifo <= dec_q;
+            sh_last <= dec_last_q;
         end
     end
+    // The shift enables: pure pipeline registers (dec_q is reset).
+    (* keep *) always @(posedge clk) sh_w0 <= dec_q;
+    (* keep *) always @(posedge clk) sh_w1 <= dec_q;
     // Loading (at each cluster's doc end) and shifting never overlap: a
-    // document's last byte is only accepted once the register has drained.
+    // document's last byte is only accepted once its predecessor's last
+    // shift is decided, and it acts two clocks later, long before the
+    // document's own results load.
     always @(posedge clk) begin
         if (rst) begin
             res_sr <= 64'd0;
         end else begin
-            // Shift by a word (take_w<k> == res_take).
-            if (take_w0) res_sr[31:0] <= res_sr[63:32];
-            if (take_w1) res_sr[63:32] <= 32'd0;
+            // Shift by a word (sh_w<k> == sh_fifo).
+            if (sh_w0) res_sr[31:0] <= res_sr[63:32];
+            if (sh_w1) res_sr[63:32] <= 32'd0;
             if (last_doc_end) begin
                 res_sr[6:0] <= fin_status;
             end
@@ -304,24 +313,25 @@ module qrtl_xpath_top (
             end
         end
     end
+    // The FIFO (data without reset: only read below its count).
     always @(posedge clk) begin
-        skid_valid <= skid_valid_n;
+        if (sh_fifo) fifo[fifo_wp] <= {sh_last, res_sr[31:0]};
+    end
+    always @(posedge clk) begin
         if (rst) begin
+            fifo_wp <= 2'd0;
+            fifo_rp <= 2'd0;
+            fifo_cnt <= 3'd0;
             out_valid <= 1'b0;
-        end else if (out_free) begin
-            out_valid <= skid_valid | res_take;
+        end else begin
+            if (sh_fifo) fifo_wp <= fifo_wp + 2'd1;
+            if (fifo_pop) fifo_rp <= fifo_rp + 2'd1;
+            fifo_cnt <= fifo_cnt + {2'd0, sh_fifo} - {2'd0, fifo_pop};
+            if (out_free) out_valid <= fifo_cnt != 3'd0;
         end
     end
-    // Data: no reset (only read with its valid bit).
     always @(posedge clk) begin
-        if (out_free) begin
-            out_data <= skid_valid ? skid_data : res_sr[31:0];
-            out_last <= skid_valid ? skid_last : take_last;
-        end
-        if (~skid_valid) begin
-            skid_data <= res_sr[31:0];
-            skid_last <= take_last;
-        end
+        if (fifo_pop) {out_last, out_data} <= fifo[fifo_rp];
     end
     assign m_axis_tdata = out_data;
     assign m_axis_tvalid = out_valid;

@@ -1110,11 +1110,15 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
         queries,
         result_words,
         // The SAX parser's pipeline, one register per further cluster, the
-        // last cluster's own pipeline, the result load, the output register
-        // slice.
-        latency: super::sax::SAX_LATENCY + (stages as u32 - 1) + CLUSTER_LATENCY + 2,
+        // last cluster's own pipeline, then the top's drain of the results.
+        latency: super::sax::SAX_LATENCY + (stages as u32 - 1) + CLUSTER_LATENCY + RESULT_LATENCY,
     }
 }
+
+/// Clocks from the last cluster's match register to the status word on
+/// `m_axis` (`xpath_top.v`): the result load, the shift decision, the
+/// shift-enable copies, the FIFO, the output register.
+const RESULT_LATENCY: u32 = 5;
 
 /// LUT4 levels of an AND/OR tree over `inputs` signals.
 fn lut4_levels(inputs: usize) -> u32 {
