@@ -8,12 +8,11 @@
 // (bit b of bitmap word w = query 32*w + b), tlast on the last word.
 //
 // The results of a document are loaded into an output shift register when
-// its last event has passed every cluster, and drain through a small FIFO
-// and the output register while the next document streams in (double
-// buffering). A document's last byte is held (tready low) only while the
-// previous document's results are still in flight or not yet shifted out,
-// so backpressure on m_axis never loses data and s_axis never stalls
-// otherwise.
+// its last event has passed every cluster, and drain through a register
+// slice while the next document streams in (double buffering). A document's last byte is held
+// (tready low) only while the previous document's results are still in
+// flight or not yet drained, so backpressure on m_axis never loses data and
+// s_axis never stalls otherwise.
 `default_nettype none
 
 module qrtl_xpath_top (
