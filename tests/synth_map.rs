@@ -121,9 +121,12 @@ fn count(cells: &BTreeMap<String, u64>, kinds: &[&str]) -> u64 {
         .sum()
 }
 
-/// `(cluster prefix, row width, words)` of every `reg [W-1:0] cK_mem [0:D-1]`.
+/// `(cluster prefix, row width, words)` of every cluster's stack memory:
+/// the groups `reg [W-1:0] cK_mem<g> [0:D-1];` of a cluster, their widths
+/// summed (the emitter splits a row into groups of at most 32 bits, each
+/// with its own address registers).
 fn stack_memories(rtl_dir: &Path) -> Vec<(String, u64, u64)> {
-    let mut out = Vec::new();
+    let mut out: Vec<(String, u64, u64)> = Vec::new();
     let mut files: Vec<PathBuf> = std::fs::read_dir(rtl_dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -132,13 +135,19 @@ fn stack_memories(rtl_dir: &Path) -> Vec<(String, u64, u64)> {
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap();
         for line in text.lines() {
-            // `reg  [12:0] c0_mem [0:31];`
+            // `reg  [31:0] c0_mem0 [0:31]; // row bits 31:0`
             let t = line.trim();
             let Some(rest) = t.strip_prefix("reg") else {
                 continue;
             };
             let parts: Vec<&str> = rest.split_whitespace().collect();
-            if parts.len() != 3 || !parts[1].ends_with("_mem") {
+            if parts.len() < 3 || !parts[2].starts_with("[0:") {
+                continue;
+            }
+            let Some((prefix, group)) = parts[1].rsplit_once("_mem") else {
+                continue;
+            };
+            if group.is_empty() || !group.bytes().all(|b| b.is_ascii_digit()) {
                 continue;
             }
             let msb: u64 = parts[0]
@@ -151,8 +160,13 @@ fn stack_memories(rtl_dir: &Path) -> Vec<(String, u64, u64)> {
                 .trim_end_matches("];")
                 .parse()
                 .unwrap_or_else(|_| panic!("depth in `{t}`"));
-            let prefix = parts[1].trim_end_matches("_mem").to_string();
-            out.push((prefix, msb + 1, last + 1));
+            match out.iter_mut().find(|m| m.0 == prefix) {
+                Some(m) => {
+                    assert_eq!(m.2, last + 1, "{prefix}: groups of one depth");
+                    m.1 += msb + 1;
+                }
+                None => out.push((prefix.to_string(), msb + 1, last + 1)),
+            }
         }
     }
     out
