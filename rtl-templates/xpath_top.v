@@ -67,20 +67,26 @@ module {{ module }} (
 
     // ---- event pipeline stage {{ k }}: cluster c{{ k }} sees the stream one clock after c{{ k - 1 }} ----
 {%- for s in stage_sigs %}
+{%- if s.piped %}
 {%- if s.width == 1 %}
     reg        s{{ k }}_{{ s.name }};
 {%- else %}
     reg [{{ s.width - 1 }}:0] s{{ k }}_{{ s.name }};
 {%- endif %}
+{%- endif %}
 {%- endfor %}
     always @(posedge clk) begin
         if (rst) begin
 {%- for s in stage_sigs %}
+{%- if s.piped %}
             s{{ k }}_{{ s.name }} <= {{ s.width }}'d0;
+{%- endif %}
 {%- endfor %}
         end else begin
 {%- for s in stage_sigs %}
+{%- if s.piped %}
             s{{ k }}_{{ s.name }} <= s{{ k - 1 }}_{{ s.name }};
+{%- endif %}
 {%- endfor %}
         end
     end
@@ -121,136 +127,144 @@ module {{ module }} (
     );
 {%- endfor %}
 
-    // ---- results: status word + bitmap, shifted out one word per beat ----
-    // A cluster's match bits are valid two clocks after it sees doc_end
-    // (its own pipeline register, then its match register): end_k and
-    // done_k mark those clocks for stage k.
-{%- for k in 0..stages %}
-    reg end_{{ k }}, done_{{ k }};
-{%- endfor %}
-    reg [6:0] end_status, fin_status; // {reason, status} of the last stage, one and two clocks late
+    // ---- results: status word + bitmap, collected along the clusters ----
+    // Each result word is gathered by a lane that runs through the clusters
+    // in the order of the event pipeline (h, then l0 after c0, l1 after
+    // c1, ...): the head issues word indexes, and each cluster ORs its
+    // match bits of that word into the lane's word (c<k>_contrib), one
+    // register per cluster. Timing: every path stays between a cluster and
+    // its neighbour's lane register, so no net crosses the chip however
+    // the bitmap (ordered by query id) and the clusters (queries of one
+    // prefix) interleave. The lane leaves cluster k a clock after it enters,
+    // as the events do, so a word that leaves the head after cluster 0's
+    // match bits are valid (done_0, two clocks after its doc_end) reaches
+    // every cluster after its own. The tail writes the words into a FIFO in
+    // front of the output register; the head issues a word only with a
+    // credit (a free FIFO entry; a pop returns its credit through a delay
+    // line of {{ clusters.len() }} registers back to the head).
+    reg end_0, done_0;          // cluster 0's match bits are valid from done_0 on
+    reg [6:0] head_status;      // {reason, status} of the document
     always @(posedge clk) begin
         if (rst) begin
-{%- for k in 0..stages %}
-            {end_{{ k }}, done_{{ k }}} <= 2'b00;
-{%- endfor %}
-            end_status <= 7'd0;
-            fin_status <= 7'd0;
+            {end_0, done_0} <= 2'b00;
+            head_status <= 7'd0;
         end else begin
-{%- for k in 0..stages %}
-            {end_{{ k }}, done_{{ k }}} <= {s{{ k }}_doc_end, end_{{ k }}};
-{%- endfor %}
-            end_status <= {s{{ stages - 1 }}_reason, s{{ stages - 1 }}_status};
-            fin_status <= end_status;
+            {end_0, done_0} <= {s0_doc_end, end_0};
+            if (s0_doc_end) head_status <= {s0_reason, s0_status};
         end
     end
-    wire last_doc_end = done_{{ stages - 1 }};
-    reg  [{{ sr_width - 1 }}:0] res_sr;
-    // Draining: res_sr shifts down a word at a time, the word leaving it
-    // goes into a small FIFO, and the FIFO feeds the output register.
-    // Timing: res_sr's words lie all over the chip (the bitmap is ordered by
-    // query id, a cluster holds the queries of one prefix), so the shift
-    // enable of each word is a flip-flop of its own (sh_w<k>), loaded from
-    // one decision register (dec_q): a shift is decided two clocks before
-    // it acts, from flip-flops only (words left, FIFO room counting the
-    // shifts in flight), and m_axis_tready reaches the output register and
-    // the FIFO, never res_sr.
-    localparam [2:0] FIFO_DEPTH = 3'd4;
-    reg  [{{ left_width - 1 }}:0] dec_left; // words still to decide
-    reg         dec_q, dec_last_q; // a shift decided last clock (the document's last word)
-    reg         sh_fifo, sh_last; // the shift acting this clock (FIFO write), its word is the last
-{%- for w in 0..result_words %}
-    (* keep *) reg sh_w{{ w }};
+    localparam FIFO_DEPTH = {{ fifo_depth }};
+    reg  [{{ left_width - 1 }}:0] iss_left;  // words still to issue
+    reg  [{{ idx_width - 1 }}:0] iss_idx;    // the next word's index
+    reg  [{{ fifo_aw }}:0] credits;          // free FIFO entries not yet claimed
+    reg         h_valid, h_last;
+    reg  [{{ idx_width - 1 }}:0] h_idx;
+    reg  [31:0] h_word;
+{%- for c in clusters %}
+    reg         l{{ c.index }}_valid, l{{ c.index }}_last;
+{%- if c.index + 1 < clusters.len() %}
+    reg  [{{ idx_width - 1 }}:0] l{{ c.index }}_idx;
+{%- endif %}
+    reg  [31:0] l{{ c.index }}_word;
+    reg         cr{{ c.index }};              // credit return, stage {{ c.index }}
 {%- endfor %}
-    reg  [32:0] fifo [0:3]; // {last, word}: FIFO_DEPTH entries
-    reg  [1:0]  fifo_wp, fifo_rp;
-    reg  [2:0]  fifo_cnt;
+    // The tail: a FIFO in front of the output register.
+    reg  [32:0] fifo [0:FIFO_DEPTH - 1]; // {last, word}
+    reg  [{{ fifo_aw - 1 }}:0] fifo_wp, fifo_rp;
+    reg  [{{ fifo_aw }}:0] fifo_cnt;
     reg  [31:0] out_data;
     reg         out_valid, out_last;
     wire        out_free = ~out_valid | m_axis_tready; // the output register can load
-    wire        fifo_pop = out_free & (fifo_cnt != 3'd0);
-    // Room for one more word after the FIFO's words and the two in flight.
-    wire        dec_now = res_valid & (fifo_cnt + {2'd0, dec_q} + {2'd0, sh_fifo} < FIFO_DEPTH);
+    wire        fifo_pop = out_free & (fifo_cnt != {{ fifo_aw + 1 }}'d0);
+    wire        fifo_push = l{{ clusters.len() - 1 }}_valid;
+    wire issue = res_valid & (credits != {{ fifo_aw + 1 }}'d0);
+    wire credit_back = cr{{ clusters.len() - 1 }};
     always @(posedge clk) begin
         if (rst) begin
             doc_in_flight <= 1'b0;
         end else if (in_fire & s_axis_tlast) begin
             doc_in_flight <= 1'b1;
-        end else if (last_doc_end) begin
+        end else if (done_0) begin
             doc_in_flight <= 1'b0;
         end
     end
     always @(posedge clk) begin
         if (rst) begin
-            dec_left <= {{ left_width }}'d0;
+            iss_left <= {{ left_width }}'d0;
+            iss_idx <= {{ idx_width }}'d0;
             res_valid <= 1'b0;
-            dec_q <= 1'b0;
-            dec_last_q <= 1'b0;
-            sh_fifo <= 1'b0;
-            sh_last <= 1'b0;
+            credits <= FIFO_DEPTH[{{ fifo_aw }}:0];
+            h_valid <= 1'b0;
+            h_last <= 1'b0;
         end else begin
-            if (last_doc_end) begin
-                dec_left <= {{ left_width }}'d{{ result_words }};
+            if (done_0) begin
+                iss_left <= {{ left_width }}'d{{ result_words }};
+                iss_idx <= {{ idx_width }}'d0;
                 res_valid <= 1'b1;
-            end else if (dec_now) begin
-                dec_left <= dec_left - {{ left_width }}'d1;
-                res_valid <= dec_left != {{ left_width }}'d1;
+            end else if (issue) begin
+                iss_left <= iss_left - {{ left_width }}'d1;
+                iss_idx <= iss_idx + {{ idx_width }}'d1;
+                res_valid <= iss_left != {{ left_width }}'d1;
             end
-            dec_q <= dec_now;
-            dec_last_q <= dec_now & (dec_left == {{ left_width }}'d1);
-            sh_fifo <= dec_q;
-            sh_last <= dec_last_q;
+            credits <= credits - { {{ fifo_aw }}'d0, issue} + { {{ fifo_aw }}'d0, credit_back};
+            h_valid <= issue;
+            h_last <= issue & (iss_left == {{ left_width }}'d1);
         end
     end
-    // The shift enables: pure pipeline registers (dec_q is reset).
-{%- for w in 0..result_words %}
-    (* keep *) always @(posedge clk) sh_w{{ w }} <= dec_q;
-{%- endfor %}
-    // Loading (at each cluster's doc end) and shifting never overlap: a
-    // document's last byte is only accepted once its predecessor's last
-    // shift is decided, and it acts two clocks later, long before the
-    // document's own results load.
+    // Lane data: no reset (only read with its valid bit).
     always @(posedge clk) begin
-        if (rst) begin
-            res_sr <= {{ sr_width }}'d0;
-        end else begin
-            // Shift by a word (sh_w<k> == sh_fifo).
-{%- for w in 0..result_words %}
-{%- if w + 1 < result_words %}
-            if (sh_w{{ w }}) res_sr[{{ 32 * w + 31 }}:{{ 32 * w }}] <= res_sr[{{ 32 * w + 63 }}:{{ 32 * w + 32 }}];
-{%- else %}
-            if (sh_w{{ w }}) res_sr[{{ 32 * w + 31 }}:{{ 32 * w }}] <= 32'd0;
-{%- endif %}
-{%- endfor %}
-            if (last_doc_end) begin
-                res_sr[6:0] <= fin_status;
-            end
+        h_idx <= iss_idx;
+        h_word <= (iss_idx == {{ idx_width }}'d0) ? {25'd0, head_status} : 32'd0;
+    end
 {%- for c in clusters %}
-            if (done_{{ c.stage }}) begin
-{%- for b in result_bits %}
-{%- if b.cluster == c.index %}
-                res_sr[{{ b.pos }}] <= {{ c.inst }}_match[{{ b.idx }}]; // {{ b.comment }}
+
+    // Cluster c{{ c.index }}'s bits of the word in lane {{ c.lane_in }}.
+    wire [31:0] c{{ c.index }}_contrib;
+{%- for b in c.contrib %}
+    assign c{{ c.index }}_contrib[{{ b.bit }}] = 1'b0
+{%- for t in b.terms %}
+        | ({{ c.lane_in }}_idx == {{ idx_width }}'d{{ t.word }} & {{ c.inst }}_match[{{ t.idx }}]) // {{ t.comment }}
+{%- endfor %}
+        ;
+{%- endfor %}
+    always @(posedge clk) begin
+        if (rst) begin
+            l{{ c.index }}_valid <= 1'b0;
+            l{{ c.index }}_last <= 1'b0;
+            cr{{ c.index }} <= 1'b0;
+        end else begin
+            l{{ c.index }}_valid <= {{ c.lane_in }}_valid;
+            l{{ c.index }}_last <= {{ c.lane_in }}_valid & {{ c.lane_in }}_last;
+{%- if c.index == 0 %}
+            cr0 <= fifo_pop;
+{%- else %}
+            cr{{ c.index }} <= cr{{ c.index - 1 }};
 {%- endif %}
-{%- endfor %}
-            end
-{%- endfor %}
         end
     end
-    // The FIFO (data without reset: only read below its count).
     always @(posedge clk) begin
-        if (sh_fifo) fifo[fifo_wp] <= {sh_last, res_sr[31:0]};
+{%- if c.index + 1 < clusters.len() %}
+        l{{ c.index }}_idx <= {{ c.lane_in }}_idx;
+{%- endif %}
+        l{{ c.index }}_word <= {{ c.lane_in }}_word | c{{ c.index }}_contrib;
+    end
+{%- endfor %}
+
+    // ---- the tail: FIFO and output register ----
+    always @(posedge clk) begin
+        if (fifo_push) fifo[fifo_wp] <= {l{{ clusters.len() - 1 }}_last, l{{ clusters.len() - 1 }}_word};
     end
     always @(posedge clk) begin
         if (rst) begin
-            fifo_wp <= 2'd0;
-            fifo_rp <= 2'd0;
-            fifo_cnt <= 3'd0;
+            fifo_wp <= {{ fifo_aw }}'d0;
+            fifo_rp <= {{ fifo_aw }}'d0;
+            fifo_cnt <= {{ fifo_aw + 1 }}'d0;
             out_valid <= 1'b0;
         end else begin
-            if (sh_fifo) fifo_wp <= fifo_wp + 2'd1;
-            if (fifo_pop) fifo_rp <= fifo_rp + 2'd1;
-            fifo_cnt <= fifo_cnt + {2'd0, sh_fifo} - {2'd0, fifo_pop};
-            if (out_free) out_valid <= fifo_cnt != 3'd0;
+            if (fifo_push) fifo_wp <= fifo_wp + {{ fifo_aw }}'d1;
+            if (fifo_pop) fifo_rp <= fifo_rp + {{ fifo_aw }}'d1;
+            fifo_cnt <= fifo_cnt + { {{ fifo_aw }}'d0, fifo_push} - { {{ fifo_aw }}'d0, fifo_pop};
+            if (out_free) out_valid <= fifo_cnt != {{ fifo_aw + 1 }}'d0;
         end
     end
     always @(posedge clk) begin

@@ -121,120 +121,191 @@ module qrtl_xpath_top (
         .q_match(u_c0_match)
     );
 
-    // ---- results: status word + bitmap, shifted out one word per beat ----
-    // A cluster's match bits are valid two clocks after it sees doc_end
-    // (its own pipeline register, then its match register): end_k and
-    // done_k mark those clocks for stage k.
-    reg end_0, done_0;
-    reg [6:0] end_status, fin_status; // {reason, status} of the last stage, one and two clocks late
+    // ---- results: status word + bitmap, collected along the clusters ----
+    // Each result word is gathered by a lane that runs through the clusters
+    // in the order of the event pipeline (h, then l0 after c0, l1 after
+    // c1, ...): the head issues word indexes, and each cluster ORs its
+    // match bits of that word into the lane's word (c<k>_contrib), one
+    // register per cluster. Timing: every path stays between a cluster and
+    // its neighbour's lane register, so no net crosses the chip however
+    // the bitmap (ordered by query id) and the clusters (queries of one
+    // prefix) interleave. The lane leaves cluster k a clock after it enters,
+    // as the events do, so a word that leaves the head after cluster 0's
+    // match bits are valid (done_0, two clocks after its doc_end) reaches
+    // every cluster after its own. The tail writes the words into a FIFO in
+    // front of the output register; the head issues a word only with a
+    // credit (a free FIFO entry; a pop returns its credit through a delay
+    // line of 1 registers back to the head).
+    reg end_0, done_0;          // cluster 0's match bits are valid from done_0 on
+    reg [6:0] head_status;      // {reason, status} of the document
     always @(posedge clk) begin
         if (rst) begin
             {end_0, done_0} <= 2'b00;
-            end_status <= 7'd0;
-            fin_status <= 7'd0;
+            head_status <= 7'd0;
         end else begin
             {end_0, done_0} <= {s0_doc_end, end_0};
-            end_status <= {s0_reason, s0_status};
-            fin_status <= end_status;
+            if (s0_doc_end) head_status <= {s0_reason, s0_status};
         end
     end
-    wire last_doc_end = done_0;
-    reg  [63:0] res_sr;
-    // Draining: res_sr shifts down a word at a time, the word leaving it
-    // goes into a small FIFO, and the FIFO feeds the output register.
-    // Timing: res_sr's words lie all over the chip (the bitmap is ordered by
-    // query id, a cluster holds the queries of one prefix), so the shift
-    // enable of each word is a flip-flop of its own (sh_w<k>), loaded from
-    // one decision register (dec_q): a shift is decided two clocks before
-    // it acts, from flip-flops only (words left, FIFO room counting the
-    // shifts in flight), and m_axis_tready reaches the output register and
-    // the FIFO, never res_sr.
-    localparam [2:0] FIFO_DEPTH = 3'd4;
-    reg  [1:0] dec_left; // words still to decide
-    reg         dec_q, dec_last_q; // a shift decided last clock (the document's last word)
-    reg         sh_fifo, sh_last; // the shift acting this clock (FIFO write), its word is the last
-    (* keep *) reg sh_w0;
-    (* keep *) reg sh_w1;
-    reg  [32:0] fifo [0:3]; // {last, word}: FIFO_DEPTH entries
-    reg  [1:0]  fifo_wp, fifo_rp;
-    reg  [2:0]  fifo_cnt;
+    localparam FIFO_DEPTH = 8;
+    reg  [1:0] iss_left;  // words still to issue
+    reg  [0:0] iss_idx;    // the next word's index
+    reg  [3:0] credits;          // free FIFO entries not yet claimed
+    reg         h_valid, h_last;
+    reg  [0:0] h_idx;
+    reg  [31:0] h_word;
+    reg         l0_valid, l0_last;
+    reg  [31:0] l0_word;
+    reg         cr0;              // credit return, stage 0
+    // The tail: a FIFO in front of the output register.
+    reg  [32:0] fifo [0:FIFO_DEPTH - 1]; // {last, word}
+    reg  [2:0] fifo_wp, fifo_rp;
+    reg  [3:0] fifo_cnt;
     reg  [31:0] out_data;
     reg         out_valid, out_last;
     wire        out_free = ~out_valid | m_axis_tready; // the output register can load
-    wire        fifo_pop = out_free & (fifo_cnt != 3'd0);
-    // Room for one more word after the FIFO's words and the two in flight.
-    wire        dec_now = res_valid & (fifo_cnt + {2'd0, dec_q} + {2'd0, sh_fifo} < FIFO_DEPTH);
+    wire        fifo_pop = out_free & (fifo_cnt != 4'd0);
+    wire        fifo_push = l0_valid;
+    wire issue = res_valid & (credits != 4'd0);
+    wire credit_back = cr0;
     always @(posedge clk) begin
         if (rst) begin
             doc_in_flight <= 1'b0;
         end else if (in_fire & s_axis_tlast) begin
             doc_in_flight <= 1'b1;
-        end else if (last_doc_end) begin
+        end else if (done_0) begin
             doc_in_flight <= 1'b0;
         end
     end
     always @(posedge clk) begin
         if (rst) begin
-            dec_left <= 2'd0;
+            iss_left <= 2'd0;
+            iss_idx <= 1'd0;
             res_valid <= 1'b0;
-            dec_q <= 1'b0;
-            dec_last_q <= 1'b0;
-            sh_fifo <= 1'b0;
-            sh_last <= 1'b0;
+            credits <= FIFO_DEPTH[3:0];
+            h_valid <= 1'b0;
+            h_last <= 1'b0;
         end else begin
-            if (last_doc_end) begin
-                dec_left <= 2'd2;
-                res_valid <= 1'b1;
-            end else if (dec_now) begin
-                dec_left <= dec_left - 2'd1;
-                res_valid <= dec_left != 2'd1;
-            end
-            dec_q <= dec_now;
-            dec_last_q <= dec_now & (dec_left == 2'd1);
-            sh_fifo <= dec_q;
-            sh_last <= dec_last_q;
-        end
-    end
-    // The shift enables: pure pipeline registers (dec_q is reset).
-    (* keep *) always @(posedge clk) sh_w0 <= dec_q;
-    (* keep *) always @(posedge clk) sh_w1 <= dec_q;
-    // Loading (at each cluster's doc end) and shifting never overlap: a
-    // document's last byte is only accepted once its predecessor's last
-    // shift is decided, and it acts two clocks later, long before the
-    // document's own results load.
-    always @(posedge clk) begin
-        if (rst) begin
-            res_sr <= 64'd0;
-        end else begin
-            // Shift by a word (sh_w<k> == sh_fifo).
-            if (sh_w0) res_sr[31:0] <= res_sr[63:32];
-            if (sh_w1) res_sr[63:32] <= 32'd0;
-            if (last_doc_end) begin
-                res_sr[6:0] <= fin_status;
-            end
             if (done_0) begin
-                res_sr[32] <= u_c0_match[0]; // q0 (line 3)
-                res_sr[33] <= u_c0_match[1]; // q1 (line 4)
-                res_sr[34] <= u_c0_match[2]; // q2 (line 5)
-                res_sr[35] <= u_c0_match[3]; // q3 (line 6)
+                iss_left <= 2'd2;
+                iss_idx <= 1'd0;
+                res_valid <= 1'b1;
+            end else if (issue) begin
+                iss_left <= iss_left - 2'd1;
+                iss_idx <= iss_idx + 1'd1;
+                res_valid <= iss_left != 2'd1;
             end
+            credits <= credits - { 3'd0, issue} + { 3'd0, credit_back};
+            h_valid <= issue;
+            h_last <= issue & (iss_left == 2'd1);
         end
     end
-    // The FIFO (data without reset: only read below its count).
+    // Lane data: no reset (only read with its valid bit).
     always @(posedge clk) begin
-        if (sh_fifo) fifo[fifo_wp] <= {sh_last, res_sr[31:0]};
+        h_idx <= iss_idx;
+        h_word <= (iss_idx == 1'd0) ? {25'd0, head_status} : 32'd0;
+    end
+
+    // Cluster c0's bits of the word in lane h.
+    wire [31:0] c0_contrib;
+    assign c0_contrib[0] = 1'b0
+        | (h_idx == 1'd1 & u_c0_match[0]) // q0 (line 3)
+        ;
+    assign c0_contrib[1] = 1'b0
+        | (h_idx == 1'd1 & u_c0_match[1]) // q1 (line 4)
+        ;
+    assign c0_contrib[2] = 1'b0
+        | (h_idx == 1'd1 & u_c0_match[2]) // q2 (line 5)
+        ;
+    assign c0_contrib[3] = 1'b0
+        | (h_idx == 1'd1 & u_c0_match[3]) // q3 (line 6)
+        ;
+    assign c0_contrib[4] = 1'b0
+        ;
+    assign c0_contrib[5] = 1'b0
+        ;
+    assign c0_contrib[6] = 1'b0
+        ;
+    assign c0_contrib[7] = 1'b0
+        ;
+    assign c0_contrib[8] = 1'b0
+        ;
+    assign c0_contrib[9] = 1'b0
+        ;
+    assign c0_contrib[10] = 1'b0
+        ;
+    assign c0_contrib[11] = 1'b0
+        ;
+    assign c0_contrib[12] = 1'b0
+        ;
+    assign c0_contrib[13] = 1'b0
+        ;
+    assign c0_contrib[14] = 1'b0
+        ;
+    assign c0_contrib[15] = 1'b0
+        ;
+    assign c0_contrib[16] = 1'b0
+        ;
+    assign c0_contrib[17] = 1'b0
+        ;
+    assign c0_contrib[18] = 1'b0
+        ;
+    assign c0_contrib[19] = 1'b0
+        ;
+    assign c0_contrib[20] = 1'b0
+        ;
+    assign c0_contrib[21] = 1'b0
+        ;
+    assign c0_contrib[22] = 1'b0
+        ;
+    assign c0_contrib[23] = 1'b0
+        ;
+    assign c0_contrib[24] = 1'b0
+        ;
+    assign c0_contrib[25] = 1'b0
+        ;
+    assign c0_contrib[26] = 1'b0
+        ;
+    assign c0_contrib[27] = 1'b0
+        ;
+    assign c0_contrib[28] = 1'b0
+        ;
+    assign c0_contrib[29] = 1'b0
+        ;
+    assign c0_contrib[30] = 1'b0
+        ;
+    assign c0_contrib[31] = 1'b0
+        ;
+    always @(posedge clk) begin
+        if (rst) begin
+            l0_valid <= 1'b0;
+            l0_last <= 1'b0;
+            cr0 <= 1'b0;
+        end else begin
+            l0_valid <= h_valid;
+            l0_last <= h_valid & h_last;
+            cr0 <= fifo_pop;
+        end
+    end
+    always @(posedge clk) begin
+        l0_word <= h_word | c0_contrib;
+    end
+
+    // ---- the tail: FIFO and output register ----
+    always @(posedge clk) begin
+        if (fifo_push) fifo[fifo_wp] <= {l0_last, l0_word};
     end
     always @(posedge clk) begin
         if (rst) begin
-            fifo_wp <= 2'd0;
-            fifo_rp <= 2'd0;
-            fifo_cnt <= 3'd0;
+            fifo_wp <= 3'd0;
+            fifo_rp <= 3'd0;
+            fifo_cnt <= 4'd0;
             out_valid <= 1'b0;
         end else begin
-            if (sh_fifo) fifo_wp <= fifo_wp + 2'd1;
-            if (fifo_pop) fifo_rp <= fifo_rp + 2'd1;
-            fifo_cnt <= fifo_cnt + {2'd0, sh_fifo} - {2'd0, fifo_pop};
-            if (out_free) out_valid <= fifo_cnt != 3'd0;
+            if (fifo_push) fifo_wp <= fifo_wp + 3'd1;
+            if (fifo_pop) fifo_rp <= fifo_rp + 3'd1;
+            fifo_cnt <= fifo_cnt + { 3'd0, fifo_push} - { 3'd0, fifo_pop};
+            if (out_free) out_valid <= fifo_cnt != 4'd0;
         end
     end
     always @(posedge clk) begin

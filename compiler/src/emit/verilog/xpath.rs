@@ -302,6 +302,9 @@ struct ClusterTemplate {
 struct StageSig {
     name: &'static str,
     width: u32,
+    /// Registered from stage to stage (the clusters' inputs); the
+    /// document's status is read at stage 0 only (the result lane's head).
+    piped: bool,
 }
 
 struct ClusterInst {
@@ -310,11 +313,24 @@ struct ClusterInst {
     index: usize,
     stage: usize,
     queries: usize,
+    /// The result lane register this cluster adds its bits to (`h`, the
+    /// head, or `l<k-1>`, the previous cluster's).
+    lane_in: String,
+    /// Its match bits per bit position of a result word, 0..32.
+    contrib: Vec<ContribBit>,
 }
 
-struct ResultBit {
-    pos: usize,
-    cluster: usize,
+/// One bit position of a cluster's contribution to the result words: the
+/// queries of the cluster at that position, one per word.
+struct ContribBit {
+    bit: usize,
+    terms: Vec<ContribTerm>,
+}
+
+struct ContribTerm {
+    /// Result word (0 is the status word).
+    word: usize,
+    /// The query's bit in the cluster's `q_match`.
     idx: usize,
     comment: String,
 }
@@ -327,12 +343,15 @@ struct TopTemplate {
     name_stack_bytes: u32,
     query_count: usize,
     result_words: u32,
-    sr_width: u32,
     left_width: u32,
+    /// Bits of a result word index.
+    idx_width: u32,
+    /// Entries of the output FIFO (a power of two), and its address bits.
+    fifo_depth: u32,
+    fifo_aw: u32,
     stages: usize,
     stage_sigs: Vec<StageSig>,
     clusters: Vec<ClusterInst>,
-    result_bits: Vec<ResultBit>,
 }
 
 // ---------------------------------------------------------------------------
@@ -972,6 +991,12 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
                 EventInput::Broadcast => 0,
             },
             queries: t.queries,
+            lane_in: if k == 0 {
+                "h".to_string()
+            } else {
+                format!("l{}", k - 1)
+            },
+            contrib: Vec::new(),
         });
         let mut text = String::with_capacity(last_len + last_len / 4);
         t.render_into(&mut text).expect("cluster template renders");
@@ -982,18 +1007,32 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
             text,
         });
     }
-    let result_bits = d
-        .queries
-        .iter()
-        .map(|q| ResultBit {
-            pos: RESULT_WIDTH as usize + q.id.index(),
-            cluster: q.cluster,
-            idx: local_index[q.id.index()],
-            comment: format!("q{} (line {})", q.id.0, q.line),
-        })
-        .collect();
+    // Each query's bit: word 1 + id / 32, position id % 32, added to the
+    // lane by its cluster.
+    for c in clusters.iter_mut() {
+        c.contrib = (0..RESULT_WIDTH as usize)
+            .map(|bit| ContribBit {
+                bit,
+                terms: Vec::new(),
+            })
+            .collect();
+    }
+    for q in &d.queries {
+        let pos = RESULT_WIDTH as usize + q.id.index();
+        clusters[q.cluster].contrib[pos % RESULT_WIDTH as usize]
+            .terms
+            .push(ContribTerm {
+                word: pos / RESULT_WIDTH as usize,
+                idx: local_index[q.id.index()],
+                comment: format!("q{} (line {})", q.id.0, q.line),
+            });
+    }
     let bitmap_words = (d.queries.len() as u32).div_ceil(RESULT_WIDTH);
     let result_words = 1 + bitmap_words;
+    // The FIFO holds the words of a credit round trip (issue through every
+    // cluster to the tail, the credit back through as many registers), so
+    // the head never waits on an m_axis that takes a word every clock.
+    let fifo_depth = (2 * d.clusters.len() as u32 + 6).next_power_of_two().max(8);
     let stages = match config.input {
         EventInput::Pipelined => d.clusters.len().max(1),
         EventInput::Broadcast => 1,
@@ -1004,89 +1043,109 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
         name_stack_bytes: config.name_stack_bytes,
         query_count: d.queries.len(),
         result_words,
-        sr_width: result_words * RESULT_WIDTH,
         left_width: clog2(u64::from(result_words) + 1).max(1),
+        idx_width: clog2(u64::from(result_words)).max(1),
+        fifo_depth,
+        fifo_aw: fifo_depth.trailing_zeros(),
         stages,
         stage_sigs: vec![
             StageSig {
                 name: "byte",
                 width: 8,
+                piped: true,
             },
             StageSig {
                 name: "name_byte",
                 width: 1,
+                piped: true,
             },
             StageSig {
                 name: "name_first",
                 width: 1,
+                piped: true,
             },
             StageSig {
                 name: "attr_name_byte",
                 width: 1,
+                piped: true,
             },
             StageSig {
                 name: "attr_name_first",
                 width: 1,
+                piped: true,
             },
             StageSig {
                 name: "val_start",
                 width: 1,
+                piped: true,
             },
             StageSig {
                 name: "val_unit",
                 width: 1,
+                piped: true,
             },
             StageSig {
                 name: "unit_is_cp",
                 width: 1,
+                piped: true,
             },
             StageSig {
                 name: "unit_byte",
                 width: 8,
+                piped: true,
             },
             StageSig {
                 name: "unit_cp",
                 width: 21,
+                piped: true,
             },
             StageSig {
                 name: "val_end",
                 width: 1,
+                piped: true,
             },
             StageSig {
                 name: "open",
                 width: 1,
+                piped: true,
             },
             StageSig {
                 name: "open_empty",
                 width: 1,
+                piped: true,
             },
             StageSig {
                 name: "close",
                 width: 1,
+                piped: true,
             },
             StageSig {
                 name: "text_unit",
                 width: 1,
+                piped: true,
             },
             StageSig {
                 name: "text_end",
                 width: 1,
+                piped: true,
             },
             StageSig {
                 name: "doc_end",
                 width: 1,
+                piped: true,
             },
             StageSig {
                 name: "status",
                 width: 2,
+                piped: false,
             },
             StageSig {
                 name: "reason",
                 width: 5,
+                piped: false,
             },
         ],
         clusters,
-        result_bits,
     };
     files.push(RtlFile {
         name: "qrtl_xpath_top.v".to_string(),
@@ -1109,16 +1168,20 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
         files,
         queries,
         result_words,
-        // The SAX parser's pipeline, one register per further cluster, the
-        // last cluster's own pipeline, then the top's drain of the results.
-        latency: super::sax::SAX_LATENCY + (stages as u32 - 1) + CLUSTER_LATENCY + RESULT_LATENCY,
+        // The SAX parser's pipeline, cluster 0's own pipeline (to its match
+        // register), then the result lane: one register per cluster plus
+        // the head's and the tail's.
+        latency: super::sax::SAX_LATENCY
+            + CLUSTER_LATENCY
+            + d.clusters.len() as u32
+            + RESULT_LATENCY,
     }
 }
 
-/// Clocks from the last cluster's match register to the status word on
-/// `m_axis` (`xpath_top.v`): the result load, the shift decision, the
-/// shift-enable copies, the FIFO, the output register.
-const RESULT_LATENCY: u32 = 5;
+/// Clocks of the result lane (`xpath_top.v`) besides its one register per
+/// cluster: from cluster 0's match bits (`done_0`) the word count's load,
+/// the head register, the FIFO, the output register.
+const RESULT_LATENCY: u32 = 4;
 
 /// LUT4 levels of an AND/OR tree over `inputs` signals.
 fn lut4_levels(inputs: usize) -> u32 {
