@@ -7,11 +7,12 @@
 // index of the parser's first error, 0 for none), then the match bitmap
 // (bit b of bitmap word w = query 32*w + b), tlast on the last word.
 //
-// The results of a document are loaded into an output shift register when
-// its last event has passed every cluster, and drain through a register
-// slice while the next document streams in (double buffering). A document's last byte is held
-// (tready low) only while the previous document's results are still in
-// flight or not yet drained, so backpressure on m_axis never loses data and
+// The results of a document are collected word by word by a lane that
+// runs through the clusters behind its last event (see "results" below),
+// and drain through a FIFO and the output register while the next
+// document streams in (double buffering). A document's last byte is held
+// (tready low) only while the previous document's words are not all
+// issued into the lane, so backpressure on m_axis never loses data and
 // s_axis never stalls otherwise.
 `default_nettype none
 
