@@ -159,11 +159,13 @@ module {{ module }} (
     reg  [{{ idx_width - 1 }}:0] iss_idx;    // the next word's index
     reg  [{{ fifo_aw }}:0] credits;          // free FIFO entries not yet claimed
     reg         h_valid, h_last;
+{%- if clusters.len() > 1 %}
     reg  [{{ idx_width - 1 }}:0] h_idx;
+{%- endif %}
     reg  [31:0] h_word;
 {%- for c in clusters %}
     reg         l{{ c.index }}_valid, l{{ c.index }}_last;
-{%- if c.index + 1 < clusters.len() %}
+{%- if c.index + 2 < clusters.len() %}
     reg  [{{ idx_width - 1 }}:0] l{{ c.index }}_idx;
 {%- endif %}
     reg  [31:0] l{{ c.index }}_word;
@@ -214,17 +216,29 @@ module {{ module }} (
     end
     // Lane data: no reset (only read with its valid bit).
     always @(posedge clk) begin
+{%- if clusters.len() > 1 %}
         h_idx <= iss_idx;
+{%- endif %}
         h_word <= (iss_idx == {{ idx_width }}'d0) ? {25'd0, head_status} : 32'd0;
     end
 {%- for c in clusters %}
 
-    // Cluster c{{ c.index }}'s bits of the word in lane {{ c.lane_in }}.
+    // Cluster c{{ c.index }}'s bits of the word in lane {{ c.lane_in }}. Timing: which word
+    // that is, is decoded a clock ahead (from {{ c.sel_src }}) into one flip-flop
+    // per word the cluster has bits in (c{{ c.index }}_sel<w>).
+{%- for w in c.words %}
+    reg  c{{ c.index }}_sel{{ w }};
+{%- endfor %}
+    always @(posedge clk) begin
+{%- for w in c.words %}
+        c{{ c.index }}_sel{{ w }} <= {{ c.sel_src }} == {{ idx_width }}'d{{ w }};
+{%- endfor %}
+    end
     wire [31:0] c{{ c.index }}_contrib;
 {%- for b in c.contrib %}
     assign c{{ c.index }}_contrib[{{ b.bit }}] = 1'b0
 {%- for t in b.terms %}
-        | ({{ c.lane_in }}_idx == {{ idx_width }}'d{{ t.word }} & {{ c.inst }}_match[{{ t.idx }}]) // {{ t.comment }}
+        | (c{{ c.index }}_sel{{ t.word }} & {{ c.inst }}_match[{{ t.idx }}]) // {{ t.comment }}
 {%- endfor %}
         ;
 {%- endfor %}
@@ -244,7 +258,7 @@ module {{ module }} (
         end
     end
     always @(posedge clk) begin
-{%- if c.index + 1 < clusters.len() %}
+{%- if c.index + 2 < clusters.len() %}
         l{{ c.index }}_idx <= {{ c.lane_in }}_idx;
 {%- endif %}
         l{{ c.index }}_word <= {{ c.lane_in }}_word | c{{ c.index }}_contrib;

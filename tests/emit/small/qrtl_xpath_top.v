@@ -153,7 +153,6 @@ module qrtl_xpath_top (
     reg  [0:0] iss_idx;    // the next word's index
     reg  [3:0] credits;          // free FIFO entries not yet claimed
     reg         h_valid, h_last;
-    reg  [0:0] h_idx;
     reg  [31:0] h_word;
     reg         l0_valid, l0_last;
     reg  [31:0] l0_word;
@@ -203,26 +202,31 @@ module qrtl_xpath_top (
     end
     // Lane data: no reset (only read with its valid bit).
     always @(posedge clk) begin
-        h_idx <= iss_idx;
         h_word <= (iss_idx == 1'd0) ? {25'd0, head_status} : 32'd0;
     end
 
-    // Cluster c0's bits of the word in lane h.
+    // Cluster c0's bits of the word in lane h. Timing: which word
+    // that is, is decoded a clock ahead (from iss_idx) into one flip-flop
+    // per word the cluster has bits in (c0_sel<w>).
+    reg  c0_sel1;
+    always @(posedge clk) begin
+        c0_sel1 <= iss_idx == 1'd1;
+    end
     wire [31:0] c0_contrib;
     assign c0_contrib[0] = 1'b0
-        | (h_idx == 1'd1 & u_c0_match[0]) // q0 (line 2)
+        | (c0_sel1 & u_c0_match[0]) // q0 (line 2)
         ;
     assign c0_contrib[1] = 1'b0
-        | (h_idx == 1'd1 & u_c0_match[1]) // q1 (line 3)
+        | (c0_sel1 & u_c0_match[1]) // q1 (line 3)
         ;
     assign c0_contrib[2] = 1'b0
-        | (h_idx == 1'd1 & u_c0_match[2]) // q2 (line 4)
+        | (c0_sel1 & u_c0_match[2]) // q2 (line 4)
         ;
     assign c0_contrib[3] = 1'b0
-        | (h_idx == 1'd1 & u_c0_match[3]) // q3 (line 5)
+        | (c0_sel1 & u_c0_match[3]) // q3 (line 5)
         ;
     assign c0_contrib[4] = 1'b0
-        | (h_idx == 1'd1 & u_c0_match[4]) // q4 (line 6)
+        | (c0_sel1 & u_c0_match[4]) // q4 (line 6)
         ;
     assign c0_contrib[5] = 1'b0
         ;

@@ -238,7 +238,6 @@ module qrtl_xpath_top (
     reg  [0:0] h_idx;
     reg  [31:0] h_word;
     reg         l0_valid, l0_last;
-    reg  [0:0] l0_idx;
     reg  [31:0] l0_word;
     reg         cr0;              // credit return, stage 0
     reg         l1_valid, l1_last;
@@ -293,15 +292,21 @@ module qrtl_xpath_top (
         h_word <= (iss_idx == 1'd0) ? {25'd0, head_status} : 32'd0;
     end
 
-    // Cluster c0's bits of the word in lane h.
+    // Cluster c0's bits of the word in lane h. Timing: which word
+    // that is, is decoded a clock ahead (from iss_idx) into one flip-flop
+    // per word the cluster has bits in (c0_sel<w>).
+    reg  c0_sel1;
+    always @(posedge clk) begin
+        c0_sel1 <= iss_idx == 1'd1;
+    end
     wire [31:0] c0_contrib;
     assign c0_contrib[0] = 1'b0
-        | (h_idx == 1'd1 & u_c0_match[0]) // q0 (line 2)
+        | (c0_sel1 & u_c0_match[0]) // q0 (line 2)
         ;
     assign c0_contrib[1] = 1'b0
         ;
     assign c0_contrib[2] = 1'b0
-        | (h_idx == 1'd1 & u_c0_match[1]) // q2 (line 4)
+        | (c0_sel1 & u_c0_match[1]) // q2 (line 4)
         ;
     assign c0_contrib[3] = 1'b0
         ;
@@ -373,21 +378,26 @@ module qrtl_xpath_top (
         end
     end
     always @(posedge clk) begin
-        l0_idx <= h_idx;
         l0_word <= h_word | c0_contrib;
     end
 
-    // Cluster c1's bits of the word in lane l0.
+    // Cluster c1's bits of the word in lane l0. Timing: which word
+    // that is, is decoded a clock ahead (from h_idx) into one flip-flop
+    // per word the cluster has bits in (c1_sel<w>).
+    reg  c1_sel1;
+    always @(posedge clk) begin
+        c1_sel1 <= h_idx == 1'd1;
+    end
     wire [31:0] c1_contrib;
     assign c1_contrib[0] = 1'b0
         ;
     assign c1_contrib[1] = 1'b0
-        | (l0_idx == 1'd1 & u_c1_match[0]) // q1 (line 3)
+        | (c1_sel1 & u_c1_match[0]) // q1 (line 3)
         ;
     assign c1_contrib[2] = 1'b0
         ;
     assign c1_contrib[3] = 1'b0
-        | (l0_idx == 1'd1 & u_c1_match[1]) // q3 (line 5)
+        | (c1_sel1 & u_c1_match[1]) // q3 (line 5)
         ;
     assign c1_contrib[4] = 1'b0
         ;

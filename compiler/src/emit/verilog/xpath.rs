@@ -318,6 +318,11 @@ struct ClusterInst {
     lane_in: String,
     /// Its match bits per bit position of a result word, 0..32.
     contrib: Vec<ContribBit>,
+    /// The result words it has bits in, ascending.
+    words: Vec<usize>,
+    /// The word index its word selects are decoded from, a clock before
+    /// the word reaches `lane_in`: `iss_idx`, `h_idx` or `l<k-2>_idx`.
+    sel_src: String,
 }
 
 /// One bit position of a cluster's contribution to the result words: the
@@ -997,6 +1002,12 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
                 format!("l{}", k - 1)
             },
             contrib: Vec::new(),
+            words: Vec::new(),
+            sel_src: match k {
+                0 => "iss_idx".to_string(),
+                1 => "h_idx".to_string(),
+                _ => format!("l{}_idx", k - 2),
+            },
         });
         let mut text = String::with_capacity(last_len + last_len / 4);
         t.render_into(&mut text).expect("cluster template renders");
@@ -1026,6 +1037,11 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
                 idx: local_index[q.id.index()],
                 comment: format!("q{} (line {})", q.id.0, q.line),
             });
+        clusters[q.cluster].words.push(pos / RESULT_WIDTH as usize);
+    }
+    for c in clusters.iter_mut() {
+        c.words.sort_unstable();
+        c.words.dedup();
     }
     let bitmap_words = (d.queries.len() as u32).div_ceil(RESULT_WIDTH);
     let result_words = 1 + bitmap_words;
