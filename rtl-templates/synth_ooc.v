@@ -2,8 +2,8 @@
 // ({{ in_bits }} input bits, {{ out_bits }} output bits).
 //
 // Place and route needs pins, and a core's ports ({{ in_bits + out_bits }} bits here) may
-// outnumber them. Every input port of the core is driven by a flip-flop of
-// a serial-in shift register, every output port is captured by a flip-flop
+// outnumber them. Every input port of the core is driven by a flip-flop
+// loaded from a serial-in shift register, every output port is captured by a flip-flop
 // of a parallel-load shift register, so nextpnr times all the core's paths,
 // its port paths included, from register to register, on four pins. The
 // core instance keeps its hierarchy, so its area is reported on its own.
@@ -16,8 +16,13 @@ module qrtl_ooc (
     output wire so
 );
     reg [{{ in_bits - 1 }}:0] in_sr;
+    // The core's inputs come from a parallel register after the shift
+    // chain, free to sit next to the core (the chain itself stays by the
+    // pin), so a core path from an input port is timed from beside the core.
+    reg [{{ in_bits - 1 }}:0] in_q;
     always @(posedge clk) begin
         in_sr <= {{ in_shift }};
+        in_q <= in_sr;
     end
 {%- for o in outputs %}
     wire [{{ o.width - 1 }}:0] o_{{ o.name }};
@@ -27,7 +32,7 @@ module qrtl_ooc (
     {{ top }} u_core (
         .{{ clock }}(clk),
 {%- for i in inputs %}
-        .{{ i.name }}(in_sr[{{ i.hi }}:{{ i.lo }}]),
+        .{{ i.name }}(in_q[{{ i.hi }}:{{ i.lo }}]),
 {%- endfor %}
 {%- for o in outputs %}
         .{{ o.name }}(o_{{ o.name }}){% if !loop.last %},{% endif %}

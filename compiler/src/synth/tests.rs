@@ -32,8 +32,9 @@ fn wrapper_registers_every_port_bit_in_port_order() {
     assert!(v.contains("reg [8:0] in_sr;"), "{v}");
     assert!(v.contains("in_sr <= {in_sr[7:0], si};"), "{v}");
     assert!(v.contains(".clk(clk),"), "{v}");
-    assert!(v.contains(".rst(in_sr[0:0]),"), "{v}");
-    assert!(v.contains(".din(in_sr[8:1]),"), "{v}");
+    assert!(v.contains("in_q <= in_sr;"), "{v}");
+    assert!(v.contains(".rst(in_q[0:0]),"), "{v}");
+    assert!(v.contains(".din(in_q[8:1]),"), "{v}");
     assert!(v.contains(".dout(o_dout),"), "{v}");
     assert!(v.contains(".done(o_done)\n"), "{v}");
     assert!(v.contains("reg [32:0] out_sr;"), "{v}");
