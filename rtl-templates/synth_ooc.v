@@ -4,7 +4,7 @@
 // Place and route needs pins, and a core's ports ({{ in_bits + out_bits }} bits here) may
 // outnumber them. Every input port of the core is driven by a flip-flop
 // loaded from a serial-in shift register, every output port is captured by a flip-flop
-// of a parallel-load shift register, so nextpnr times all the core's paths,
+// that loads a parallel-load shift register, so nextpnr times all the core's paths,
 // its port paths included, from register to register, on four pins. The
 // core instance keeps its hierarchy, so its area is reported on its own.
 `default_nettype none
@@ -39,11 +39,17 @@ module qrtl_ooc (
 {%- endfor %}
     );
 
+    // Likewise the core's outputs are captured by a parallel register
+    // (out_q) free to sit next to the core, then loaded into the output
+    // shift chain by the pin, so a core path to an output port is timed to
+    // a register beside the core.
     reg ld_q;
+    reg [{{ out_bits - 1 }}:0] out_q;
     reg [{{ out_bits - 1 }}:0] out_sr;
     always @(posedge clk) begin
         ld_q <= ld;
-        out_sr <= ld_q ? { {{ out_concat }} } : {{ out_shift }};
+        out_q <= { {{ out_concat }} };
+        out_sr <= ld_q ? out_q : {{ out_shift }};
     end
     assign so = out_sr[{{ out_bits - 1 }}];
 endmodule

@@ -175,10 +175,14 @@ module {{ module }} (
     reg  [32:0] fifo [0:FIFO_DEPTH - 1]; // {last, word}
     reg  [{{ fifo_aw - 1 }}:0] fifo_wp, fifo_rp;
     reg  [{{ fifo_aw }}:0] fifo_cnt;
+    // fifo_cnt != 0, kept in a flip-flop of its own (timing: the output
+    // register's load enable is then one LUT from registers, not a
+    // compare over the count).
+    reg         fifo_ne;
     reg  [31:0] out_data;
     reg         out_valid, out_last;
     wire        out_free = ~out_valid | m_axis_tready; // the output register can load
-    wire        fifo_pop = out_free & (fifo_cnt != {{ fifo_aw + 1 }}'d0);
+    wire        fifo_pop = out_free & fifo_ne;
     wire        fifo_push = l{{ clusters.len() - 1 }}_valid;
     wire issue = res_valid & (credits != {{ fifo_aw + 1 }}'d0);
     wire credit_back = cr{{ clusters.len() - 1 }};
@@ -274,12 +278,15 @@ module {{ module }} (
             fifo_wp <= {{ fifo_aw }}'d0;
             fifo_rp <= {{ fifo_aw }}'d0;
             fifo_cnt <= {{ fifo_aw + 1 }}'d0;
+            fifo_ne <= 1'b0;
             out_valid <= 1'b0;
         end else begin
             if (fifo_push) fifo_wp <= fifo_wp + {{ fifo_aw }}'d1;
             if (fifo_pop) fifo_rp <= fifo_rp + {{ fifo_aw }}'d1;
             fifo_cnt <= fifo_cnt + { {{ fifo_aw }}'d0, fifo_push} - { {{ fifo_aw }}'d0, fifo_pop};
-            if (out_free) out_valid <= fifo_cnt != {{ fifo_aw + 1 }}'d0;
+            // A push leaves it non-empty; a pop alone empties it from one entry.
+            fifo_ne <= fifo_push | (fifo_pop ? fifo_cnt != {{ fifo_aw + 1 }}'d1 : fifo_ne);
+            if (out_free) out_valid <= fifo_ne;
         end
     end
     always @(posedge clk) begin

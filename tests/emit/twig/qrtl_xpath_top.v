@@ -161,10 +161,14 @@ module qrtl_xpath_top (
     reg  [32:0] fifo [0:FIFO_DEPTH - 1]; // {last, word}
     reg  [2:0] fifo_wp, fifo_rp;
     reg  [3:0] fifo_cnt;
+    // fifo_cnt != 0, kept in a flip-flop of its own (timing: the output
+    // register's load enable is then one LUT from registers, not a
+    // compare over the count).
+    reg         fifo_ne;
     reg  [31:0] out_data;
     reg         out_valid, out_last;
     wire        out_free = ~out_valid | m_axis_tready; // the output register can load
-    wire        fifo_pop = out_free & (fifo_cnt != 4'd0);
+    wire        fifo_pop = out_free & fifo_ne;
     wire        fifo_push = l0_valid;
     wire issue = res_valid & (credits != 4'd0);
     wire credit_back = cr0;
@@ -305,12 +309,15 @@ module qrtl_xpath_top (
             fifo_wp <= 3'd0;
             fifo_rp <= 3'd0;
             fifo_cnt <= 4'd0;
+            fifo_ne <= 1'b0;
             out_valid <= 1'b0;
         end else begin
             if (fifo_push) fifo_wp <= fifo_wp + 3'd1;
             if (fifo_pop) fifo_rp <= fifo_rp + 3'd1;
             fifo_cnt <= fifo_cnt + { 3'd0, fifo_push} - { 3'd0, fifo_pop};
-            if (out_free) out_valid <= fifo_cnt != 4'd0;
+            // A push leaves it non-empty; a pop alone empties it from one entry.
+            fifo_ne <= fifo_push | (fifo_pop ? fifo_cnt != 4'd1 : fifo_ne);
+            if (out_free) out_valid <= fifo_ne;
         end
     end
     always @(posedge clk) begin
