@@ -32,9 +32,36 @@ module {{ module }} (
     // ---- input handshake ----
     reg  doc_in_flight; // a last byte was accepted; its results are not loaded yet
     reg  res_valid;     // results are draining: words of them are still to be shifted out
-    wire busy = doc_in_flight | res_valid;
+    // res_valid as the handshake sees it: set with it (on done_0), cleared a
+    // clock after it, by a register of its own beside s_axis_tready (timing:
+    // res_valid sits with the head's issue logic, by cluster 0's lane).
+    reg  res_busy;
+    wire busy = doc_in_flight | res_busy;
     assign s_axis_tready = ~rst & ~(s_axis_tlast & busy);
     wire in_fire = s_axis_tvalid & s_axis_tready;
+
+    // ---- resets ----
+    // rst itself reaches only what sits by the input (the parser, the
+    // input handshake, end_0/done_0) and a few registers, so no net carries
+    // it across the chip (timing: with every cluster on it, its source was
+    // placed mid-chip, far from s_axis_tready's logic).
+    // * Event stage k and its cluster take rst_s<k>, rst delayed k clocks
+    //   (one register per stage, loaded from the stage before): the reset
+    //   travels with the events, so each cluster sees its reset and its
+    //   events as cluster 0 sees rst and the parser's.
+    // * The results (head, lane, credit return, tail) take rst delayed two
+    //   clocks: rst_r, then a copy for the head (rst_h), each lane stage
+    //   (rst_l<k>) and the tail (rst_t), kept apart so that each sits by
+    //   what it resets. All of them reset on the same clocks; the parser's
+    //   done_0 (reset by rst) stays low until they are out of reset.
+    wire rst_s0 = rst;
+    reg  rst_r, rst_h, rst_t;
+    (* keep *)
+    always @(posedge clk) rst_r <= rst;
+    (* keep *)
+    always @(posedge clk) rst_h <= rst_r;
+    (* keep *)
+    always @(posedge clk) rst_t <= rst_r;
 
     // ---- SAX parser (stage 0 of the event pipeline) ----
 {%- for s in stage_sigs %}
@@ -67,6 +94,8 @@ module {{ module }} (
 {%- for k in 1..stages %}
 
     // ---- event pipeline stage {{ k }}: cluster c{{ k }} sees the stream one clock after c{{ k - 1 }} ----
+    reg        rst_s{{ k }};
+    always @(posedge clk) rst_s{{ k }} <= rst_s{{ k - 1 }};
 {%- for s in stage_sigs %}
 {%- if s.piped %}
 {%- if s.width == 1 %}
@@ -77,7 +106,7 @@ module {{ module }} (
 {%- endif %}
 {%- endfor %}
     always @(posedge clk) begin
-        if (rst) begin
+        if (rst_s{{ k }}) begin
 {%- for s in stage_sigs %}
 {%- if s.piped %}
             s{{ k }}_{{ s.name }} <= {{ s.width }}'d0;
@@ -101,7 +130,7 @@ module {{ module }} (
     wire [{{ c.queries - 1 }}:0] {{ c.inst }}_match;
     {{ c.module }} {{ c.inst }} (
         .clk(clk),
-        .rst(rst),
+        .rst(rst_s{{ c.stage }}),
         .in_byte(s{{ c.stage }}_byte),
 {%- if c.stage == 0 %}
         .in_byte_next(s0_byte_next),
@@ -170,6 +199,9 @@ module {{ module }} (
 {%- endif %}
     reg  [31:0] l{{ c.index }}_word;
     reg         cr{{ c.index }};              // credit return, stage {{ c.index }}
+    reg         rst_l{{ c.index }};
+    (* keep *)
+    always @(posedge clk) rst_l{{ c.index }} <= rst_r;
 {%- endfor %}
     // The tail: a FIFO in front of the output register.
     reg  [32:0] fifo [0:FIFO_DEPTH - 1]; // {last, word}
@@ -187,6 +219,10 @@ module {{ module }} (
     wire issue = res_valid & (credits != {{ fifo_aw + 1 }}'d0);
     wire credit_back = cr{{ clusters.len() - 1 }};
     always @(posedge clk) begin
+        if (rst) res_busy <= 1'b0;
+        else res_busy <= done_0 | res_valid;
+    end
+    always @(posedge clk) begin
         if (rst) begin
             doc_in_flight <= 1'b0;
         end else if (in_fire & s_axis_tlast) begin
@@ -196,7 +232,7 @@ module {{ module }} (
         end
     end
     always @(posedge clk) begin
-        if (rst) begin
+        if (rst_h) begin
             iss_left <= {{ left_width }}'d0;
             iss_idx <= {{ idx_width }}'d0;
             res_valid <= 1'b0;
@@ -247,7 +283,7 @@ module {{ module }} (
         ;
 {%- endfor %}
     always @(posedge clk) begin
-        if (rst) begin
+        if (rst_l{{ c.index }}) begin
             l{{ c.index }}_valid <= 1'b0;
             l{{ c.index }}_last <= 1'b0;
             cr{{ c.index }} <= 1'b0;
@@ -274,7 +310,7 @@ module {{ module }} (
         if (fifo_push) fifo[fifo_wp] <= {l{{ clusters.len() - 1 }}_last, l{{ clusters.len() - 1 }}_word};
     end
     always @(posedge clk) begin
-        if (rst) begin
+        if (rst_t) begin
             fifo_wp <= {{ fifo_aw }}'d0;
             fifo_rp <= {{ fifo_aw }}'d0;
             fifo_cnt <= {{ fifo_aw + 1 }}'d0;

@@ -32,9 +32,36 @@ module qrtl_xpath_top (
     // ---- input handshake ----
     reg  doc_in_flight; // a last byte was accepted; its results are not loaded yet
     reg  res_valid;     // results are draining: words of them are still to be shifted out
-    wire busy = doc_in_flight | res_valid;
+    // res_valid as the handshake sees it: set with it (on done_0), cleared a
+    // clock after it, by a register of its own beside s_axis_tready (timing:
+    // res_valid sits with the head's issue logic, by cluster 0's lane).
+    reg  res_busy;
+    wire busy = doc_in_flight | res_busy;
     assign s_axis_tready = ~rst & ~(s_axis_tlast & busy);
     wire in_fire = s_axis_tvalid & s_axis_tready;
+
+    // ---- resets ----
+    // rst itself reaches only what sits by the input (the parser, the
+    // input handshake, end_0/done_0) and a few registers, so no net carries
+    // it across the chip (timing: with every cluster on it, its source was
+    // placed mid-chip, far from s_axis_tready's logic).
+    // * Event stage k and its cluster take rst_s<k>, rst delayed k clocks
+    //   (one register per stage, loaded from the stage before): the reset
+    //   travels with the events, so each cluster sees its reset and its
+    //   events as cluster 0 sees rst and the parser's.
+    // * The results (head, lane, credit return, tail) take rst delayed two
+    //   clocks: rst_r, then a copy for the head (rst_h), each lane stage
+    //   (rst_l<k>) and the tail (rst_t), kept apart so that each sits by
+    //   what it resets. All of them reset on the same clocks; the parser's
+    //   done_0 (reset by rst) stays low until they are out of reset.
+    wire rst_s0 = rst;
+    reg  rst_r, rst_h, rst_t;
+    (* keep *)
+    always @(posedge clk) rst_r <= rst;
+    (* keep *)
+    always @(posedge clk) rst_h <= rst_r;
+    (* keep *)
+    always @(posedge clk) rst_t <= rst_r;
 
     // ---- SAX parser (stage 0 of the event pipeline) ----
     wire [7:0] s0_byte;
@@ -94,6 +121,8 @@ module qrtl_xpath_top (
     wire unused_sax = &{1'b0, s0_name_end, s0_attr_name_end};
 
     // ---- event pipeline stage 1: cluster c1 sees the stream one clock after c0 ----
+    reg        rst_s1;
+    always @(posedge clk) rst_s1 <= rst_s0;
     reg [7:0] s1_byte;
     reg        s1_name_byte;
     reg        s1_name_first;
@@ -112,7 +141,7 @@ module qrtl_xpath_top (
     reg        s1_text_end;
     reg        s1_doc_end;
     always @(posedge clk) begin
-        if (rst) begin
+        if (rst_s1) begin
             s1_byte <= 8'd0;
             s1_name_byte <= 1'd0;
             s1_name_first <= 1'd0;
@@ -158,7 +187,7 @@ module qrtl_xpath_top (
     wire [1:0] u_c0_match;
     qrtl_xpath_c0 u_c0 (
         .clk(clk),
-        .rst(rst),
+        .rst(rst_s0),
         .in_byte(s0_byte),
         .in_byte_next(s0_byte_next),
         .in_name_byte(s0_name_byte),
@@ -182,7 +211,7 @@ module qrtl_xpath_top (
     wire [1:0] u_c1_match;
     qrtl_xpath_c1 u_c1 (
         .clk(clk),
-        .rst(rst),
+        .rst(rst_s1),
         .in_byte(s1_byte),
         .in_byte_next(s0_byte),
         .in_name_byte(s1_name_byte),
@@ -240,9 +269,15 @@ module qrtl_xpath_top (
     reg         l0_valid, l0_last;
     reg  [31:0] l0_word;
     reg         cr0;              // credit return, stage 0
+    reg         rst_l0;
+    (* keep *)
+    always @(posedge clk) rst_l0 <= rst_r;
     reg         l1_valid, l1_last;
     reg  [31:0] l1_word;
     reg         cr1;              // credit return, stage 1
+    reg         rst_l1;
+    (* keep *)
+    always @(posedge clk) rst_l1 <= rst_r;
     // The tail: a FIFO in front of the output register.
     reg  [32:0] fifo [0:FIFO_DEPTH - 1]; // {last, word}
     reg  [3:0] fifo_wp, fifo_rp;
@@ -259,6 +294,10 @@ module qrtl_xpath_top (
     wire issue = res_valid & (credits != 5'd0);
     wire credit_back = cr1;
     always @(posedge clk) begin
+        if (rst) res_busy <= 1'b0;
+        else res_busy <= done_0 | res_valid;
+    end
+    always @(posedge clk) begin
         if (rst) begin
             doc_in_flight <= 1'b0;
         end else if (in_fire & s_axis_tlast) begin
@@ -268,7 +307,7 @@ module qrtl_xpath_top (
         end
     end
     always @(posedge clk) begin
-        if (rst) begin
+        if (rst_h) begin
             iss_left <= 2'd0;
             iss_idx <= 1'd0;
             res_valid <= 1'b0;
@@ -371,7 +410,7 @@ module qrtl_xpath_top (
     assign c0_contrib[31] = 1'b0
         ;
     always @(posedge clk) begin
-        if (rst) begin
+        if (rst_l0) begin
             l0_valid <= 1'b0;
             l0_last <= 1'b0;
             cr0 <= 1'b0;
@@ -460,7 +499,7 @@ module qrtl_xpath_top (
     assign c1_contrib[31] = 1'b0
         ;
     always @(posedge clk) begin
-        if (rst) begin
+        if (rst_l1) begin
             l1_valid <= 1'b0;
             l1_last <= 1'b0;
             cr1 <= 1'b0;
@@ -479,7 +518,7 @@ module qrtl_xpath_top (
         if (fifo_push) fifo[fifo_wp] <= {l1_last, l1_word};
     end
     always @(posedge clk) begin
-        if (rst) begin
+        if (rst_t) begin
             fifo_wp <= 4'd0;
             fifo_rp <= 4'd0;
             fifo_cnt <= 5'd0;
