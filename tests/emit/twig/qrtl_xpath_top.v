@@ -179,6 +179,12 @@ module qrtl_xpath_top (
     reg  [1:0] iss_left;  // words still to issue
     reg  [0:0] iss_idx;    // the next word's index
     reg  [3:0] credits;          // free FIFO entries not yet claimed
+    // The head is two registers: h0 takes the issued word's index (timing:
+    // the issue logic then drives only the head's counters, beside the
+    // credit count, and cluster 0's word selects decode h0_idx), h forms
+    // the word.
+    reg         h0_valid, h0_last;
+    reg  [0:0] h0_idx;
     reg         h_valid, h_last;
     reg  [31:0] h_word;
     reg         l0_valid, l0_last;
@@ -221,6 +227,8 @@ module qrtl_xpath_top (
             iss_idx <= 1'd0;
             res_valid <= 1'b0;
             credits <= FIFO_DEPTH[3:0];
+            h0_valid <= 1'b0;
+            h0_last <= 1'b0;
             h_valid <= 1'b0;
             h_last <= 1'b0;
         end else begin
@@ -234,21 +242,24 @@ module qrtl_xpath_top (
                 res_valid <= iss_left != 2'd1;
             end
             credits <= credits - { 3'd0, issue} + { 3'd0, credit_back};
-            h_valid <= issue;
-            h_last <= issue & (iss_left == 2'd1);
+            h0_valid <= issue;
+            h0_last <= issue & (iss_left == 2'd1);
+            h_valid <= h0_valid;
+            h_last <= h0_valid & h0_last;
         end
     end
     // Lane data: no reset (only read with its valid bit).
     always @(posedge clk) begin
-        h_word <= (iss_idx == 1'd0) ? {25'd0, head_status} : 32'd0;
+        h0_idx <= iss_idx;
+        h_word <= (h0_idx == 1'd0) ? {25'd0, head_status} : 32'd0;
     end
 
     // Cluster c0's bits of the word in lane h. Timing: which word
-    // that is, is decoded a clock ahead (from iss_idx) into one flip-flop
+    // that is, is decoded a clock ahead (from h0_idx) into one flip-flop
     // per word the cluster has bits in (c0_sel<w>).
     reg  c0_sel1;
     always @(posedge clk) begin
-        c0_sel1 <= iss_idx == 1'd1;
+        c0_sel1 <= h0_idx == 1'd1;
     end
     wire [31:0] c0_contrib;
     assign c0_contrib[0] = 1'b0

@@ -321,7 +321,7 @@ struct ClusterInst {
     /// The result words it has bits in, ascending.
     words: Vec<usize>,
     /// The word index its word selects are decoded from, a clock before
-    /// the word reaches `lane_in`: `iss_idx`, `h_idx` or `l<k-2>_idx`.
+    /// the word reaches `lane_in`: `h0_idx`, `h_idx` or `l<k-2>_idx`.
     sel_src: String,
 }
 
@@ -1004,7 +1004,7 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
             contrib: Vec::new(),
             words: Vec::new(),
             sel_src: match k {
-                0 => "iss_idx".to_string(),
+                0 => "h0_idx".to_string(),
                 1 => "h_idx".to_string(),
                 _ => format!("l{}_idx", k - 2),
             },
@@ -1196,8 +1196,8 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
 
 /// Clocks of the result lane (`xpath_top.v`) besides its one register per
 /// cluster: from cluster 0's match bits (`done_0`) the word count's load,
-/// the head register, the FIFO, the output register.
-const RESULT_LATENCY: u32 = 4;
+/// the head's two registers, the FIFO, the output register.
+const RESULT_LATENCY: u32 = 5;
 
 /// LUT4 levels of an AND/OR tree over `inputs` signals.
 fn lut4_levels(inputs: usize) -> u32 {
