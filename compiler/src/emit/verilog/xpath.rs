@@ -1215,17 +1215,28 @@ fn lut4_levels(inputs: usize) -> u32 {
 /// with their attribute conditions. The pre-registers' OR tree (before
 /// the clock) and the column's OR of them and the live members, then the
 /// stack-top update (after it) share the levels: the size that keeps the
-/// deeper side shallowest, then the fewest levels in all, then the larger
-/// size (fewer registers).
+/// deeper side shallowest, then the fewest levels in all, then the one
+/// whose fuller tree is the least full (a tree using every input of its
+/// levels leaves synthesis no room: at 2K queries a 64-input group mapped
+/// to four levels, not three), then the larger size (fewer registers).
 fn pre_group_size(terms: usize, live: usize) -> usize {
     (2..=terms.max(2))
         .map(|g| {
             let before = lut4_levels(2 * g);
-            let after = lut4_levels(terms.div_ceil(g) + live) + 1;
-            (before.max(after), before + after, std::cmp::Reverse(g))
+            let after_inputs = terms.div_ceil(g) + live;
+            let after = lut4_levels(after_inputs) + 1;
+            // Inputs per thousand of what the tree's levels can take.
+            let fill = |inputs: usize, levels: u32| inputs * 1000 / 4usize.pow(levels);
+            let fuller = fill(2 * g, before).max(fill(after_inputs, after - 1));
+            (
+                before.max(after),
+                before + after,
+                fuller,
+                std::cmp::Reverse(g),
+            )
         })
         .min()
-        .map_or(2, |(_, _, g)| g.0)
+        .map_or(2, |(_, _, _, g)| g.0)
 }
 
 /// What the mutable part of a cluster's rows is built from.
@@ -1564,11 +1575,16 @@ mod tests {
 
     #[test]
     fn pre_groups_keep_both_clocks_shallow() {
-        // 100 terms: 8 per group is 16 inputs (2 levels) before the clock,
-        // 13 registers ORed then the top's update (3 levels) after it; 32
-        // per group is 64 inputs (3 levels) before and 2 after: as deep, as
-        // many levels in all, and 4 registers instead of 13.
-        assert_eq!(pre_group_size(100, 0), 32);
+        // 100 terms: 32 per group is 64 inputs (3 levels) before the clock,
+        // 4 registers ORed then the top's update (2 levels) after it; 7 per
+        // group is 14 inputs (2 levels) before, 15 registers (3 levels)
+        // after: as deep, as many levels in all, but 32 fills every input
+        // of both trees and 7 leaves room in each (14 of 16, 15 of 16).
+        assert_eq!(pre_group_size(100, 0), 7);
+        // 173 terms (column 0 of a 2K-query cluster): 32 per group (64 of
+        // 64 inputs before the clock) mapped to four levels; 20 per group
+        // is 40 of 64 before and 9 of 16 after, as deep.
+        assert_eq!(pre_group_size(173, 0), 20);
         // 4 terms: two groups of 4 inputs (1 level) before the clock, their
         // OR and the top's update (2 levels) after it; one group of 8
         // inputs would take 2 levels on both sides.
