@@ -419,7 +419,14 @@ fn manifest(dir: &Path, spec: &ProjectSpec, ctx: &Ctx) -> Result<Value, ProjectE
     Ok(Value::Object(m))
 }
 
+/// Write `contents` to `path` unless it holds them already: an unchanged
+/// file is never truncated, so a compile into a project another process is
+/// reading (side-by-side `qrtl-bench-report` runs, a `qrtl synth` while
+/// the same design is recompiled) leaves it intact, and keeps its mtime.
 fn write_file(path: &Path, contents: &str) -> Result<(), ProjectError> {
+    if std::fs::read(path).is_ok_and(|old| old == contents.as_bytes()) {
+        return Ok(());
+    }
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(|source| ProjectError::Io {
             path: parent.to_path_buf(),

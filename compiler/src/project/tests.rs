@@ -79,3 +79,33 @@ fn manifest_extra_clash_is_an_error() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(err.to_string().contains("clashes"), "{err}");
 }
+
+#[test]
+fn rewriting_a_project_leaves_unchanged_files_untouched() {
+    let dir = std::env::temp_dir().join(format!("qrtl-project-same-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    write_project(&dir, &spec()).unwrap();
+    let rtl = dir.join("rtl/t_top.v");
+    let files_f = dir.join("files.f");
+    // Mark both files: an unchanged rewrite must not touch them at all.
+    let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+    for p in [&rtl, &files_f] {
+        std::fs::File::options()
+            .write(true)
+            .open(p)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+    write_project(&dir, &spec()).unwrap();
+    for p in [&rtl, &files_f] {
+        assert_eq!(std::fs::metadata(p).unwrap().modified().unwrap(), old, "{}", p.display());
+    }
+    // A changed file is written.
+    let mut s = spec();
+    s.rtl[0].1 = "module t_top(input clk); wire w; endmodule\n".into();
+    write_project(&dir, &s).unwrap();
+    assert_eq!(std::fs::read_to_string(&rtl).unwrap(), s.rtl[0].1);
+    assert_ne!(std::fs::metadata(&rtl).unwrap().modified().unwrap(), old);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
