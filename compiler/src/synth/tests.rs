@@ -37,9 +37,13 @@ fn wrapper_registers_every_port_bit_in_port_order() {
     assert!(v.contains(".din(in_q[8:1]),"), "{v}");
     assert!(v.contains(".dout(o_dout),"), "{v}");
     assert!(v.contains(".done(o_done)\n"), "{v}");
+    // The outputs are captured by a parallel register (out_q) beside the
+    // core, which loads the output shift chain.
+    assert!(v.contains("reg [32:0] out_q;"), "{v}");
+    assert!(v.contains("out_q <= { o_dout, o_done };"), "{v}");
     assert!(v.contains("reg [32:0] out_sr;"), "{v}");
     assert!(
-        v.contains("ld_q ? { o_dout, o_done } : {out_sr[31:0], 1'b0};"),
+        v.contains("out_sr <= ld_q ? out_q : {out_sr[31:0], 1'b0};"),
         "{v}"
     );
     assert!(
