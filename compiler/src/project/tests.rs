@@ -99,7 +99,12 @@ fn rewriting_a_project_leaves_unchanged_files_untouched() {
     }
     write_project(&dir, &spec()).unwrap();
     for p in [&rtl, &files_f] {
-        assert_eq!(std::fs::metadata(p).unwrap().modified().unwrap(), old, "{}", p.display());
+        assert_eq!(
+            std::fs::metadata(p).unwrap().modified().unwrap(),
+            old,
+            "{}",
+            p.display()
+        );
     }
     // A changed file is written.
     let mut s = spec();
