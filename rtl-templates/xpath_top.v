@@ -210,6 +210,11 @@ module {{ module }} (
     always @(posedge clk) rst_l{{ c.index }} <= rst_r;
 {%- endfor %}
     // The tail: a FIFO in front of the output register.
+{%- if fifo_distributed %}
+    // Distributed RAM, not block RAM (timing: a block RAM's read, not
+    // registered inside it, would feed the output register directly).
+    (* ram_style = "distributed" *)
+{%- endif %}
     reg  [32:0] fifo [0:FIFO_DEPTH - 1]; // {last, word}
     reg  [{{ fifo_aw - 1 }}:0] fifo_wp, fifo_rp;
     reg  [{{ fifo_aw }}:0] fifo_cnt;

@@ -177,25 +177,7 @@ fn stack_memories_map_to_lutram_with_yosys_synth_xilinx() {
     let dir = std::env::temp_dir().join(format!("qrtl-synth-map-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let qfile = dir.join("queries.txt");
-    std::fs::write(&qfile, queries()).unwrap();
-    let proj = dir.join("proj");
-    let o = Command::new(env!("CARGO_BIN_EXE_qrtl"))
-        .args(["xpath", "compile"])
-        .arg(&qfile)
-        .arg("-o")
-        .arg(&proj)
-        .args(["--cluster-size", "20"])
-        .output()
-        .expect("run qrtl");
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "compile failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let manifest: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(proj.join("manifest.json")).unwrap()).unwrap();
+    let (proj, manifest) = compile_clusters(&dir, "proj", 20);
     assert_eq!(
         manifest["parameters"]["clusters"], 2,
         "{}",
@@ -266,6 +248,66 @@ fn stack_memories_map_to_lutram_with_yosys_synth_xilinx() {
             "{module}: -nolutram -nobram gives {without} flip-flops, LUTRAM {with}"
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Xilinx block RAMs.
+const BRAM_CELLS: &[&str] = &["RAMB18E1", "RAMB36E1"];
+
+/// Compile the 40 queries with `cluster_size` into `dir/name`: the project
+/// and its manifest.
+fn compile_clusters(dir: &Path, name: &str, cluster_size: usize) -> (PathBuf, serde_json::Value) {
+    let qfile = dir.join("queries.txt");
+    std::fs::write(&qfile, queries()).unwrap();
+    let proj = dir.join(name);
+    let o = Command::new(env!("CARGO_BIN_EXE_qrtl"))
+        .args(["xpath", "compile"])
+        .arg(&qfile)
+        .arg("-o")
+        .arg(&proj)
+        .args(["--cluster-size", &cluster_size.to_string()])
+        .output()
+        .expect("run qrtl");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "compile failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(proj.join("manifest.json")).unwrap()).unwrap();
+    (proj, manifest)
+}
+
+/// The top's result FIFO holds a credit round trip, 2 x clusters + 6 words
+/// rounded up to a power of two: 128 x 33 bits for 40 clusters. Left to
+/// itself a tool may put that in a block RAM, whose read is not registered
+/// inside it and feeds the output register directly (the clock rate of
+/// many-cluster designs); the emitter asks for distributed RAM.
+#[test]
+fn deep_result_fifo_maps_to_lutram_not_block_ram() {
+    let dir = std::env::temp_dir().join(format!("qrtl-synth-fifo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (proj, manifest) = compile_clusters(&dir, "proj", 1);
+    assert_eq!(manifest["parameters"]["clusters"], 40);
+    let top = std::fs::read_to_string(proj.join("rtl/qrtl_xpath_top.v")).unwrap();
+    assert!(
+        top.contains("localparam FIFO_DEPTH = 128;"),
+        "FIFO depth for 40 clusters"
+    );
+    let version = tool_version("yosys");
+    let modules = synthesize(&proj, "fifo", "", &version);
+    let cells = &modules["qrtl_xpath_top"];
+    eprintln!("{version}: qrtl_xpath_top {cells:?}");
+    assert_eq!(count(cells, BRAM_CELLS), 0, "top: block RAM {cells:?}");
+    // 128 x 33 bits: a RAM64M holds 64 x 3 bits of a simple dual-port memory.
+    assert!(
+        count(cells, LUTRAM_CELLS) >= 2 * 33u64.div_ceil(3),
+        "top: distributed RAM {cells:?}"
+    );
+    let ffs = count(cells, FF_CELLS);
+    assert!(ffs < 128 * 33, "top: {ffs} flip-flops, the FIFO in registers");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -354,6 +354,12 @@ struct TopTemplate {
     /// Entries of the output FIFO (a power of two), and its address bits.
     fifo_depth: u32,
     fifo_aw: u32,
+    /// The FIFO is deeper than one distributed-RAM primitive's worth of
+    /// words (32): ask for distributed RAM anyway (`ram_style`), since a
+    /// block RAM's unregistered read (ECP5 DP16KD: 5.8 ns clock to out) in
+    /// front of the output register limits the clock (2K queries in 64
+    /// clusters of 32: 131.4 MHz with the FIFO in a DP16KD).
+    fifo_distributed: bool,
     stages: usize,
     stage_sigs: Vec<StageSig>,
     clusters: Vec<ClusterInst>,
@@ -1049,6 +1055,9 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
     // cluster to the tail, the credit back through as many registers), so
     // the head never waits on an m_axis that takes a word every clock.
     let fifo_depth = (2 * d.clusters.len() as u32 + 6).next_power_of_two().max(8);
+    // Up to this depth every tool maps the FIFO to distributed RAM by
+    // itself; deeper ones get a `ram_style` attribute.
+    const FIFO_LUTRAM_DEPTH: u32 = 32;
     let stages = match config.input {
         EventInput::Pipelined => d.clusters.len().max(1),
         EventInput::Broadcast => 1,
@@ -1063,6 +1072,7 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
         idx_width: clog2(u64::from(result_words)).max(1),
         fifo_depth,
         fifo_aw: fifo_depth.trailing_zeros(),
+        fifo_distributed: fifo_depth > FIFO_LUTRAM_DEPTH,
         stages,
         stage_sigs: vec![
             StageSig {
