@@ -2,6 +2,7 @@
 //
 // usage: driver STIMULUS RESULTS [--seed N] [--in-gap PCT] [--out-stall PCT]
 //                                [--timeout CYCLES] [--trace FILE]
+//                                [--reset-at CYCLE:LEN]...
 //
 // STIMULUS: "QRTLSTM1", u32 packet count, then per packet u32 length and the
 //           bytes (all integers little-endian; no zero-length packets). The
@@ -20,6 +21,14 @@
 //                             run totals, the last record.
 // Exit status: 0 done, 1 usage or file error, 2 AXI protocol violation by
 // the DUT, 3 timeout (no transfer on either stream for CYCLES cycles).
+//
+// --reset-at CYCLE:LEN (repeatable, increasing CYCLEs): at loop cycle
+// CYCLE the driver drops both streams (tvalid and tready low) and holds the
+// reset high for LEN clocks, then sends again, from its first byte, every
+// packet whose result it has not received whole: the results file is the
+// one a run without the reset would write (but for cycle counts), which
+// holds only if no state survives the reset. A result word of a packet
+// whose result is still incomplete at the reset is discarded.
 //
 // Per cycle: inputs are set while {{ clock }} is low, the design is
 // evaluated, both handshakes are sampled, then {{ clock }} rises. Random
@@ -156,11 +165,16 @@ std::vector<std::vector<uint8_t>> read_stimulus(const char* path) {
 }
 
 struct Writer {
-    FILE* f;
+    FILE* f;  // nullptr: records go to `mem` (a packet's, until its tlast)
     const char* path;
+    std::vector<uint8_t> mem;
     void bytes(const void* p, size_t n) {
-        if (std::fwrite(p, 1, n, f) != n)
+        if (!f) {
+            const uint8_t* b = static_cast<const uint8_t*>(p);
+            mem.insert(mem.end(), b, b + n);
+        } else if (std::fwrite(p, 1, n, f) != n) {
             fail(kExitUsage, "%s: write failed: %s", path, std::strerror(errno));
+        }
     }
     void u8(uint8_t v) { bytes(&v, 1); }
     void u32(uint32_t v) {
@@ -183,6 +197,21 @@ uint64_t parse_u64(const char* s, const char* what) {
     return v;
 }
 
+struct ResetPulse {
+    uint64_t at;
+    uint64_t len;
+};
+
+// CYCLE:LEN, LEN >= 1.
+ResetPulse parse_reset(const char* s) {
+    const char* colon = std::strchr(s, ':');
+    if (!colon) fail(kExitUsage, "bad --reset-at `%s` (CYCLE:LEN)", s);
+    const std::string at(s, colon - s);
+    ResetPulse r{parse_u64(at.c_str(), "--reset-at cycle"), parse_u64(colon + 1, "--reset-at length")};
+    if (r.len == 0) fail(kExitUsage, "--reset-at `%s`: the length must be at least 1", s);
+    return r;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -190,6 +219,7 @@ int main(int argc, char** argv) {
     const char* res_path = nullptr;
     const char* trace_path = nullptr;
     uint64_t seed = 1, in_gap = 0, out_stall = 0, timeout = 1000000;
+    std::vector<ResetPulse> resets;
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
         auto value = [&](const char* what) {
@@ -201,6 +231,7 @@ int main(int argc, char** argv) {
         else if (a == "--out-stall") out_stall = parse_u64(value("--out-stall"), "--out-stall percentage");
         else if (a == "--timeout") timeout = parse_u64(value("--timeout"), "timeout");
         else if (a == "--trace") trace_path = value("--trace");
+        else if (a == "--reset-at") resets.push_back(parse_reset(value("--reset-at")));
         else if (!a.empty() && a[0] == '-') fail(kExitUsage, "unknown option %s", a.c_str());
         else if (!stim_path) stim_path = argv[i];
         else if (!res_path) res_path = argv[i];
@@ -209,17 +240,24 @@ int main(int argc, char** argv) {
     if (!stim_path || !res_path)
         fail(kExitUsage,
              "usage: %s STIMULUS RESULTS [--seed N] [--in-gap PCT] [--out-stall PCT] "
-             "[--timeout CYCLES] [--trace FILE]",
+             "[--timeout CYCLES] [--trace FILE] [--reset-at CYCLE:LEN]...",
              argv[0]);
     if (in_gap > 99 || out_stall > 99) fail(kExitUsage, "stall percentages must be 0..99");
     if (timeout == 0) fail(kExitUsage, "timeout must be positive");
+    for (size_t i = 1; i < resets.size(); i++)
+        if (resets[i].at <= resets[i - 1].at)
+            fail(kExitUsage, "--reset-at cycles must increase");
+{%- if !has_reset %}
+    if (!resets.empty()) fail(kExitUsage, "--reset-at: the design has no reset port");
+{%- endif %}
 
     const std::vector<std::vector<uint8_t>> packets = read_stimulus(stim_path);
     const size_t n = packets.size();
 
     FILE* rf = std::fopen(res_path, "wb");
     if (!rf) fail(kExitUsage, "%s: cannot create results: %s", res_path, std::strerror(errno));
-    Writer out{rf, res_path};
+    Writer out{rf, res_path, {}};
+    Writer pending{nullptr, res_path, {}};  // the current result packet's records
     out.bytes("QRTLRES1", 8);
     out.u32(uint32_t(n));
 
@@ -285,8 +323,42 @@ int main(int argc, char** argv) {
     uint8_t held_data[kOutBytes] = {}, m_data[kOutBytes];
     bool held_last = false;
     uint64_t cycle = 0, idle = 0, in_stalls = 0, out_stalls = 0;
+{%- if has_reset %}
+    size_t next_reset = 0;
+{%- endif %}
 
     while (out_pkt < n) {
+{%- if has_reset %}
+        if (next_reset < resets.size() && resets[next_reset].at == cycle) {
+            // Both streams idle, the reset high for LEN clocks, then start
+            // over from the first packet whose result is incomplete.
+            top->{{ in_prefix }}_tvalid = 0;
+            put_bytes(top->{{ in_prefix }}_tdata, zeros, kInBytes);
+{%- if in_keep %}
+            keep_mask(keep, 0);
+            put_bytes(top->{{ in_prefix }}_tkeep, keep, sizeof keep);
+{%- endif %}
+            top->{{ in_prefix }}_tlast = 0;
+            top->{{ out_prefix }}_tready = 0;
+            top->{{ reset }} = 1;
+            for (uint64_t i = 0; i < resets[next_reset].len; i++) {
+                half(0);
+                half(1);
+                cycle++;
+            }
+            top->{{ reset }} = 0;
+            next_reset++;
+            in_pkt = out_pkt;
+            in_pos = 0;
+            cur_valid = false;
+            first_seen = false;
+            held = false;
+            pending.mem.clear();
+            for (size_t i = out_pkt; i < n; i++) start[i] = kUnset;
+            idle = 0;
+            continue;
+        }
+{%- endif %}
         const bool gap = rng.next() % 100 < in_gap;
         const bool stall = rng.next() % 100 < out_stall;
         if (!cur_valid && in_pkt < n && !gap) cur_valid = true;
@@ -337,14 +409,16 @@ int main(int argc, char** argv) {
             if (kOutBits <= 32) {
                 uint32_t w = 0;
                 for (size_t i = 0; i < kOutBytes; i++) w |= uint32_t(m_data[i]) << (8 * i);
-                out.u8('W');
-                out.u32(w);
+                pending.u8('W');
+                pending.u32(w);
             } else {
-                out.u8('B');
-                out.u32(uint32_t(kOutBytes));
-                out.bytes(m_data, kOutBytes);
+                pending.u8('B');
+                pending.u32(uint32_t(kOutBytes));
+                pending.bytes(m_data, kOutBytes);
             }
             if (m_last) {
+                out.bytes(pending.mem.data(), pending.mem.size());
+                pending.mem.clear();
                 out.u8('P');
                 out.u64(first_cycle - start[out_pkt]);
                 out_pkt++;

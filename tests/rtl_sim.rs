@@ -683,3 +683,110 @@ fn random_twig_sets_every_mode_and_option() {
         }
     }
 }
+
+/// A reset in the middle of a run leaves nothing behind: whenever it comes
+/// (inside a document, on its last byte, while results drain through the
+/// lane and the FIFO), the driver drops both streams, holds `rst` for the
+/// documented minimum of `RESET_MIN_CLOCKS`, and sends again every document
+/// whose result it had not received whole; the results must be the
+/// engine's, and no stale word may come out after the reset (the driver's
+/// protocol check). One pulse per run, at every cycle of a run of short
+/// documents (so that result words drain often), pipelined and broadcast,
+/// with and without stalls: the delayed resets of the clusters (`rst_s<k>`)
+/// and of the result side (`rst_h`, `rst_l<k>`, `rst_t`) are under test,
+/// and bytes are accepted from the clock after the pulse. (Two clocks are
+/// not enough: the output register, reset two clocks late, can then show a
+/// stale word after the pulse; this test fails with them.)
+#[test]
+fn mid_run_resets_leave_no_state_behind() {
+    use qrtl_compiler::driver::decode_xpath_result;
+    use qrtl_compiler::sim::{build_with, DriverSpec, ResetPulse};
+    use qrtl_compiler::workload::{DocGen, DocGenConfig, Vocab};
+    const RESET_MIN_CLOCKS: u32 = 3;
+    let queries = random_queries(11, 24, 0.0);
+    let mut gen = DocGen::new(
+        Vocab::nitf(),
+        DocGenConfig {
+            seed: 11,
+            doc_bytes: (30, 90),
+            max_depth: 5,
+            attr_prob: 0.6,
+            max_value: 4,
+            ..DocGenConfig::default()
+        },
+    );
+    let mut docs: Vec<Vec<u8>> = (0..6).map(|_| gen.next_doc()).collect();
+    // A malformed one too (its status comes early, from the parser).
+    let half = docs[3].len() / 2;
+    docs[3].truncate(half);
+    let mut pulses_run = 0;
+    for input in [EventInput::Pipelined, EventInput::Broadcast] {
+        let case = Case {
+            name: &format!("resets-{input:?}"),
+            queries: &queries,
+            mode: Mode::Holistic,
+            order: SiblingOrder::Unordered,
+            xml: XmlConfig::with_max_depth(8),
+            passes: StackPassConfig {
+                cluster_size: 6,
+                ..StackPassConfig::default()
+            },
+            input,
+        };
+        let (hw, mut engine) = case.hw();
+        let clusters = hw
+            .rtl
+            .files
+            .iter()
+            .filter(|f| f.name.starts_with("qrtl_xpath_c"))
+            .count();
+        assert!(clusters >= 3, "{}: {clusters} clusters", case.name);
+        let want: Vec<_> = docs.iter().map(|d| engine.filter(d)).collect();
+        let spec = DriverSpec::axis(&hw.rtl.top);
+        let rtl: Vec<(String, String)> = hw
+            .rtl
+            .files
+            .iter()
+            .map(|f| (f.name.clone(), f.text.clone()))
+            .collect();
+        let build = build_with(
+            &spec,
+            &rtl,
+            Simulator::Verilator,
+            &BuildOptions {
+                unoptimized_cxx: true,
+                ..BuildOptions::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("{}: build: {e}", case.name));
+        for st in [Stalls::NONE, stalls(3)] {
+            let plain = build.run(&docs, &st, None).unwrap();
+            for at in 0..plain.total_cycles {
+                let pulse = [ResetPulse {
+                    at,
+                    cycles: RESET_MIN_CLOCKS,
+                }];
+                pulses_run += 1;
+                let run = build
+                    .run_with_resets(&docs, &st, &pulse, None)
+                    .unwrap_or_else(|e| panic!("{} {st:?}, reset at {at}: {e}", case.name));
+                for (i, p) in run.packets.iter().enumerate() {
+                    let got = decode_xpath_result(&p.words, hw.rtl.queries.len())
+                        .unwrap_or_else(|e| panic!("{} {st:?}, reset at {at}: doc {i}: {e}", case.name));
+                    let w = &want[i];
+                    assert!(
+                        got.status == w.status
+                            && got.reason == w.error.map(|e| e.error)
+                            && got.matched == w.matched,
+                        "{} {st:?}, reset at {at}: doc {i}: rtl {got:?}, engine {:?} {:?} {:?}",
+                        case.name,
+                        w.status,
+                        w.error.map(|e| e.error),
+                        w.matched
+                    );
+                }
+            }
+        }
+    }
+    assert!(pulses_run > 1000, "{pulses_run} reset pulses");
+}

@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use qrtl_compiler::sim::{
-    build, build_with, BuildOptions, Built, DriverSpec, SimError, SimRun, Simulator, Stalls,
+    build, build_with, BuildOptions, Built, DriverSpec, ResetPulse, SimError, SimRun, Simulator,
+    Stalls,
 };
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -248,6 +249,67 @@ fn axi_violations_are_reported() {
         let err = built.run(&packets, &stalls, None).unwrap_err();
         assert!(matches!(err, SimError::Protocol { .. }), "{sim:?}: {err}");
         assert!(err.to_string().contains("changed while"), "{err}");
+    }
+}
+
+/// A reset pulse in a run: the driver drops both streams, holds the reset,
+/// then sends again every packet whose result is incomplete, so the words
+/// are those of a run without the pulse (axis_sum resets in one clock);
+/// the run is longer by the pulse and the packets sent again.
+#[test]
+fn reset_pulses_resend_the_unfinished_packets() {
+    let packets = random_packets(9, 40, 1..=12);
+    let built = build_fixture("axis_sum", Simulator::Verilator);
+    let stalls = Stalls {
+        seed: 21,
+        in_gap_percent: 20,
+        out_stall_percent: 20,
+    };
+    let plain = built.run(&packets, &stalls, None).unwrap();
+    for at in [0, 1, 17, plain.total_cycles / 2, plain.total_cycles - 2] {
+        for cycles in [1, 4] {
+            let pulses = [
+                ResetPulse { at, cycles },
+                ResetPulse {
+                    at: at + 40,
+                    cycles,
+                },
+            ];
+            let run = built
+                .run_with_resets(&packets, &stalls, &pulses, None)
+                .unwrap_or_else(|e| panic!("{pulses:?}: {e}"));
+            check_words(&run, &packets, &format!("{pulses:?}"));
+            assert!(
+                run.total_cycles > plain.total_cycles,
+                "{pulses:?}: {} cycles, {} without the pulses",
+                run.total_cycles,
+                plain.total_cycles
+            );
+        }
+    }
+}
+
+#[test]
+fn bad_reset_pulses_are_rejected() {
+    let packets = random_packets(9, 4, 1..=4);
+    let icarus = build_fixture("axis_sum", Simulator::Icarus);
+    let pulse = [ResetPulse { at: 3, cycles: 2 }];
+    let err = icarus
+        .run_with_resets(&packets, &Stalls::NONE, &pulse, None)
+        .unwrap_err();
+    assert!(err.to_string().contains("Verilator"), "{err}");
+    let built = build_fixture("axis_sum", Simulator::Verilator);
+    for pulses in [
+        vec![ResetPulse { at: 3, cycles: 0 }],
+        vec![
+            ResetPulse { at: 9, cycles: 1 },
+            ResetPulse { at: 9, cycles: 1 },
+        ],
+    ] {
+        let err = built
+            .run_with_resets(&packets, &Stalls::NONE, &pulses, None)
+            .unwrap_err();
+        assert!(matches!(err, SimError::InvalidSpec { .. }), "{pulses:?}: {err}");
     }
 }
 

@@ -185,6 +185,15 @@ impl Stalls {
     };
 }
 
+/// A reset pulse in the middle of a run ([`Built::run_with_resets`]): the
+/// reset held for `cycles` clocks from the driver's cycle `at` (cycles
+/// count from the end of the initial reset, as [`SimRun`]'s do).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResetPulse {
+    pub at: u64,
+    pub cycles: u32,
+}
+
 /// One input packet's result.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PacketResult {
@@ -700,6 +709,42 @@ impl Built {
         stalls: &Stalls,
         trace: Option<&Path>,
     ) -> Result<SimRun, SimError> {
+        self.run_with_resets(packets, stalls, &[], trace)
+    }
+
+    /// [`Built::run`] with reset pulses in the middle of the run (Verilator
+    /// only; the design must have a reset port). At each pulse the driver
+    /// drops both streams, holds the reset for its length, then sends again
+    /// every packet whose result it had not received whole; the packets'
+    /// results are those of a run without resets unless state survives a
+    /// reset (or a stale word comes out after it: a protocol error).
+    pub fn run_with_resets(
+        &self,
+        packets: &[Vec<u8>],
+        stalls: &Stalls,
+        resets: &[ResetPulse],
+        trace: Option<&Path>,
+    ) -> Result<SimRun, SimError> {
+        if !resets.is_empty() {
+            if self.simulator != Simulator::Verilator {
+                return Err(SimError::InvalidSpec {
+                    message: "reset pulses in a run need the Verilator driver".into(),
+                });
+            }
+            if self.spec.reset_port.is_empty() {
+                return Err(SimError::InvalidSpec {
+                    message: "reset pulses in a run: the design has no reset port".into(),
+                });
+            }
+            if resets.iter().any(|r| r.cycles == 0)
+                || resets.windows(2).any(|w| w[1].at <= w[0].at)
+            {
+                return Err(SimError::InvalidSpec {
+                    message: "reset pulses must last a clock or more, at increasing cycles"
+                        .into(),
+                });
+            }
+        }
         if let Some(index) = packets.iter().position(Vec::is_empty) {
             return Err(SimError::EmptyPacket { index });
         }
@@ -751,6 +796,9 @@ impl Built {
                     .args(["--timeout", &self.spec.timeout_cycles.to_string()]);
                 if let Some(t) = trace {
                     cmd.arg("--trace").arg(t);
+                }
+                for r in resets {
+                    cmd.arg("--reset-at").arg(format!("{}:{}", r.at, r.cycles));
                 }
             }
             Simulator::Icarus => {
