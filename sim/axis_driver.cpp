@@ -292,14 +292,17 @@ int main(int argc, char** argv) {
     // Reset: both streams idle.
     const uint8_t zeros[kInBytes] = {};
     uint8_t keep[(kInBytes + 7) / 8];
-    top->{{ in_prefix }}_tvalid = 0;
-    put_bytes(top->{{ in_prefix }}_tdata, zeros, kInBytes);
+    auto idle_streams = [&]() {
+        top->{{ in_prefix }}_tvalid = 0;
+        put_bytes(top->{{ in_prefix }}_tdata, zeros, kInBytes);
 {%- if in_keep %}
-    keep_mask(keep, 0);
-    put_bytes(top->{{ in_prefix }}_tkeep, keep, sizeof keep);
+        keep_mask(keep, 0);
+        put_bytes(top->{{ in_prefix }}_tkeep, keep, sizeof keep);
 {%- endif %}
-    top->{{ in_prefix }}_tlast = 0;
-    top->{{ out_prefix }}_tready = 0;
+        top->{{ in_prefix }}_tlast = 0;
+        top->{{ out_prefix }}_tready = 0;
+    };
+    idle_streams();
 {%- if has_reset %}
     top->{{ reset }} = 1;
 {%- endif %}
@@ -332,14 +335,7 @@ int main(int argc, char** argv) {
         if (next_reset < resets.size() && resets[next_reset].at == cycle) {
             // Both streams idle, the reset high for LEN clocks, then start
             // over from the first packet whose result is incomplete.
-            top->{{ in_prefix }}_tvalid = 0;
-            put_bytes(top->{{ in_prefix }}_tdata, zeros, kInBytes);
-{%- if in_keep %}
-            keep_mask(keep, 0);
-            put_bytes(top->{{ in_prefix }}_tkeep, keep, sizeof keep);
-{%- endif %}
-            top->{{ in_prefix }}_tlast = 0;
-            top->{{ out_prefix }}_tready = 0;
+            idle_streams();
             top->{{ reset }} = 1;
             for (uint64_t i = 0; i < resets[next_reset].len; i++) {
                 half(0);

@@ -699,8 +699,8 @@ fn random_twig_sets_every_mode_and_option() {
 /// stale word after the pulse; this test fails with them.)
 #[test]
 fn mid_run_resets_leave_no_state_behind() {
-    use qrtl_compiler::driver::decode_xpath_result;
-    use qrtl_compiler::sim::{build_with, DriverSpec, ResetPulse};
+    use qrtl_compiler::driver::{build_xpath_sim, decode_xpath_run};
+    use qrtl_compiler::sim::ResetPulse;
     use qrtl_compiler::workload::{DocGen, DocGenConfig, Vocab};
     const RESET_MIN_CLOCKS: u32 = 3;
     let queries = random_queries(11, 24, 0.0);
@@ -742,16 +742,8 @@ fn mid_run_resets_leave_no_state_behind() {
             .count();
         assert!(clusters >= 3, "{}: {clusters} clusters", case.name);
         let want: Vec<_> = docs.iter().map(|d| engine.filter(d)).collect();
-        let spec = DriverSpec::axis(&hw.rtl.top);
-        let rtl: Vec<(String, String)> = hw
-            .rtl
-            .files
-            .iter()
-            .map(|f| (f.name.clone(), f.text.clone()))
-            .collect();
-        let build = build_with(
-            &spec,
-            &rtl,
+        let build = build_xpath_sim(
+            &hw,
             Simulator::Verilator,
             &BuildOptions {
                 unoptimized_cxx: true,
@@ -770,15 +762,16 @@ fn mid_run_resets_leave_no_state_behind() {
                 let run = build
                     .run_with_resets(&docs, &st, &pulse, None)
                     .unwrap_or_else(|e| panic!("{} {st:?}, reset at {at}: {e}", case.name));
-                for (i, p) in run.packets.iter().enumerate() {
-                    let got = decode_xpath_result(&p.words, hw.rtl.queries.len())
-                        .unwrap_or_else(|e| panic!("{} {st:?}, reset at {at}: doc {i}: {e}", case.name));
-                    let w = &want[i];
+                let got = decode_xpath_run(&hw, &run)
+                    .unwrap_or_else(|e| panic!("{} {st:?}, reset at {at}: {e}", case.name));
+                assert_eq!(got.len(), docs.len());
+                for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                    let g = &g.result;
                     assert!(
-                        got.status == w.status
-                            && got.reason == w.error.map(|e| e.error)
-                            && got.matched == w.matched,
-                        "{} {st:?}, reset at {at}: doc {i}: rtl {got:?}, engine {:?} {:?} {:?}",
+                        g.status == w.status
+                            && g.reason == w.error.map(|e| e.error)
+                            && g.matched == w.matched,
+                        "{} {st:?}, reset at {at}: doc {i}: rtl {g:?}, engine {:?} {:?} {:?}",
                         case.name,
                         w.status,
                         w.error.map(|e| e.error),

@@ -261,6 +261,37 @@ pub fn simulate_xpath(
     )
 }
 
+/// The simulation build of an XPath design (cached; see `sim/`), to run
+/// many inputs through ([`crate::sim::Built::run`], `run_with_resets`).
+pub fn build_xpath_sim(
+    hw: &XpathHw,
+    simulator: crate::sim::Simulator,
+    options: &crate::sim::BuildOptions,
+) -> Result<crate::sim::Built, String> {
+    let spec = crate::sim::DriverSpec::axis(&hw.rtl.top);
+    let rtl: Vec<(String, String)> = hw
+        .rtl
+        .files
+        .iter()
+        .map(|f| (f.name.clone(), f.text.clone()))
+        .collect();
+    crate::sim::build_with(&spec, &rtl, simulator, options).map_err(|e| e.to_string())
+}
+
+/// Each document's result words of a run of an XPath design, decoded.
+pub fn decode_xpath_run(hw: &XpathHw, run: &crate::sim::SimRun) -> Result<Vec<SimDoc>, String> {
+    let n = hw.rtl.queries.len();
+    let mut out = Vec::with_capacity(run.packets.len());
+    for (i, p) in run.packets.iter().enumerate() {
+        let result = decode_xpath_result(&p.words, n).map_err(|e| format!("document {i}: {e}"))?;
+        out.push(SimDoc {
+            result,
+            cycles: p.cycles,
+        });
+    }
+    Ok(out)
+}
+
 /// [`simulate_xpath`] with explicit build options (e.g. unoptimized C++ for
 /// large designs simulated on short inputs).
 pub fn simulate_xpath_with(
@@ -271,25 +302,9 @@ pub fn simulate_xpath_with(
     trace: Option<&std::path::Path>,
     options: &crate::sim::BuildOptions,
 ) -> Result<XpathSimRun, String> {
-    let spec = crate::sim::DriverSpec::axis(&hw.rtl.top);
-    let rtl: Vec<(String, String)> = hw
-        .rtl
-        .files
-        .iter()
-        .map(|f| (f.name.clone(), f.text.clone()))
-        .collect();
-    let build =
-        crate::sim::build_with(&spec, &rtl, simulator, options).map_err(|e| e.to_string())?;
+    let build = build_xpath_sim(hw, simulator, options)?;
     let run = build.run(docs, stalls, trace).map_err(|e| e.to_string())?;
-    let n = hw.rtl.queries.len();
-    let mut out = Vec::with_capacity(docs.len());
-    for (i, p) in run.packets.iter().enumerate() {
-        let result = decode_xpath_result(&p.words, n).map_err(|e| format!("document {i}: {e}"))?;
-        out.push(SimDoc {
-            result,
-            cycles: p.cycles,
-        });
-    }
+    let out = decode_xpath_run(hw, &run)?;
     Ok(XpathSimRun {
         docs: out,
         run,
