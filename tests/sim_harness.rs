@@ -309,7 +309,10 @@ fn bad_reset_pulses_are_rejected() {
         let err = built
             .run_with_resets(&packets, &Stalls::NONE, &pulses, None)
             .unwrap_err();
-        assert!(matches!(err, SimError::InvalidSpec { .. }), "{pulses:?}: {err}");
+        assert!(
+            matches!(err, SimError::InvalidSpec { .. }),
+            "{pulses:?}: {err}"
+        );
     }
 }
 

@@ -307,7 +307,10 @@ fn deep_result_fifo_maps_to_lutram_not_block_ram() {
         "top: distributed RAM {cells:?}"
     );
     let ffs = count(cells, FF_CELLS);
-    assert!(ffs < 128 * 33, "top: {ffs} flip-flops, the FIFO in registers");
+    assert!(
+        ffs < 128 * 33,
+        "top: {ffs} flip-flops, the FIFO in registers"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

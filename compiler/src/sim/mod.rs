@@ -736,12 +736,10 @@ impl Built {
                     message: "reset pulses in a run: the design has no reset port".into(),
                 });
             }
-            if resets.iter().any(|r| r.cycles == 0)
-                || resets.windows(2).any(|w| w[1].at <= w[0].at)
+            if resets.iter().any(|r| r.cycles == 0) || resets.windows(2).any(|w| w[1].at <= w[0].at)
             {
                 return Err(SimError::InvalidSpec {
-                    message: "reset pulses must last a clock or more, at increasing cycles"
-                        .into(),
+                    message: "reset pulses must last a clock or more, at increasing cycles".into(),
                 });
             }
         }
