@@ -84,12 +84,14 @@ impl Runner {
         };
         let seeds = key_seeds(target.name(), seeds);
         let key = point_key(&rtl, target.name(), seeds);
-        // A point measured with more seeds than asked for answers too.
+        // A point measured with more seeds than asked for answers too, and
+        // the one with the most seeds is taken (its median is the surer).
         let more = (seeds.max(1)..=MAX_SEEDS)
+            .rev()
             .filter(|&s| s != seeds && seeds != 0)
             .map(|s| point_key(&rtl, target.name(), s));
-        if let Some(p) = std::iter::once(key.clone())
-            .chain(more)
+        if let Some(p) = more
+            .chain(std::iter::once(key.clone()))
             .find_map(|k| self.cache.points.get(&k))
         {
             eprintln!("   {label} {target}: from the cache ({})", p.measured);
@@ -200,6 +202,23 @@ mod tests {
                 seeds: 3,
                 measured: utc_stamp(0),
                 data: data.clone(),
+            },
+        );
+        // The same RTL with one seed: asked for one, the 3-seed point still
+        // answers (the most seeds win).
+        let one_seed = PointData {
+            fmax_mhz: Some(230.0),
+            fmax_seeds: vec![230.0],
+            ..data.clone()
+        };
+        cache.points.insert(
+            point_key(&rtl, "ecp5", 1),
+            CachedPoint {
+                label: "top".into(),
+                target: "ecp5".into(),
+                seeds: 1,
+                measured: utc_stamp(60),
+                data: one_seed,
             },
         );
         let out = tmp.join("bench");
