@@ -105,6 +105,9 @@ pub struct Options {
     pub cluster_sizes: Vec<usize>,
     /// Event inputs of fig. (b) to measure; empty: both.
     pub inputs: Vec<EventInput>,
+    /// Fig. (a): measure only the points with the stack passes on (`true`)
+    /// or off; `None`: both.
+    pub passes: Option<bool>,
     /// Skip Golomb-Rice decoders wider than this (fig. (f)).
     pub max_width: Option<u32>,
     /// Place-and-route seeds of the small designs (fig. (f)).
@@ -122,7 +125,7 @@ pub struct Options {
 }
 
 const USAGE: &str = "usage: qrtl-bench-report [--quick] [--only a,b,...] [--max-queries N] \
-                     [--cluster-sizes A,B,..] [--inputs pipelined,broadcast] [--max-width N] [--seeds N] [--xpath-seeds N] [--no-synth] [--render-only] [--out DIR]";
+                     [--cluster-sizes A,B,..] [--inputs pipelined,broadcast] [--passes on|off] [--max-width N] [--seeds N] [--xpath-seeds N] [--no-synth] [--render-only] [--out DIR]";
 
 /// Parse the command line (without the program name).
 pub fn parse_args(args: &[String], root: &Path) -> Result<Options, String> {
@@ -133,6 +136,7 @@ pub fn parse_args(args: &[String], root: &Path) -> Result<Options, String> {
         max_width: None,
         cluster_sizes: Vec::new(),
         inputs: Vec::new(),
+        passes: None,
         seeds: 3,
         xpath_seeds: 1,
         no_synth: false,
@@ -194,6 +198,14 @@ pub fn parse_args(args: &[String], root: &Path) -> Result<Options, String> {
                     return Err("--inputs: no input named".into());
                 }
             }
+            "--passes" => {
+                let v = value("--passes")?;
+                o.passes = Some(match v.as_str() {
+                    "on" => true,
+                    "off" => false,
+                    _ => return Err(format!("--passes: `{v}` is neither `on` nor `off`")),
+                });
+            }
             "--max-width" => {
                 let v = value("--max-width")?;
                 o.max_width =
@@ -246,6 +258,9 @@ impl Options {
         if !self.inputs.is_empty() {
             let l: Vec<&str> = self.inputs.iter().map(|i| i.name()).collect();
             s.push_str(&format!(" --inputs {}", l.join(",")));
+        }
+        if let Some(p) = self.passes {
+            s.push_str(if p { " --passes on" } else { " --passes off" });
         }
         if let Some(w) = self.max_width {
             s.push_str(&format!(" --max-width {w}"));
@@ -541,6 +556,9 @@ mod tests {
         let o = parse_args(&args("--only b --cluster-sizes 256,2048"), root).unwrap();
         assert_eq!(o.cluster_sizes, vec![256, 2048]);
         assert!(o.bench_command("b").ends_with("--cluster-sizes 256,2048"));
+        let o = parse_args(&args("--only a --passes on"), root).unwrap();
+        assert_eq!(o.passes, Some(true));
+        assert!(o.bench_command("a").ends_with("--passes on"));
         let o = parse_args(&args("--only b --inputs broadcast"), root).unwrap();
         assert_eq!(o.inputs, vec![EventInput::Broadcast]);
         assert!(o.bench_command("b").ends_with("--inputs broadcast"));
@@ -555,6 +573,7 @@ mod tests {
             ("--xpath-seeds x", "--xpath-seeds: `x`"),
             ("--cluster-sizes 64,x", "--cluster-sizes: `x`"),
             ("--inputs serial", "unknown input `serial`"),
+            ("--passes maybe", "neither `on` nor `off`"),
             ("--inputs ,", "no input named"),
             ("--max-queries -1", "--max-queries"),
             ("--frobnicate", "unknown argument"),

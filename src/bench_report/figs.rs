@@ -270,7 +270,12 @@ pub fn fig_a(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
                 let skip = o
                     .max_queries
                     .filter(|&m| n > m)
-                    .map(|m| format!("--max-queries {m}"));
+                    .map(|m| format!("--max-queries {m}"))
+                    .or_else(|| {
+                        o.passes
+                            .is_some_and(|p| p != on)
+                            .then(|| "not in --passes".to_string())
+                    });
                 let p = xpath_project(
                     &name,
                     &file,
