@@ -85,13 +85,12 @@ impl Runner {
         let seeds = key_seeds(target.name(), seeds);
         let key = point_key(&rtl, target.name(), seeds);
         // A point measured with more seeds than asked for answers too, and
-        // the one with the most seeds is taken (its median is the surer).
-        let more = (seeds.max(1)..=MAX_SEEDS)
+        // the one with the most seeds is taken (its median is the surer);
+        // area-only targets (0 seeds) have the one key.
+        let most = if seeds == 0 { 0 } else { MAX_SEEDS.max(seeds) };
+        if let Some(p) = (seeds..=most)
             .rev()
-            .filter(|&s| s != seeds && seeds != 0)
-            .map(|s| point_key(&rtl, target.name(), s));
-        if let Some(p) = more
-            .chain(std::iter::once(key.clone()))
+            .map(|s| point_key(&rtl, target.name(), s))
             .find_map(|k| self.cache.points.get(&k))
         {
             eprintln!("   {label} {target}: from the cache ({})", p.measured);
