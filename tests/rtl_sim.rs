@@ -76,25 +76,7 @@ fn check(
     };
     let run = simulate_xpath_with(hw, docs, simulator, &stalls, None, &build)
         .unwrap_or_else(|e| panic!("{}: simulation failed: {e}", case.name));
-    let mut failures = Vec::new();
-    for (i, doc) in docs.iter().enumerate() {
-        let want = engine.filter(doc);
-        let got = &run.docs[i].result;
-        let want_reason = want.error.map(|e| e.error);
-        if got.status != want.status || got.reason != want_reason || got.matched != want.matched {
-            failures.push(format!(
-                "doc {i} ({} bytes): rtl {:?} {:?} {:?}\n  engine {:?} {:?} {:?}\n  doc: {}",
-                doc.len(),
-                got.status,
-                got.reason,
-                got.matched,
-                want.status,
-                want_reason,
-                want.matched,
-                String::from_utf8_lossy(&doc[..doc.len().min(300)])
-            ));
-        }
-    }
+    let failures = differences(engine, docs, &run.docs);
     assert!(
         failures.is_empty(),
         "{} ({:?}, {stalls:?}): {} of {} documents differ:\n{}",
@@ -110,6 +92,36 @@ fn check(
             .join("\n")
     );
     run
+}
+
+/// Every document whose simulated result (match bits, status, reason)
+/// differs from the engine's, described.
+fn differences(
+    engine: &mut Engine,
+    docs: &[Vec<u8>],
+    got: &[qrtl_compiler::driver::SimDoc],
+) -> Vec<String> {
+    assert_eq!(got.len(), docs.len(), "one result per document");
+    let mut failures = Vec::new();
+    for (i, (doc, got)) in docs.iter().zip(got).enumerate() {
+        let want = engine.filter(doc);
+        let got = &got.result;
+        let want_reason = want.error.map(|e| e.error);
+        if got.status != want.status || got.reason != want_reason || got.matched != want.matched {
+            failures.push(format!(
+                "doc {i} ({} bytes): rtl {:?} {:?} {:?}\n  engine {:?} {:?} {:?}\n  doc: {}",
+                doc.len(),
+                got.status,
+                got.reason,
+                got.matched,
+                want.status,
+                want_reason,
+                want.matched,
+                String::from_utf8_lossy(&doc[..doc.len().min(300)])
+            ));
+        }
+    }
+    failures
 }
 
 /// Without stalls: cycles per document = bytes + latency, and the input
@@ -741,7 +753,6 @@ fn mid_run_resets_leave_no_state_behind() {
             .filter(|f| f.name.starts_with("qrtl_xpath_c"))
             .count();
         assert!(clusters >= 3, "{}: {clusters} clusters", case.name);
-        let want: Vec<_> = docs.iter().map(|d| engine.filter(d)).collect();
         let build = build_xpath_sim(
             &hw,
             Simulator::Verilator,
@@ -764,20 +775,13 @@ fn mid_run_resets_leave_no_state_behind() {
                     .unwrap_or_else(|e| panic!("{} {st:?}, reset at {at}: {e}", case.name));
                 let got = decode_xpath_run(&hw, &run)
                     .unwrap_or_else(|e| panic!("{} {st:?}, reset at {at}: {e}", case.name));
-                assert_eq!(got.len(), docs.len());
-                for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-                    let g = &g.result;
-                    assert!(
-                        g.status == w.status
-                            && g.reason == w.error.map(|e| e.error)
-                            && g.matched == w.matched,
-                        "{} {st:?}, reset at {at}: doc {i}: rtl {g:?}, engine {:?} {:?} {:?}",
-                        case.name,
-                        w.status,
-                        w.error.map(|e| e.error),
-                        w.matched
-                    );
-                }
+                let failures = differences(&mut engine, &docs, &got);
+                assert!(
+                    failures.is_empty(),
+                    "{} {st:?}, reset at {at}: {}",
+                    case.name,
+                    failures.join("\n")
+                );
             }
         }
     }
