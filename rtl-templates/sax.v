@@ -451,11 +451,17 @@ module qrtl_sax #(
     // ------------------------------------------------------------------
     reg  [AW-1:0] starts [0:MAX_DEPTH-1];
     reg           nm_we;   // push the byte onto the name stack at sp
-    reg           st_we;   // save `top` in starts[depth] (an element opens)
     wire [DW-1:0] depth_m1 = depth - 1'b1;
 
+    // An element that opens at depth d saves `top` in starts[d]. The entry
+    // is written on every consumed byte, not only on a push: the open
+    // elements' entries are starts[0 .. depth-1], so starts[depth] holds
+    // nothing live until a push, which writes it with this very `top`.
+    // (Timing: the write enable is then two flip-flops, not the state
+    // machine's decision, which runs through the error flags.) At
+    // depth == MAX_DEPTH there is no entry (a push is an error there).
     always @(posedge clk) begin
-        if (p_valid && st_we) starts[depth[SIW-1:0]] <= top;
+        if (p_valid && !depth_max) starts[depth[SIW-1:0]] <= top;
     end
 
     // The parent's `starts` entry, read ahead: `parent_top` is
@@ -748,7 +754,6 @@ module qrtl_sax #(
         push = 1'b0;
         fail_vec = 17'd0;
         nm_we = 1'b0;
-        st_we = 1'b0;
         e_name_byte = 1'b0;
         e_name_first = 1'b0;
         e_name_end = 1'b0;
@@ -842,7 +847,6 @@ module qrtl_sax #(
                         end else begin
                             push = 1'b1;
                             n_root_seen = 1'b1;
-                            st_we = 1'b1;
                             // StartName on this same byte (the name's first byte).
                             if (sp_full) begin
                                 fail_vec[E_NAME_STACK_OVERFLOW] = 1'b1;

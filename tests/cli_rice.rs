@@ -490,8 +490,8 @@ fn sim_stats_report_cycles_and_bits_and_stalls_change_nothing() {
         .collect();
     assert_eq!(stats.len(), 2);
     // ceil(bits / 64) beats plus the pipeline's constant latency:
-    // ceil(N / (k + 1)) insertion blocks + 9 = 11 + 9 at N = 64, k = 5.
-    let latency = 64u64.div_ceil(5 + 1) + 9;
+    // ceil(N / (k + 1)) insertion blocks + 10 = 11 + 10 at N = 64, k = 5.
+    let latency = 64u64.div_ceil(5 + 1) + 10;
     assert_eq!(stats[0]["bits"], 1600);
     assert_eq!(stats[0]["cycles"], 25 + latency);
     assert_eq!(stats[1]["bits"], 104);

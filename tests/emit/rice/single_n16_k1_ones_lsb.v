@@ -49,6 +49,7 @@ module qrtl_rice_top (
     // ---- stage 1: the beat in stream order, and its delimiter-valued bits
     reg s1_valid, s1_first, s1_last;
     reg [N-1:0] s1_data;
+    reg [N-1:0] s1_delim_bits;
     reg [CW-1:0] s1_bits;
     reg in_packet;  // a packet's first beat was taken, not yet its last
 
@@ -80,6 +81,7 @@ module qrtl_rice_top (
             s1_first <= 1'b0;
             s1_last <= 1'b0;
             s1_data <= {N{1'b0}};
+            s1_delim_bits <= {N{1'b0}};
             s1_bits <= {CW{1'b0}};
             in_packet <= 1'b0;
         end else if (advance) begin
@@ -88,16 +90,18 @@ module qrtl_rice_top (
                 s1_first <= !in_packet;
                 s1_last <= s_axis_tlast;
                 s1_data <= in_data;
+                s1_delim_bits <= in_delim_bits;
                 s1_bits <= in_bits;
                 in_packet <= !s_axis_tlast;
             end
         end
     end
 
-    // ---- stages 2 .. B+2: K+1 speculative delimiter insertion pipelines,
-    // one block (a find-first-set over the chunk) per stage, and one stage
+    // ---- stage 2: the delimiter-valued bits again, one copy per pipeline;
+    // stages 3 .. B+3: K+1 speculative delimiter insertion pipelines, one
+    // block (a find-first-set over the chunk) per stage, and one stage
     // encoding the last block's mark; the beat's other fields wait in a
-    // (B+1)-deep shift register beside them.
+    // (B+2)-deep shift register beside them.
     wire [K:0] ins_last_free;
     wire [(K+1)*SW-1:0] ins_next_rem;
     wire [(K+1)*(K+1)-1:0] ins_next_hot;
@@ -106,15 +110,18 @@ module qrtl_rice_top (
     genvar p;
     generate
         for (p = 0; p <= K; p = p + 1) begin : pipeline
-            // Stage 1's delimiter-valued bits, one copy per pipeline (keep:
-            // synthesis would merge the copies): one register fanned out to
-            // every pipeline's first carry chain was the longest route
-            // (~2.5 ns of 6.8 at N = 32 on ECP5).
-            reg [N-1:0] s1_delim_bits;
+            // Stage 2: the pipeline's own copy of stage 1's delimiter-valued
+            // bits (keep: synthesis would merge the copies). Timing: loaded
+            // straight from stage 1 the first block's carry chain was ~3 ns
+            // of routing from its register (one register fanned out to every
+            // pipeline, or a copy each pulled toward the input), the longest
+            // path at N = 32 on ECP5; now the long route ends at a register
+            // and the copy can sit by the carry chain.
+            reg [N-1:0] own_delim_bits;
             (* keep *)
             always @(posedge clk) begin
-                if (rst) s1_delim_bits <= {N{1'b0}};
-                else if (advance && in_fire) s1_delim_bits <= in_delim_bits;
+                if (rst) own_delim_bits <= {N{1'b0}};
+                else if (advance) own_delim_bits <= s1_delim_bits;
             end
             rice_insert #(
                 .N(N), .K(K), .P(p), .B(B), .POS(POS), .SW(SW), .CW(CW), .PLW(PLW), .SPW(SPW)
@@ -122,7 +129,7 @@ module qrtl_rice_top (
                 .clk(clk),
                 .rst(rst),
                 .advance(advance),
-                .delim_bits(s1_delim_bits),
+                .delim_bits(own_delim_bits),
                 .last_free(ins_last_free[p]),
                 .next_rem(ins_next_rem[p*SW +: SW]),
                 .next_hot(ins_next_hot[p*(K+1) +: K+1]),
@@ -134,7 +141,7 @@ module qrtl_rice_top (
 
     genvar dl;
     generate
-        for (dl = 0; dl <= B; dl = dl + 1) begin : delay
+        for (dl = 0; dl <= B + 1; dl = dl + 1) begin : delay
             wire v_in, first_in, last_in;
             wire [N-1:0] data_in;
             wire [CW-1:0] bits_in;
@@ -171,13 +178,13 @@ module qrtl_rice_top (
             end
         end
     endgenerate
-    wire s2_valid = delay[B].v;
-    wire s2_first = delay[B].first;
-    wire s2_last = delay[B].last;
-    wire [N-1:0] s2_data = delay[B].data;
-    wire [CW-1:0] s2_bits = delay[B].bits;
+    wire s2_valid = delay[B + 1].v;
+    wire s2_first = delay[B + 1].first;
+    wire s2_last = delay[B + 1].last;
+    wire [N-1:0] s2_data = delay[B + 1].data;
+    wire [CW-1:0] s2_bits = delay[B + 1].bits;
 
-    // ---- stage B+3: selector FSM and spanning flags
+    // ---- stage B+4: selector FSM and spanning flags
     wire [SPW-1:0] sel_span;
     wire [SW-1:0] sel_rem_span;
     wire [K:0] sel_hot;
@@ -232,7 +239,7 @@ module qrtl_rice_top (
         end
     end
 
-    // ---- stage B+4: the single integer builder (5.4.3). It spends one cycle
+    // ---- stage B+5: the single integer builder (5.4.3). It spends one cycle
     // per integer of a chunk; while it works the pipeline before it holds,
     // and so does the input (back pressure).
     wire b_ready;

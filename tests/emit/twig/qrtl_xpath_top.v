@@ -37,7 +37,10 @@ module qrtl_xpath_top (
     // res_valid sits with the head's issue logic, by cluster 0's lane).
     reg  res_busy;
     wire busy = doc_in_flight | res_busy;
-    assign s_axis_tready = ~rst & ~(s_axis_tlast & busy);
+    // Not gated by rst (timing: rst's register would sit in front of
+    // in_fire and the handshake's enables): in reset an AXI4-Stream master
+    // holds tvalid low, and the parser takes no byte while rst is high.
+    assign s_axis_tready = ~(s_axis_tlast & busy);
     wire in_fire = s_axis_tvalid & s_axis_tready;
 
     // ---- resets ----
@@ -197,6 +200,8 @@ module qrtl_xpath_top (
     reg  [32:0] fifo [0:FIFO_DEPTH - 1]; // {last, word}
     reg  [2:0] fifo_wp, fifo_rp;
     reg  [3:0] fifo_cnt;
+    wire [3:0] fifo_cnt_up = fifo_cnt + 4'd1;
+    wire [3:0] fifo_cnt_dn = fifo_cnt - 4'd1;
     // fifo_cnt != 0, kept in a flip-flop of its own (timing: the output
     // register's load enable is then one LUT from registers, not a
     // compare over the count).
@@ -359,7 +364,15 @@ module qrtl_xpath_top (
         end else begin
             if (fifo_push) fifo_wp <= fifo_wp + 3'd1;
             if (fifo_pop) fifo_rp <= fifo_rp + 3'd1;
-            fifo_cnt <= fifo_cnt + { 3'd0, fifo_push} - { 3'd0, fifo_pop};
+            // The count's next values are formed from the count alone and
+            // selected by push and pop (timing: m_axis_tready, through
+            // fifo_pop, reaches one LUT in front of the count, not a carry
+            // chain).
+            case ({fifo_push, fifo_pop})
+                2'b10: fifo_cnt <= fifo_cnt_up;
+                2'b01: fifo_cnt <= fifo_cnt_dn;
+                default: ;
+            endcase
             // A push leaves it non-empty; a pop alone empties it from one entry.
             fifo_ne <= fifo_push | (fifo_pop ? fifo_cnt != 4'd1 : fifo_ne);
             if (out_free) out_valid <= fifo_ne;

@@ -230,13 +230,14 @@ pub struct RiceRtl {
 }
 
 /// Stage registers between an input beat and its output beat (`nostall`):
-/// stage 1 (input), one stage per insertion block (B) and one more that
+/// stage 1 (input), stage 2 (each insertion pipeline's copy of the
+/// delimiter bits), one stage per insertion block (B) and one more that
 /// encodes the last block's mark, the selector (1), the builders' six
 /// stages (per builder: positions, then counts; chunk-local selections,
 /// then cases; carried state, output beat). The harness and the project
 /// manifest read it from here.
 pub fn nostall_latency(cfg: &RiceHwConfig) -> u32 {
-    1 + (cfg.builders() + 1) + 1 + 6
+    2 + (cfg.builders() + 1) + 1 + 6
 }
 
 const INSERT_V: &str = include_str!("../../../../rtl-templates/rice_insert.v");
