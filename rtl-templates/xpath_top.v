@@ -197,13 +197,13 @@ module {{ module }} (
     reg         h0_valid, h0_last;
     reg  [{{ idx_width - 1 }}:0] h0_idx;
     reg         h_valid, h_last;
-{%- if clusters.len() > 1 %}
+{%- if clusters.len() > 2 %}
     reg  [{{ idx_width - 1 }}:0] h_idx;
 {%- endif %}
     reg  [31:0] h_word;
 {%- for c in clusters %}
     reg         l{{ c.index }}_valid, l{{ c.index }}_last;
-{%- if c.index + 2 < clusters.len() %}
+{%- if c.index + 3 < clusters.len() %}
     reg  [{{ idx_width - 1 }}:0] l{{ c.index }}_idx;
 {%- endif %}
     reg  [31:0] l{{ c.index }}_word;
@@ -277,32 +277,35 @@ module {{ module }} (
     // Lane data: no reset (only read with its valid bit).
     always @(posedge clk) begin
         h0_idx <= iss_idx;
-{%- if clusters.len() > 1 %}
+{%- if clusters.len() > 2 %}
         h_idx <= h0_idx;
 {%- endif %}
         h_word <= (h0_idx == {{ idx_width }}'d0) ? {25'd0, head_status} : 32'd0;
     end
 {%- for c in clusters %}
 
-    // Cluster c{{ c.index }}'s bits of the word in lane {{ c.lane_in }}. Timing: which word
-    // that is, is decoded a clock ahead (from {{ c.sel_src }}) into one flip-flop
-    // per word the cluster has bits in (c{{ c.index }}_sel<w>).
+    // Cluster c{{ c.index }}'s bits of the word in lane {{ c.lane_in }}, registered a clock
+    // ahead (c{{ c.index }}_contrib), so the lane register takes one OR. Timing:
+    // which word that is, is decoded two clocks ahead (from {{ c.sel_src }}) into
+    // one flip-flop per word the cluster has bits in (c{{ c.index }}_sel<w>); the
+    // match bits are read a clock before the word passes (they are valid
+    // from two clocks before its first word can).
 {%- for w in c.words %}
     reg  c{{ c.index }}_sel{{ w }};
 {%- endfor %}
+    reg  [31:0] c{{ c.index }}_contrib;
     always @(posedge clk) begin
 {%- for w in c.words %}
         c{{ c.index }}_sel{{ w }} <= {{ c.sel_src }} == {{ idx_width }}'d{{ w }};
 {%- endfor %}
-    end
-    wire [31:0] c{{ c.index }}_contrib;
 {%- for b in c.contrib %}
-    assign c{{ c.index }}_contrib[{{ b.bit }}] = 1'b0
+        c{{ c.index }}_contrib[{{ b.bit }}] <= 1'b0
 {%- for t in b.terms %}
-        | (c{{ c.index }}_sel{{ t.word }} & {{ c.inst }}_match[{{ t.idx }}]) // {{ t.comment }}
+            | (c{{ c.index }}_sel{{ t.word }} & {{ c.inst }}_match[{{ t.idx }}]) // {{ t.comment }}
 {%- endfor %}
-        ;
+            ;
 {%- endfor %}
+    end
     always @(posedge clk) begin
         if (rst_l{{ c.index }}) begin
             l{{ c.index }}_valid <= 1'b0;
@@ -319,7 +322,7 @@ module {{ module }} (
         end
     end
     always @(posedge clk) begin
-{%- if c.index + 2 < clusters.len() %}
+{%- if c.index + 3 < clusters.len() %}
         l{{ c.index }}_idx <= {{ c.lane_in }}_idx;
 {%- endif %}
         l{{ c.index }}_word <= {{ c.lane_in }}_word | c{{ c.index }}_contrib;

@@ -259,83 +259,86 @@ module qrtl_xpath_top (
         h_word <= (h0_idx == 1'd0) ? {25'd0, head_status} : 32'd0;
     end
 
-    // Cluster c0's bits of the word in lane h. Timing: which word
-    // that is, is decoded a clock ahead (from h0_idx) into one flip-flop
-    // per word the cluster has bits in (c0_sel<w>).
+    // Cluster c0's bits of the word in lane h, registered a clock
+    // ahead (c0_contrib), so the lane register takes one OR. Timing:
+    // which word that is, is decoded two clocks ahead (from iss_idx) into
+    // one flip-flop per word the cluster has bits in (c0_sel<w>); the
+    // match bits are read a clock before the word passes (they are valid
+    // from two clocks before its first word can).
     reg  c0_sel1;
+    reg  [31:0] c0_contrib;
     always @(posedge clk) begin
-        c0_sel1 <= h0_idx == 1'd1;
+        c0_sel1 <= iss_idx == 1'd1;
+        c0_contrib[0] <= 1'b0
+            | (c0_sel1 & u_c0_match[0]) // q0 (line 2)
+            ;
+        c0_contrib[1] <= 1'b0
+            | (c0_sel1 & u_c0_match[1]) // q1 (line 3)
+            ;
+        c0_contrib[2] <= 1'b0
+            | (c0_sel1 & u_c0_match[2]) // q2 (line 4)
+            ;
+        c0_contrib[3] <= 1'b0
+            | (c0_sel1 & u_c0_match[3]) // q3 (line 5)
+            ;
+        c0_contrib[4] <= 1'b0
+            | (c0_sel1 & u_c0_match[4]) // q4 (line 6)
+            ;
+        c0_contrib[5] <= 1'b0
+            ;
+        c0_contrib[6] <= 1'b0
+            ;
+        c0_contrib[7] <= 1'b0
+            ;
+        c0_contrib[8] <= 1'b0
+            ;
+        c0_contrib[9] <= 1'b0
+            ;
+        c0_contrib[10] <= 1'b0
+            ;
+        c0_contrib[11] <= 1'b0
+            ;
+        c0_contrib[12] <= 1'b0
+            ;
+        c0_contrib[13] <= 1'b0
+            ;
+        c0_contrib[14] <= 1'b0
+            ;
+        c0_contrib[15] <= 1'b0
+            ;
+        c0_contrib[16] <= 1'b0
+            ;
+        c0_contrib[17] <= 1'b0
+            ;
+        c0_contrib[18] <= 1'b0
+            ;
+        c0_contrib[19] <= 1'b0
+            ;
+        c0_contrib[20] <= 1'b0
+            ;
+        c0_contrib[21] <= 1'b0
+            ;
+        c0_contrib[22] <= 1'b0
+            ;
+        c0_contrib[23] <= 1'b0
+            ;
+        c0_contrib[24] <= 1'b0
+            ;
+        c0_contrib[25] <= 1'b0
+            ;
+        c0_contrib[26] <= 1'b0
+            ;
+        c0_contrib[27] <= 1'b0
+            ;
+        c0_contrib[28] <= 1'b0
+            ;
+        c0_contrib[29] <= 1'b0
+            ;
+        c0_contrib[30] <= 1'b0
+            ;
+        c0_contrib[31] <= 1'b0
+            ;
     end
-    wire [31:0] c0_contrib;
-    assign c0_contrib[0] = 1'b0
-        | (c0_sel1 & u_c0_match[0]) // q0 (line 2)
-        ;
-    assign c0_contrib[1] = 1'b0
-        | (c0_sel1 & u_c0_match[1]) // q1 (line 3)
-        ;
-    assign c0_contrib[2] = 1'b0
-        | (c0_sel1 & u_c0_match[2]) // q2 (line 4)
-        ;
-    assign c0_contrib[3] = 1'b0
-        | (c0_sel1 & u_c0_match[3]) // q3 (line 5)
-        ;
-    assign c0_contrib[4] = 1'b0
-        | (c0_sel1 & u_c0_match[4]) // q4 (line 6)
-        ;
-    assign c0_contrib[5] = 1'b0
-        ;
-    assign c0_contrib[6] = 1'b0
-        ;
-    assign c0_contrib[7] = 1'b0
-        ;
-    assign c0_contrib[8] = 1'b0
-        ;
-    assign c0_contrib[9] = 1'b0
-        ;
-    assign c0_contrib[10] = 1'b0
-        ;
-    assign c0_contrib[11] = 1'b0
-        ;
-    assign c0_contrib[12] = 1'b0
-        ;
-    assign c0_contrib[13] = 1'b0
-        ;
-    assign c0_contrib[14] = 1'b0
-        ;
-    assign c0_contrib[15] = 1'b0
-        ;
-    assign c0_contrib[16] = 1'b0
-        ;
-    assign c0_contrib[17] = 1'b0
-        ;
-    assign c0_contrib[18] = 1'b0
-        ;
-    assign c0_contrib[19] = 1'b0
-        ;
-    assign c0_contrib[20] = 1'b0
-        ;
-    assign c0_contrib[21] = 1'b0
-        ;
-    assign c0_contrib[22] = 1'b0
-        ;
-    assign c0_contrib[23] = 1'b0
-        ;
-    assign c0_contrib[24] = 1'b0
-        ;
-    assign c0_contrib[25] = 1'b0
-        ;
-    assign c0_contrib[26] = 1'b0
-        ;
-    assign c0_contrib[27] = 1'b0
-        ;
-    assign c0_contrib[28] = 1'b0
-        ;
-    assign c0_contrib[29] = 1'b0
-        ;
-    assign c0_contrib[30] = 1'b0
-        ;
-    assign c0_contrib[31] = 1'b0
-        ;
     always @(posedge clk) begin
         if (rst_l0) begin
             l0_valid <= 1'b0;

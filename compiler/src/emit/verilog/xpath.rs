@@ -320,8 +320,9 @@ struct ClusterInst {
     contrib: Vec<ContribBit>,
     /// The result words it has bits in, ascending.
     words: Vec<usize>,
-    /// The word index its word selects are decoded from, a clock before
-    /// the word reaches `lane_in`: `h0_idx`, `h_idx` or `l<k-2>_idx`.
+    /// The word index its word selects are decoded from, two clocks before
+    /// the word reaches `lane_in`: `iss_idx` (the word being issued),
+    /// `h0_idx`, `h_idx` or `l<k-3>_idx`.
     sel_src: String,
 }
 
@@ -1010,9 +1011,10 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
             contrib: Vec::new(),
             words: Vec::new(),
             sel_src: match k {
-                0 => "h0_idx".to_string(),
-                1 => "h_idx".to_string(),
-                _ => format!("l{}_idx", k - 2),
+                0 => "iss_idx".to_string(),
+                1 => "h0_idx".to_string(),
+                2 => "h_idx".to_string(),
+                _ => format!("l{}_idx", k - 3),
             },
         });
         let mut text = String::with_capacity(last_len + last_len / 4);
