@@ -211,6 +211,14 @@ module qrtl_sax #(
     reg [20:0]   ref_val;      // character reference value so far (<= 0x10FFFF)
     reg          ref_hbig, ref_dbig, ref_deq; // the next digit overflows (hex; decimal; decimal if above 1)
     reg          ref_c_hi, ref_c_mid, ref_c_top, ref_c_ws; // ref_val is an XML Char: its four ranges
+    // Tests on ref_val, kept in flip-flops beside it (see "Character reference
+    // value"): dgt_<c> = ref_val > c, deq_<c> = ref_val == c (decimal);
+    // rx_* its bit fields (hexadecimal).
+    reg          dgt_0, dgt_3, dgt_5, dgt_6, dgt_55, dgt_57, dgt_65,
+                 dgt_553, dgt_573, dgt_655, dgt_5529, dgt_5734, dgt_6553;
+    reg          deq_0, deq_1, deq_3, deq_5, deq_6, deq_55, deq_57, deq_65,
+                 deq_552, deq_553, deq_573, deq_655, deq_5529, deq_5734, deq_6553;
+    reg          rx_hi, rx_nz, rx_lt, rx_e, rx_f, rx_z;
     reg [2:0]    pi_len;       // PI target length, saturating at 4
     reg          pi_ci;        // the target so far matches `xml`, any case
     reg          pi_exact;     // ... and exactly
@@ -631,31 +639,28 @@ module qrtl_sax #(
     // 20-D7FF (ref_c_mid); E000-FFFD (ref_c_top); tab, LF, CR (ref_c_ws).
     // Timing: the four ranges are flip-flops, updated with ref_val from the
     // value before each digit (see "Character reference value"), so only
-    // their OR sits in front of the `;` logic. After a hex digit h the
-    // value is {ref_val, h}: bit tests on ref_val and h (each range may
-    // ignore the bits the ranges above it test). After a decimal digit d
-    // it is 10 * ref_val + d, bounded with dec_ge on ref_val and d.
-    function dec_ge; // 10 * v + d >= 10 * q + r
-        input [20:0] v;
-        input [3:0] d;
-        input [20:0] q;
-        input [3:0] r;
-        begin
-            dec_ge = v > q || (v == q && d >= r);
-        end
-    endfunction
+    // their OR sits in front of the `;` logic; and the tests they are made
+    // of are flip-flops too, updated with ref_val from the value before it
+    // (a compare over ref_val in front of them was five LUTs deep). After a
+    // hex digit h the value is {ref_val, h}: bit tests on ref_val (rx_*)
+    // and h (each range may ignore the bits the ranges above it test).
+    // After a decimal digit d it is 10 * ref_val + d, bounded with
+    // dec_ge(q, r) = 10 * ref_val + d >= 10 * q + r
+    //              = ref_val > q || (ref_val == q && d >= r).
     wire [3:0] ref_digit = b[3:0];
     // {ref_c_hi, ref_c_mid, ref_c_top, ref_c_ws} of the value after this digit.
     wire [3:0] ref_c_hex = {
-        ref_val[16:12] != 5'd0,                                            // >= 0x10000
-        ref_val[11:1] != 11'd0 && ref_val[11:7] < 5'd27,                  // 0x20 .. 0xD7FF
-        ref_val[11:9] == 3'b111 && {ref_val[8:0], hex_val[3:1]} != 12'hFFF,  // 0xE000 .. 0xFFFD
-        ref_val[11:0] == 12'd0 && (hex_val == 4'h9 || hex_val == 4'hA || hex_val == 4'hD)};
+        rx_hi,                                             // >= 0x10000: ref_val[16:12] != 0
+        rx_nz && rx_lt,                                    // 0x20 .. 0xD7FF: ref_val[11:1] != 0, ref_val[11:7] < 27
+        rx_e && !(rx_f && hex_val[3:1] == 3'b111),         // 0xE000 .. 0xFFFD: ref_val[11:9] == 7, not {ref_val[8:0], h[3:1]} all ones
+        rx_z && (hex_val == 4'h9 || hex_val == 4'hA || hex_val == 4'hD)}; // ref_val[11:0] == 0
     wire [3:0] ref_c_dec = {
-        dec_ge(ref_val, ref_digit, 21'd6553, 4'd6),                         // >= 65536
-        dec_ge(ref_val, ref_digit, 21'd3, 4'd2) && !dec_ge(ref_val, ref_digit, 21'd5529, 4'd6),   // 32 .. 55295
-        dec_ge(ref_val, ref_digit, 21'd5734, 4'd4) && !dec_ge(ref_val, ref_digit, 21'd6553, 4'd4), // 57344 .. 65533
-        (ref_val == 21'd0 && ref_digit == 4'd9) || (ref_val == 21'd1 && (ref_digit == 4'd0 || ref_digit == 4'd3))};
+        dgt_6553 || (deq_6553 && ref_digit >= 4'd6),                      // >= 65536
+        (dgt_3 || (deq_3 && ref_digit >= 4'd2))
+            && !(dgt_5529 || (deq_5529 && ref_digit >= 4'd6)),            // 32 .. 55295
+        (dgt_5734 || (deq_5734 && ref_digit >= 4'd4))
+            && !(dgt_6553 || (deq_6553 && ref_digit >= 4'd4)),            // 57344 .. 65533
+        (deq_0 && ref_digit == 4'd9) || (deq_1 && (ref_digit == 4'd0 || ref_digit == 4'd3))}; // 9, 10, 13
     wire ref_is_char = ref_c_hi || ref_c_mid || ref_c_top || ref_c_ws;
     // The errors found by these tests on ref_val (BadReference: a digit
     // that overflows, a `;` after a value that is no Char) go their own way
@@ -1746,12 +1751,55 @@ module qrtl_sax #(
             ref_dbig <= 1'b0;
             ref_deq <= 1'b0;
             {ref_c_hi, ref_c_mid, ref_c_top, ref_c_ws} <= 4'd0;
+            // ref_val = 0
+            {dgt_0, dgt_3, dgt_5, dgt_6, dgt_55, dgt_57, dgt_65, dgt_553, dgt_573, dgt_655, dgt_5529, dgt_5734, dgt_6553} <= 13'd0;
+            {deq_0, deq_1, deq_3, deq_5, deq_6, deq_55, deq_57, deq_65, deq_552, deq_553, deq_573, deq_655, deq_5529, deq_5734, deq_6553} <= {1'b1, 14'd0}; // deq_0
+            {rx_hi, rx_nz, rx_lt, rx_e, rx_f, rx_z} <= 6'b001001;
         end else if (pv_cnt && ref_step) begin
             ref_val <= ref_hex_mode ? ref_hex_next : ref_dec_next;
             ref_hbig <= ref_val[16:13] != 4'd0 || (ref_val[12] && ref_val[11:8] != 4'd0);
             ref_dbig <= ref_val > 21'd11141 || (ref_val == 21'd11141 && b[3:1] != 3'd0);
             ref_deq <= ref_val == 21'd11141 && b[3:0] == 4'd1;
             {ref_c_hi, ref_c_mid, ref_c_top, ref_c_ws} <= ref_hex_mode ? ref_c_hex : ref_c_dec;
+            // The tests on the value after the digit (both sets: only the
+            // mode's own is read). Decimal, d = ref_digit:
+            // 10 * ref_val + d > c  iff  dec_ge((c + 1) / 10, (c + 1) % 10);
+            // 10 * ref_val + d == c iff  ref_val == c / 10 && d == c % 10.
+            dgt_0 <= dgt_0 || (deq_0 && ref_digit >= 4'd1);
+            dgt_3 <= dgt_0 || (deq_0 && ref_digit >= 4'd4);
+            dgt_5 <= dgt_0 || (deq_0 && ref_digit >= 4'd6);
+            dgt_6 <= dgt_0 || (deq_0 && ref_digit >= 4'd7);
+            dgt_55 <= dgt_5 || (deq_5 && ref_digit >= 4'd6);
+            dgt_57 <= dgt_5 || (deq_5 && ref_digit >= 4'd8);
+            dgt_65 <= dgt_6 || (deq_6 && ref_digit >= 4'd6);
+            dgt_553 <= dgt_55 || (deq_55 && ref_digit >= 4'd4);
+            dgt_573 <= dgt_57 || (deq_57 && ref_digit >= 4'd4);
+            dgt_655 <= dgt_65 || (deq_65 && ref_digit >= 4'd6);
+            dgt_5529 <= dgt_553 || deq_553;
+            dgt_5734 <= dgt_573 || (deq_573 && ref_digit >= 4'd5);
+            dgt_6553 <= dgt_655 || (deq_655 && ref_digit >= 4'd4);
+            deq_0 <= deq_0 && ref_digit == 4'd0;
+            deq_1 <= deq_0 && ref_digit == 4'd1;
+            deq_3 <= deq_0 && ref_digit == 4'd3;
+            deq_5 <= deq_0 && ref_digit == 4'd5;
+            deq_6 <= deq_0 && ref_digit == 4'd6;
+            deq_55 <= deq_5 && ref_digit == 4'd5;
+            deq_57 <= deq_5 && ref_digit == 4'd7;
+            deq_65 <= deq_6 && ref_digit == 4'd5;
+            deq_552 <= deq_55 && ref_digit == 4'd2;
+            deq_553 <= deq_55 && ref_digit == 4'd3;
+            deq_573 <= deq_57 && ref_digit == 4'd3;
+            deq_655 <= deq_65 && ref_digit == 4'd5;
+            deq_5529 <= deq_552 && ref_digit == 4'd9;
+            deq_5734 <= deq_573 && ref_digit == 4'd4;
+            deq_6553 <= deq_655 && ref_digit == 4'd3;
+            // Hexadecimal, h = hex_val: the value is {ref_val, h}.
+            rx_hi <= ref_val[12:8] != 5'd0;
+            rx_nz <= {ref_val[7:0], hex_val[3:1]} != 11'd0;
+            rx_lt <= ref_val[7:3] < 5'd27;
+            rx_e <= ref_val[7:5] == 3'b111;
+            rx_f <= {ref_val[4:0], hex_val} == 9'h1FF;
+            rx_z <= {ref_val[7:0], hex_val} == 12'd0;
         end
     end
 

@@ -754,6 +754,20 @@ fn edge_cases(docs: &mut Vec<Doc>) {
         );
         push(docs, format!("ref outside {r}"), format!("{r}<a/>"));
     }
+    // Character references at and around every bound of the XML `Char`
+    // ranges, in both bases and with leading zeros (the RTL builds its range
+    // tests digit by digit, from tests on the value so far).
+    for v in (0u32..=40)
+        .chain(55_290..=55_300)
+        .chain(57_340..=57_350)
+        .chain(65_528..=65_540)
+        .chain(1_114_105..=1_114_115)
+    {
+        push(docs, format!("char ref {v}"), format!("<a>&#{v};</a>"));
+        push(docs, format!("char ref 0{v}"), format!("<a v='&#00{v};'/>"));
+        push(docs, format!("char ref x{v:X}"), format!("<a>&#x{v:X};</a>"));
+        push(docs, format!("char ref x{v:x}"), format!("<a v='&#x0{v:x};'/>"));
+    }
     // Line ends in text, CDATA and values.
     for t in [
         "\r",

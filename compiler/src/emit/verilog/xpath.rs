@@ -219,16 +219,17 @@ struct QueryOut {
 }
 
 /// Row bits per stack-memory group: each group is a memory of its own
-/// with its own copies of the read and write addresses, so no address
-/// flip-flop drives the distributed RAM of a whole row (timing: at 2K
-/// queries one read address spread over a cluster's row was the critical
-/// path, a 4.7 ns route on ECP5).
+/// with read and write address counters of its own, each stepped from its
+/// own value, so no address flip-flop drives the distributed RAM of a whole
+/// row (timing: at 2K queries one read address spread over a cluster's row
+/// was the critical path, a 4.7 ns route on ECP5; one adder shared by the
+/// groups' copies, ~4 ns of routing).
 pub const MEM_GROUP_BITS: usize = 32;
 
-/// One group of the stack memory: row bits `hi..=lo`, addressed by the
-/// counters XOR `key` (row r lives in word r ^ key). Distinct keys keep the
-/// groups' address registers distinct from each other and from the
-/// counters, so synthesis cannot merge them as identical flip-flops.
+/// One group of the stack memory: row bits `hi..=lo`, addressed by its
+/// counters, depth and depth - 2 XOR `key` (row r lives in word r ^ key).
+/// Distinct keys keep the groups' address registers distinct from each
+/// other, so synthesis cannot merge them as identical flip-flops.
 struct MemGroup {
     idx: usize,
     lo: usize,
