@@ -190,12 +190,16 @@ module {{ module }} (
     reg  [{{ left_width - 1 }}:0] iss_left;  // words still to issue
     reg  [{{ idx_width - 1 }}:0] iss_idx;    // the next word's index
     reg  [{{ fifo_aw }}:0] credits;          // free FIFO entries not yet claimed
-    // The head is two registers: h0 takes the issued word's index (timing:
-    // the issue logic then drives only the head's counters, beside the
-    // credit count, and cluster 0's word selects decode h0_idx), h forms
-    // the word.
+    // The head is three registers: h0 takes the issued word's index
+    // (timing: the issue logic then drives only the head's counters, beside
+    // the credit count), h1 carries it (cluster 0's word selects decode
+    // h0_idx, two clocks before the word passes: from one register to the
+    // next, not from the issue logic, the index may cross the chip), h
+    // forms the word.
     reg         h0_valid, h0_last;
     reg  [{{ idx_width - 1 }}:0] h0_idx;
+    reg         h1_valid, h1_last;
+    reg  [{{ idx_width - 1 }}:0] h1_idx;
     reg         h_valid, h_last;
 {%- if clusters.len() > 2 %}
     reg  [{{ idx_width - 1 }}:0] h_idx;
@@ -255,6 +259,8 @@ module {{ module }} (
             credits <= FIFO_DEPTH[{{ fifo_aw }}:0];
             h0_valid <= 1'b0;
             h0_last <= 1'b0;
+            h1_valid <= 1'b0;
+            h1_last <= 1'b0;
             h_valid <= 1'b0;
             h_last <= 1'b0;
         end else begin
@@ -270,17 +276,20 @@ module {{ module }} (
             credits <= credits - { {{ fifo_aw }}'d0, issue} + { {{ fifo_aw }}'d0, credit_back};
             h0_valid <= issue;
             h0_last <= issue & (iss_left == {{ left_width }}'d1);
-            h_valid <= h0_valid;
-            h_last <= h0_valid & h0_last;
+            h1_valid <= h0_valid;
+            h1_last <= h0_valid & h0_last;
+            h_valid <= h1_valid;
+            h_last <= h1_valid & h1_last;
         end
     end
     // Lane data: no reset (only read with its valid bit).
     always @(posedge clk) begin
         h0_idx <= iss_idx;
+        h1_idx <= h0_idx;
 {%- if clusters.len() > 2 %}
-        h_idx <= h0_idx;
+        h_idx <= h1_idx;
 {%- endif %}
-        h_word <= (h0_idx == {{ idx_width }}'d0) ? {25'd0, head_status} : 32'd0;
+        h_word <= (h1_idx == {{ idx_width }}'d0) ? {25'd0, head_status} : 32'd0;
     end
 {%- for c in clusters %}
 

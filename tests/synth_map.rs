@@ -279,7 +279,7 @@ fn compile_clusters(dir: &Path, name: &str, cluster_size: usize) -> (PathBuf, se
     (proj, manifest)
 }
 
-/// The top's result FIFO holds a credit round trip, 2 x clusters + 6 words
+/// The top's result FIFO holds a credit round trip, 2 x clusters + 7 words
 /// rounded up to a power of two: 128 x 33 bits for 40 clusters. Left to
 /// itself a tool may put that in a block RAM, whose read is not registered
 /// inside it and feeds the output register directly (the clock rate of

@@ -178,16 +178,20 @@ module qrtl_xpath_top (
             if (s0_doc_end) head_status <= {s0_reason, s0_status};
         end
     end
-    localparam FIFO_DEPTH = 8;
+    localparam FIFO_DEPTH = 16;
     reg  [1:0] iss_left;  // words still to issue
     reg  [0:0] iss_idx;    // the next word's index
-    reg  [3:0] credits;          // free FIFO entries not yet claimed
-    // The head is two registers: h0 takes the issued word's index (timing:
-    // the issue logic then drives only the head's counters, beside the
-    // credit count, and cluster 0's word selects decode h0_idx), h forms
-    // the word.
+    reg  [4:0] credits;          // free FIFO entries not yet claimed
+    // The head is three registers: h0 takes the issued word's index
+    // (timing: the issue logic then drives only the head's counters, beside
+    // the credit count), h1 carries it (cluster 0's word selects decode
+    // h0_idx, two clocks before the word passes: from one register to the
+    // next, not from the issue logic, the index may cross the chip), h
+    // forms the word.
     reg         h0_valid, h0_last;
     reg  [0:0] h0_idx;
+    reg         h1_valid, h1_last;
+    reg  [0:0] h1_idx;
     reg         h_valid, h_last;
     reg  [31:0] h_word;
     reg         l0_valid, l0_last;
@@ -198,10 +202,10 @@ module qrtl_xpath_top (
     always @(posedge clk) rst_l0 <= rst_r;
     // The tail: a FIFO in front of the output register.
     reg  [32:0] fifo [0:FIFO_DEPTH - 1]; // {last, word}
-    reg  [2:0] fifo_wp, fifo_rp;
-    reg  [3:0] fifo_cnt;
-    wire [3:0] fifo_cnt_up = fifo_cnt + 4'd1;
-    wire [3:0] fifo_cnt_dn = fifo_cnt - 4'd1;
+    reg  [3:0] fifo_wp, fifo_rp;
+    reg  [4:0] fifo_cnt;
+    wire [4:0] fifo_cnt_up = fifo_cnt + 5'd1;
+    wire [4:0] fifo_cnt_dn = fifo_cnt - 5'd1;
     // fifo_cnt != 0, kept in a flip-flop of its own (timing: the output
     // register's load enable is then one LUT from registers, not a
     // compare over the count).
@@ -211,7 +215,7 @@ module qrtl_xpath_top (
     wire        out_free = ~out_valid | m_axis_tready; // the output register can load
     wire        fifo_pop = out_free & fifo_ne;
     wire        fifo_push = l0_valid;
-    wire issue = res_valid & (credits != 4'd0);
+    wire issue = res_valid & (credits != 5'd0);
     wire credit_back = cr0;
     always @(posedge clk) begin
         if (rst) res_busy <= 1'b0;
@@ -231,9 +235,11 @@ module qrtl_xpath_top (
             iss_left <= 2'd0;
             iss_idx <= 1'd0;
             res_valid <= 1'b0;
-            credits <= FIFO_DEPTH[3:0];
+            credits <= FIFO_DEPTH[4:0];
             h0_valid <= 1'b0;
             h0_last <= 1'b0;
+            h1_valid <= 1'b0;
+            h1_last <= 1'b0;
             h_valid <= 1'b0;
             h_last <= 1'b0;
         end else begin
@@ -246,29 +252,32 @@ module qrtl_xpath_top (
                 iss_idx <= iss_idx + 1'd1;
                 res_valid <= iss_left != 2'd1;
             end
-            credits <= credits - { 3'd0, issue} + { 3'd0, credit_back};
+            credits <= credits - { 4'd0, issue} + { 4'd0, credit_back};
             h0_valid <= issue;
             h0_last <= issue & (iss_left == 2'd1);
-            h_valid <= h0_valid;
-            h_last <= h0_valid & h0_last;
+            h1_valid <= h0_valid;
+            h1_last <= h0_valid & h0_last;
+            h_valid <= h1_valid;
+            h_last <= h1_valid & h1_last;
         end
     end
     // Lane data: no reset (only read with its valid bit).
     always @(posedge clk) begin
         h0_idx <= iss_idx;
-        h_word <= (h0_idx == 1'd0) ? {25'd0, head_status} : 32'd0;
+        h1_idx <= h0_idx;
+        h_word <= (h1_idx == 1'd0) ? {25'd0, head_status} : 32'd0;
     end
 
     // Cluster c0's bits of the word in lane h, registered a clock
     // ahead (c0_contrib), so the lane register takes one OR. Timing:
-    // which word that is, is decoded two clocks ahead (from iss_idx) into
+    // which word that is, is decoded two clocks ahead (from h0_idx) into
     // one flip-flop per word the cluster has bits in (c0_sel<w>); the
     // match bits are read a clock before the word passes (they are valid
     // from two clocks before its first word can).
     reg  c0_sel1;
     reg  [31:0] c0_contrib;
     always @(posedge clk) begin
-        c0_sel1 <= iss_idx == 1'd1;
+        c0_sel1 <= h0_idx == 1'd1;
         c0_contrib[0] <= 1'b0
             | (c0_sel1 & u_c0_match[0]) // q0 (line 3)
             ;
@@ -359,14 +368,14 @@ module qrtl_xpath_top (
     end
     always @(posedge clk) begin
         if (rst_t) begin
-            fifo_wp <= 3'd0;
-            fifo_rp <= 3'd0;
-            fifo_cnt <= 4'd0;
+            fifo_wp <= 4'd0;
+            fifo_rp <= 4'd0;
+            fifo_cnt <= 5'd0;
             fifo_ne <= 1'b0;
             out_valid <= 1'b0;
         end else begin
-            if (fifo_push) fifo_wp <= fifo_wp + 3'd1;
-            if (fifo_pop) fifo_rp <= fifo_rp + 3'd1;
+            if (fifo_push) fifo_wp <= fifo_wp + 4'd1;
+            if (fifo_pop) fifo_rp <= fifo_rp + 4'd1;
             // The count's next values are formed from the count alone and
             // selected by push and pop (timing: m_axis_tready, through
             // fifo_pop, reaches one LUT in front of the count, not a carry
@@ -377,7 +386,7 @@ module qrtl_xpath_top (
                 default: ;
             endcase
             // A push leaves it non-empty; a pop alone empties it from one entry.
-            fifo_ne <= fifo_push | (fifo_pop ? fifo_cnt != 4'd1 : fifo_ne);
+            fifo_ne <= fifo_push | (fifo_pop ? fifo_cnt != 5'd1 : fifo_ne);
             if (out_free) out_valid <= fifo_ne;
         end
     end

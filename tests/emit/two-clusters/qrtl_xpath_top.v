@@ -266,12 +266,16 @@ module qrtl_xpath_top (
     reg  [1:0] iss_left;  // words still to issue
     reg  [0:0] iss_idx;    // the next word's index
     reg  [4:0] credits;          // free FIFO entries not yet claimed
-    // The head is two registers: h0 takes the issued word's index (timing:
-    // the issue logic then drives only the head's counters, beside the
-    // credit count, and cluster 0's word selects decode h0_idx), h forms
-    // the word.
+    // The head is three registers: h0 takes the issued word's index
+    // (timing: the issue logic then drives only the head's counters, beside
+    // the credit count), h1 carries it (cluster 0's word selects decode
+    // h0_idx, two clocks before the word passes: from one register to the
+    // next, not from the issue logic, the index may cross the chip), h
+    // forms the word.
     reg         h0_valid, h0_last;
     reg  [0:0] h0_idx;
+    reg         h1_valid, h1_last;
+    reg  [0:0] h1_idx;
     reg         h_valid, h_last;
     reg  [31:0] h_word;
     reg         l0_valid, l0_last;
@@ -324,6 +328,8 @@ module qrtl_xpath_top (
             credits <= FIFO_DEPTH[4:0];
             h0_valid <= 1'b0;
             h0_last <= 1'b0;
+            h1_valid <= 1'b0;
+            h1_last <= 1'b0;
             h_valid <= 1'b0;
             h_last <= 1'b0;
         end else begin
@@ -339,26 +345,29 @@ module qrtl_xpath_top (
             credits <= credits - { 4'd0, issue} + { 4'd0, credit_back};
             h0_valid <= issue;
             h0_last <= issue & (iss_left == 2'd1);
-            h_valid <= h0_valid;
-            h_last <= h0_valid & h0_last;
+            h1_valid <= h0_valid;
+            h1_last <= h0_valid & h0_last;
+            h_valid <= h1_valid;
+            h_last <= h1_valid & h1_last;
         end
     end
     // Lane data: no reset (only read with its valid bit).
     always @(posedge clk) begin
         h0_idx <= iss_idx;
-        h_word <= (h0_idx == 1'd0) ? {25'd0, head_status} : 32'd0;
+        h1_idx <= h0_idx;
+        h_word <= (h1_idx == 1'd0) ? {25'd0, head_status} : 32'd0;
     end
 
     // Cluster c0's bits of the word in lane h, registered a clock
     // ahead (c0_contrib), so the lane register takes one OR. Timing:
-    // which word that is, is decoded two clocks ahead (from iss_idx) into
+    // which word that is, is decoded two clocks ahead (from h0_idx) into
     // one flip-flop per word the cluster has bits in (c0_sel<w>); the
     // match bits are read a clock before the word passes (they are valid
     // from two clocks before its first word can).
     reg  c0_sel1;
     reg  [31:0] c0_contrib;
     always @(posedge clk) begin
-        c0_sel1 <= iss_idx == 1'd1;
+        c0_sel1 <= h0_idx == 1'd1;
         c0_contrib[0] <= 1'b0
             | (c0_sel1 & u_c0_match[0]) // q0 (line 2)
             ;
@@ -443,14 +452,14 @@ module qrtl_xpath_top (
 
     // Cluster c1's bits of the word in lane l0, registered a clock
     // ahead (c1_contrib), so the lane register takes one OR. Timing:
-    // which word that is, is decoded two clocks ahead (from h0_idx) into
+    // which word that is, is decoded two clocks ahead (from h1_idx) into
     // one flip-flop per word the cluster has bits in (c1_sel<w>); the
     // match bits are read a clock before the word passes (they are valid
     // from two clocks before its first word can).
     reg  c1_sel1;
     reg  [31:0] c1_contrib;
     always @(posedge clk) begin
-        c1_sel1 <= h0_idx == 1'd1;
+        c1_sel1 <= h1_idx == 1'd1;
         c1_contrib[0] <= 1'b0
             ;
         c1_contrib[1] <= 1'b0

@@ -322,8 +322,8 @@ struct ClusterInst {
     /// The result words it has bits in, ascending.
     words: Vec<usize>,
     /// The word index its word selects are decoded from, two clocks before
-    /// the word reaches `lane_in`: `iss_idx` (the word being issued),
-    /// `h0_idx`, `h_idx` or `l<k-3>_idx`.
+    /// the word reaches `lane_in`: `h0_idx`, `h1_idx`, `h_idx` or
+    /// `l<k-3>_idx`.
     sel_src: String,
 }
 
@@ -1012,8 +1012,8 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
             contrib: Vec::new(),
             words: Vec::new(),
             sel_src: match k {
-                0 => "iss_idx".to_string(),
-                1 => "h0_idx".to_string(),
+                0 => "h0_idx".to_string(),
+                1 => "h1_idx".to_string(),
                 2 => "h_idx".to_string(),
                 _ => format!("l{}_idx", k - 3),
             },
@@ -1057,7 +1057,7 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
     // The FIFO holds the words of a credit round trip (issue through every
     // cluster to the tail, the credit back through as many registers), so
     // the head never waits on an m_axis that takes a word every clock.
-    let fifo_depth = (2 * d.clusters.len() as u32 + 6).next_power_of_two().max(8);
+    let fifo_depth = (2 * d.clusters.len() as u32 + 7).next_power_of_two().max(8);
     // Up to this depth every tool maps the FIFO to distributed RAM by
     // itself; deeper ones get a `ram_style` attribute.
     const FIFO_LUTRAM_DEPTH: u32 = 32;
@@ -1209,8 +1209,8 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
 
 /// Clocks of the result lane (`xpath_top.v`) besides its one register per
 /// cluster: from cluster 0's match bits (`done_0`) the word count's load,
-/// the head's two registers, the FIFO, the output register.
-const RESULT_LATENCY: u32 = 5;
+/// the head's three registers, the FIFO, the output register.
+const RESULT_LATENCY: u32 = 6;
 
 /// LUT4 levels of an AND/OR tree over `inputs` signals.
 fn lut4_levels(inputs: usize) -> u32 {
