@@ -765,8 +765,16 @@ fn edge_cases(docs: &mut Vec<Doc>) {
     {
         push(docs, format!("char ref {v}"), format!("<a>&#{v};</a>"));
         push(docs, format!("char ref 0{v}"), format!("<a v='&#00{v};'/>"));
-        push(docs, format!("char ref x{v:X}"), format!("<a>&#x{v:X};</a>"));
-        push(docs, format!("char ref x{v:x}"), format!("<a v='&#x0{v:x};'/>"));
+        push(
+            docs,
+            format!("char ref x{v:X}"),
+            format!("<a>&#x{v:X};</a>"),
+        );
+        push(
+            docs,
+            format!("char ref x{v:x}"),
+            format!("<a v='&#x0{v:x};'/>"),
+        );
     }
     // Line ends in text, CDATA and values.
     for t in [
