@@ -459,7 +459,10 @@ module qrtl_sax #(
     // ------------------------------------------------------------------
     reg  [AW-1:0] starts [0:MAX_DEPTH-1];
     reg           nm_we;   // push the byte onto the name stack at sp
-    wire [DW-1:0] depth_m1 = depth - 1'b1;
+    // depth - 1 in a register of its own (depth_m1), stepped with depth
+    // (timing: no subtractor between depth and the read address of
+    // `starts`, a distributed RAM).
+    reg  [DW-1:0] depth_m1;
 
     // An element that opens at depth d saves `top` in starts[d]. The entry
     // is written on every consumed byte, not only on a push: the open
@@ -688,7 +691,7 @@ module qrtl_sax #(
     // transitions are repeated here as `-> ST_X` comments
     // ------------------------------------------------------------------
     reg [2:0]    n_kw;
-    reg [DW-1:0] n_depth;
+    reg [DW-1:0] n_depth, n_depth_m1;
     reg          n_root_seen, n_doctype_seen, n_at_start, n_lt_first;
     reg [AW-1:0] n_sp, n_top, n_cp, n_cp_p1, n_ap;
     reg [NIW-1:0] n_top_p1, n_top_p2, n_cp_p3;
@@ -734,6 +737,7 @@ module qrtl_sax #(
     always @* begin
         n_kw = kw;
         n_depth = depth;
+        n_depth_m1 = depth_m1;
         n_root_seen = root_seen;
         n_doctype_seen = doctype_seen;
         n_at_start = 1'b0;
@@ -1331,6 +1335,7 @@ module qrtl_sax #(
             n_top_p1 = sp_lo + 1'b1;
             n_top_p2 = sp_lo + NI_TWO;
             n_depth = depth + 1'b1;
+            n_depth_m1 = depth;
             n_top = sp;
             n_depth_zero = 1'b0;
             n_depth_gt1 = !depth_zero;
@@ -1342,6 +1347,7 @@ module qrtl_sax #(
             n_sp = top;
             n_top = parent_top;
             n_depth = depth_m1;
+            n_depth_m1 = depth_m1 - 1'b1;
             n_sp_full = 1'b0; // top < sp <= CAP
             n_depth_zero = depth_is1;
             n_depth_gt1 = depth_gt2;
@@ -1858,6 +1864,7 @@ module qrtl_sax #(
     always @(posedge clk) begin
         if (pr_cnt) begin
             depth <= {DW{1'b0}};
+            depth_m1 <= {DW{1'b1}};
             sp <= {AW{1'b0}};
             top <= {AW{1'b0}};
             cp <= {AW{1'b0}};
@@ -1876,6 +1883,7 @@ module qrtl_sax #(
             qn <= 2'd0;
         end else if (pv_cnt) begin
             depth <= n_depth;
+            depth_m1 <= n_depth_m1;
             sp <= n_sp;
             top <= n_top;
             cp <= n_cp;

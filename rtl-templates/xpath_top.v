@@ -234,7 +234,14 @@ module {{ module }} (
     reg  [31:0] out_data;
     reg         out_valid, out_last;
     wire        out_free = ~out_valid | m_axis_tready; // the output register can load
-    wire        fifo_pop = out_free & fifo_ne;
+    // A skid register between the FIFO and the output register (timing:
+    // m_axis_tready only enables the output register and steers the skid's
+    // valid bit; the FIFO pops on flip-flops alone). The FIFO's head moves
+    // on whenever the skid is empty: into the output register if that can
+    // load, else into the skid, which the output register takes first.
+    reg  [31:0] skid_data;
+    reg         skid_valid, skid_last;
+    wire        fifo_pop = ~skid_valid & fifo_ne;
     wire        fifo_push = l{{ clusters.len() - 1 }}_valid;
     wire issue = res_valid & (credits != {{ fifo_aw + 1 }}'d0);
     wire credit_back = cr{{ clusters.len() - 1 }};
@@ -348,6 +355,7 @@ module {{ module }} (
             fifo_rp <= {{ fifo_aw }}'d0;
             fifo_cnt <= {{ fifo_aw + 1 }}'d0;
             fifo_ne <= 1'b0;
+            skid_valid <= 1'b0;
             out_valid <= 1'b0;
         end else begin
             if (fifo_push) fifo_wp <= fifo_wp + {{ fifo_aw }}'d1;
@@ -363,11 +371,14 @@ module {{ module }} (
             endcase
             // A push leaves it non-empty; a pop alone empties it from one entry.
             fifo_ne <= fifo_push | (fifo_pop ? fifo_cnt != {{ fifo_aw + 1 }}'d1 : fifo_ne);
-            if (out_free) out_valid <= fifo_ne;
+            if (out_free) out_valid <= skid_valid | fifo_ne;
+            skid_valid <= ~out_free & (skid_valid | fifo_ne);
         end
     end
+    // Data: no reset (only read with its valid bit).
     always @(posedge clk) begin
-        if (fifo_pop) {out_last, out_data} <= fifo[fifo_rp];
+        if (~skid_valid) {skid_last, skid_data} <= fifo[fifo_rp];
+        if (out_free) {out_last, out_data} <= skid_valid ? {skid_last, skid_data} : fifo[fifo_rp];
     end
     assign m_axis_tdata = out_data;
     assign m_axis_tvalid = out_valid;

@@ -89,7 +89,8 @@ const OOC_WRAPPER: &str = include_str!("../../rtl-templates/synth_ooc.v");
 
 /// The cache key: SHA-256 over every RTL file (name and contents, in
 /// `files.f` order, each length-prefixed so no two lists hash alike), the
-/// target name and the seed count, as lowercase hex.
+/// target name, the place-and-route wrapper, the ECP5 LUT-mapping script
+/// and the seed count, as lowercase hex.
 pub fn point_key(rtl: &[(String, Vec<u8>)], target: &str, seeds: u32) -> String {
     let mut h = Sha256::new();
     h.update(b"qrtl-bench-report synth point v1\0");
@@ -106,6 +107,11 @@ pub fn point_key(rtl: &[(String, Vec<u8>)], target: &str, seeds: u32) -> String 
     if key_seeds(target, 1) != 0 {
         h.update(b"\0wrapper\0");
         h.update(OOC_WRAPPER.as_bytes());
+    }
+    // So is one mapped with another LUT-mapping script.
+    if target == "ecp5" {
+        h.update(b"\0abc9\0");
+        h.update(qrtl_compiler::synth::ECP5_ABC9_SCRIPT.as_bytes());
     }
     h.update(b"\0seeds\0");
     h.update(key_seeds(target, seeds).to_le_bytes());

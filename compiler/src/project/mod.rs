@@ -168,6 +168,8 @@ struct Ctx {
     outputs: Vec<PortView>,
     port_bits: u64,
     readme_extra: String,
+    /// The ECP5 LUT-mapping script (`synth::ECP5_ABC9_SCRIPT`).
+    ecp5_abc9_script: &'static str,
 }
 
 macro_rules! project_template {
@@ -344,6 +346,7 @@ fn context(spec: &ProjectSpec) -> Ctx {
         comb_percent: 100 - 2 * IO_BUDGET_PERCENT,
         io_delay_ns: format_decimal(period * f64::from(IO_BUDGET_PERCENT) / 100.0),
         default_part: DEFAULT_VIVADO_PART,
+        ecp5_abc9_script: crate::synth::ECP5_ABC9_SCRIPT,
         rtl_files: spec.rtl.iter().map(|(f, _)| format!("rtl/{f}")).collect(),
         ports: spec.ports.iter().map(view).collect(),
         inputs: spec
