@@ -36,7 +36,7 @@
 //                    status is decoded from stage 2's pieces (`o_*`).
 // Inside stage 2: the state is one-hot and each bit's next value is a sum
 // of (state bit AND byte class) edges, apart from the error checks (a byte
-// that reveals an error records it in `failed_q`, itself a flat sum, which
+// that reveals an error records it in `failed_a`/`failed_b` (two halves of a flat sum), which
 // forces S_FAILED before the next byte); the tests on wide registers
 // (stack full, depth zero or at the limit, end tag compared to the end)
 // are one-bit flags updated with the registers they describe; the
@@ -222,12 +222,13 @@ module qrtl_sax #(
     reg [2:0]    pi_len;       // PI target length, saturating at 4
     reg          pi_ci;        // the target so far matches `xml`, any case
     reg          pi_exact;     // ... and exactly
-    reg          failed_q;     // the previous byte revealed the first error (`fail`, see the state machine)
+    reg          failed_a, failed_b; // the previous byte revealed the first error (`fail`: its two halves, see "Errors")
     reg          ref_ovf_q;    // ... or a bad reference value (`ref_ovf_now`)
     // The previous byte revealed the first error: this byte is ignored and
-    // the state becomes S_FAILED. (Two flags: the overflow's comparator
-    // stays off the path of `fail`.)
-    wire         halted = failed_q || ref_ovf_q;
+    // the state becomes S_FAILED. (Three flags: `fail` is registered as two
+    // partial sums, each a LUT level shallower than the whole, and the
+    // overflow's comparator stays off both.)
+    wire         halted = failed_a || failed_b || ref_ovf_q;
     // One-bit views of the wide registers above, updated with them, so the
     // state machine tests a flip-flop instead of a 6..12-bit compare.
     reg          sp_full;      // sp == CAP
@@ -778,7 +779,7 @@ module qrtl_sax #(
         e_text_end = 1'b0;
         tu_n = 2'd0;
 
-        // After the document's first error (`failed_q`: found on the previous
+        // After the document's first error (`failed_a`, `failed_b`: found on the previous
         // byte) nothing happens until the last byte. The error is applied
         // here, one byte late, rather than by overriding every next-state
         // bit with the (deep) error logic of the failing byte: that byte
@@ -1360,7 +1361,7 @@ module qrtl_sax #(
     // ------------------------------------------------------------------
     // The transitions of the state machine above, written on their own: a
     // byte that reveals an error may leave any state behind, since
-    // `failed_q` then forces S_FAILED before the next byte is parsed, so
+    // `halted` then forces S_FAILED before the next byte is parsed, so
     // the error conditions (depth, stack room, name compare, keyword bytes,
     // reference checks) stay out of this logic, the deepest of the module
     // otherwise (timing). Each state bit is written as the OR of its
@@ -1475,7 +1476,7 @@ module qrtl_sax #(
     // `fail` is the OR of the state machine's failing branches above
     // (`fail_vec` names their reasons), written as a sum of (state bit AND
     // condition) terms with the byte-only parts decoded in stage 1
-    // (`c_f_*`): it feeds `failed_q` and through it every next-state bit,
+    // (`c_f_*`): it feeds `failed_a`/`failed_b` and through them every next-state bit,
     // and the branches' if/else chains made it the module's deepest path
     // (timing). sim/sax_trace.cpp checks that `fail` is set exactly when
     // `fail_vec` is.
@@ -1483,7 +1484,10 @@ module qrtl_sax #(
         || (is_name_char && (cmp_done || !name_match))
         || ((b_gt || is_ws) && !cmp_done) || c_f_ename;
     wire pi_xml_misplaced = pi_len == 3'd3 && pi_ci && !(lt_first && pi_exact);
-    wire fail_any =
+    // Two partial sums, registered apart (failed_a, failed_b; timing: the
+    // whole sum has some 90 inputs, four LUT levels with long wires
+    // between them, the critical path of two seeds of three at 2K queries).
+    wire fail_any_a =
            (s_start && c_f_start) || (s_misc && c_f_misc)
         || (s_bom1 && !b_bom1) || (s_bom2 && !b_bom2)
         || (s_text && b_gt && brackets == 2'd2)
@@ -1494,8 +1498,9 @@ module qrtl_sax #(
         || (s_aname && ((is_name_char && ap_full) || c_f_aname))
         || (s_aafter && c_aname_stay) || (s_aeq && c_f_aeq)
         || (s_aval && b_lt) || (s_afterav && c_tag_stay)
-        || ((s_eslash || s_cdash2 || s_pitq) && !b_gt)
-        || (s_ename && ename_fail) || (s_espace && c_ename_stay)
+        || ((s_eslash || s_cdash2 || s_pitq) && !b_gt);
+    wire fail_any_b =
+           (s_ename && ename_fail) || (s_espace && c_ename_stay)
         || (s_bang && ((b_lsqb && depth_zero)
                        || (b_upper_d && (!depth_zero || root_seen || doctype_seen)) || c_f_bang))
         || (s_copen && !b_dash)
@@ -1508,7 +1513,11 @@ module qrtl_sax #(
         || (s_rname && (b_semi ? !entity_ok : (!is_alpha || ref_len == 3'd4)))
         || (s_rhash && c_f_rhash) || (s_rhexs && c_f_hex)
         || (s_rdec && !b_semi && !is_digit) || (s_rhex && !b_semi && c_f_hex);
-    wire fail = fail_any && !halted;
+    // The whole of it, `fail`, is registered as its two halves (failed_a,
+    // failed_b) and read by sim/sax_trace.cpp only.
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire fail = (fail_any_a || fail_any_b) && !halted;
+    /* verilator lint_on UNUSEDSIGNAL */
 
     // The byte reveals the document's first error when `fail` or
     // `ref_ovf_now` is set (sim/sax_trace.cpp reads both to check the error
@@ -1827,7 +1836,8 @@ module qrtl_sax #(
             skip_lf <= 1'b0;
             in_text <= 1'b0;
             ref_in_attr <= 1'b0;
-            failed_q <= 1'b0;
+            failed_a <= 1'b0;
+            failed_b <= 1'b0;
             ref_ovf_q <= 1'b0;
             sp_full <= 1'b0;
             ap_full <= 1'b0;
@@ -1849,7 +1859,8 @@ module qrtl_sax #(
             skip_lf <= n_skip_lf;
             in_text <= n_in_text;
             ref_in_attr <= n_ref_in_attr;
-            failed_q <= fail;
+            failed_a <= fail_any_a && !halted;
+            failed_b <= fail_any_b && !halted;
             ref_ovf_q <= ref_ovf_now;
             sp_full <= n_sp_full;
             ap_full <= n_ap_full;
