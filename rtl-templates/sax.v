@@ -187,7 +187,8 @@ module qrtl_sax #(
     // ------------------------------------------------------------------
     reg [NS-1:0] state;        // one-hot
     reg [2:0]    kw;           // bytes of `CDATA[` / `DOCTYPE` matched
-    reg [17:1]   err_vec;      // the first error, one-hot by reason (bit E_X), 0 until then
+    reg [17:1]   err_vec;      // the first error's reason, one-hot (bit E_X), 0 until then; E_UNEXPECTED_BYTE is left implied (err_any without a reason)
+    reg          err_any;      // an error of a byte before the previous one (failed_a/failed_b a byte late)
     reg [DW-1:0] depth;        // open elements (tokenizer `depth`)
     reg          root_seen;
     reg          doctype_seen;
@@ -713,7 +714,9 @@ module qrtl_sax #(
     wire         pop = !halted && b_gt && (state[S_EMPTY_TAG_SLASH] || state[S_END_TAG_SPACE]
                                            || (state[S_END_NAME] && cmp_done && !cmp_first));
 
-    reg [17:1]   fail_vec;     // the reason of `fail`, one-hot (bit E_X)
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg [17:1]   fail_vec;     // the reason of `fail`, one-hot (bit E_X); simulation only (spec_vec is its flat form)
+    /* verilator lint_on UNUSEDSIGNAL */
 
     reg e_name_byte, e_name_first, e_name_end;
     reg e_attr_name_byte, e_attr_name_first, e_attr_name_end;
@@ -1514,10 +1517,45 @@ module qrtl_sax #(
         || (s_rhash && c_f_rhash) || (s_rhexs && c_f_hex)
         || (s_rdec && !b_semi && !is_digit) || (s_rhex && !b_semi && c_f_hex);
     // The whole of it, `fail`, is registered as its two halves (failed_a,
-    // failed_b) and read by sim/sax_trace.cpp only.
+    // failed_b) and read by sim/sax_trace.cpp only, as is `fail_vec`.
     /* verilator lint_off UNUSEDSIGNAL */
     wire fail = (fail_any_a || fail_any_b) && !halted;
     /* verilator lint_on UNUSEDSIGNAL */
+
+    // The reasons, as flat sums too (spec_vec, one-hot like fail_vec),
+    // except E_UNEXPECTED_BYTE, the reason of every other failing branch:
+    // it is left implied, a failure with no reason of these (timing: its
+    // sum is as deep as `fail`, the reasons' sums are shallower, and
+    // err_vec, r_end_fail took the branch logic's depth; sim/sax_trace.cpp
+    // checks spec_vec against fail_vec on every byte).
+    wire [17:1] spec_vec;
+    assign spec_vec[E_UNEXPECTED_BYTE] = 1'b0;
+    // (The document-end reasons are never a byte's.)
+    assign spec_vec[E_UNTERMINATED_MARKUP] = 1'b0;
+    assign spec_vec[E_UNCLOSED_ELEMENT] = 1'b0;
+    assign spec_vec[E_NO_ROOT_ELEMENT] = 1'b0;
+    assign spec_vec[E_CONTENT_OUTSIDE_ROOT] = !halted && ((s_start && c_f_start) || (s_misc && c_f_misc)
+        || (s_bom1 && !b_bom1) || (s_bom2 && !b_bom2) || (s_bang && b_lsqb && depth_zero));
+    assign spec_vec[E_CDATA_END_IN_TEXT] = !halted && s_text && b_gt && brackets == 2'd2;
+    assign spec_vec[E_MULTIPLE_ROOTS] = !halted && s_lt && is_name_start && depth_zero && root_seen;
+    assign spec_vec[E_TOO_DEEP] = !halted && s_lt && is_name_start && !(depth_zero && root_seen) && depth_max;
+    assign spec_vec[E_NAME_STACK_OVERFLOW] = !halted && (
+           (s_lt && is_name_start && !(depth_zero && root_seen) && !depth_max && sp_full)
+        || (s_sname && is_name_char && sp_full) || (s_tspace && is_name_start && sp_full)
+        || (s_aname && is_name_char && ap_full));
+    assign spec_vec[E_CLOSE_WITHOUT_OPEN] = !halted && s_lt && b_slash && depth_zero;
+    assign spec_vec[E_BAD_ATTRIBUTE] = !halted && ((s_aname && c_f_aname) || (s_aafter && !b_equals && !is_ws)
+        || (s_aeq && c_f_aeq) || (s_aval && b_lt) || (s_afterav && is_name_start));
+    assign spec_vec[E_MISMATCHED_CLOSE] = !halted && s_ename && !(cmp_first && !is_name_start)
+        && ((is_name_char && (cmp_done || !name_match)) || ((b_gt || is_ws) && !cmp_done));
+    assign spec_vec[E_MISPLACED_DOCTYPE] = !halted && s_bang && b_upper_d && (!depth_zero || root_seen || doctype_seen);
+    assign spec_vec[E_DOUBLE_HYPHEN] = !halted && s_cdash2 && !b_gt;
+    assign spec_vec[E_DOCTYPE_INTERNAL_SUBSET] = !halted && s_tbody && b_lsqb;
+    assign spec_vec[E_MISPLACED_XML_DECL] = !halted && s_pitarget && (b_qmark || is_ws) && pi_xml_misplaced;
+    assign spec_vec[E_BAD_REFERENCE] = !halted && ((s_rstart && c_f_rstart)
+        || (s_rname && (b_semi ? !entity_ok : (!is_alpha || ref_len == 3'd4)))
+        || (s_rhash && c_f_rhash) || (s_rhexs && c_f_hex)
+        || (s_rdec && !b_semi && !is_digit) || (s_rhex && !b_semi && c_f_hex));
 
     // The byte reveals the document's first error when `fail` or
     // `ref_ovf_now` is set (sim/sax_trace.cpp reads both to check the error
@@ -1579,7 +1617,8 @@ module qrtl_sax #(
     reg [4:0]  r_end_err;      // the document's first error, if any: from an earlier byte (its reason) ...
     reg        r_end_err_any;  //   (an error from an earlier byte)
     reg        r_end_err_big;  //   (that error stops the document as too deep: E_TOO_DEEP, E_NAME_STACK_OVERFLOW)
-    reg [17:1] r_end_fail;     // ... or from this one (fail_vec) ...
+    reg [17:1] r_end_fail;     // ... or from this one (its reason, spec_vec; none: E_UNEXPECTED_BYTE) ...
+    reg        r_end_fail_a, r_end_fail_b; //   (this byte fails: the halves of `fail`)
     reg        r_end_ovf;      // ... or it is a reference overflow on the last byte
     reg        r_end_misc;     // else the state after the last byte is Misc ...
     reg        r_end_text;     // ... or Text (an element is open), else markup is open
@@ -1637,6 +1676,7 @@ module qrtl_sax #(
             r_end_err_any <= 1'b0;
             r_end_err_big <= 1'b0;
             r_end_fail <= 17'd0;
+            {r_end_fail_a, r_end_fail_b} <= 2'b00;
             r_end_ovf <= 1'b0;
             r_end_misc <= 1'b0;
             r_end_text <= 1'b0;
@@ -1667,10 +1707,15 @@ module qrtl_sax #(
             // 3 combines them into the status.
             // err_vec and ovf_vec are flip-flops: encoded here, off the
             // state machine's paths.
-            r_end_err <= reason_of(err_vec | ovf_vec);
-            r_end_err_any <= (err_vec | ovf_vec) != 17'd0;
+            // An earlier byte's failure with no reason in err_vec is
+            // E_UNEXPECTED_BYTE (failed_a/failed_b: the byte just before).
+            r_end_err <= reason_of(err_vec | ovf_vec)
+                | (((err_any | failed_a | failed_b) && (err_vec | ovf_vec) == 17'd0) ? E_UNEXPECTED_BYTE : E_NONE);
+            r_end_err_any <= err_any | failed_a | failed_b | ((err_vec | ovf_vec) != 17'd0);
             r_end_err_big <= err_vec[E_TOO_DEEP] | err_vec[E_NAME_STACK_OVERFLOW];
-            r_end_fail <= fail_vec;
+            r_end_fail <= spec_vec;
+            r_end_fail_a <= fail_any_a && !halted;
+            r_end_fail_b <= fail_any_b && !halted;
             r_end_ovf <= ref_ovf_now;
             r_end_misc <= n_state[S_MISC];
             r_end_text <= n_state[S_TEXT];
@@ -1689,12 +1734,14 @@ module qrtl_sax #(
     // set, so the reasons are OR-ed. Timing: the status bits are formed
     // from the pieces directly, not from the reason code.)
     assign o_byte_next = r_byte;
-    wire       end_err_any = r_end_err_any | (r_end_fail != 17'd0) | r_end_ovf;
+    wire       end_fail = r_end_fail_a | r_end_fail_b; // the last byte fails
+    wire       end_err_any = r_end_err_any | end_fail | r_end_ovf;
     wire       end_big = r_end_err_big | r_end_fail[E_TOO_DEEP] | r_end_fail[E_NAME_STACK_OVERFLOW];
     // No error: the state after the last byte decides.
     wire [4:0] end_fallback = r_end_misc ? (r_end_root ? E_NONE : E_NO_ROOT_ELEMENT)
         : r_end_text ? E_UNCLOSED_ELEMENT : E_UNTERMINATED_MARKUP;
     wire [4:0] end_code = r_end_err | reason_of(r_end_fail) | (r_end_ovf ? E_BAD_REFERENCE : E_NONE)
+        | ((end_fail && r_end_fail == 17'd0) ? E_UNEXPECTED_BYTE : E_NONE)
         | (end_err_any ? E_NONE : end_fallback);
     // 0 ok, 1 malformed, 2 too deep (E_TOO_DEEP, E_NAME_STACK_OVERFLOW).
     wire [1:0] end_status = {end_big, end_err_any ? ~end_big : ~(r_end_misc & r_end_root)};
@@ -1827,6 +1874,7 @@ module qrtl_sax #(
             state <= ST_START;
             kw <= 3'd0;
             err_vec <= 17'd0;
+            err_any <= 1'b0;
             root_seen <= 1'b0;
             doctype_seen <= 1'b0;
             at_start <= 1'b1;
@@ -1849,7 +1897,8 @@ module qrtl_sax #(
         end else if (pv_ctl) begin
             state <= n_state;
             kw <= n_kw;
-            err_vec <= err_vec | fail_vec | ovf_vec;
+            err_vec <= err_vec | spec_vec | ovf_vec;
+            err_any <= err_any | failed_a | failed_b;
             root_seen <= n_root_seen;
             doctype_seen <= n_doctype_seen;
             at_start <= n_at_start;
