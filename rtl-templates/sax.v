@@ -36,7 +36,7 @@
 //                    status is decoded from stage 2's pieces (`o_*`).
 // Inside stage 2: the state is one-hot and each bit's next value is a sum
 // of (state bit AND byte class) edges, apart from the error checks (a byte
-// that reveals an error records it in `failed_a`/`failed_b` (two halves of a flat sum), which
+// that reveals an error records it in `failed_a`/`_b`/`_c` (three parts of a flat sum), which
 // forces S_FAILED before the next byte); the tests on wide registers
 // (stack full, depth zero or at the limit, end tag compared to the end)
 // are one-bit flags updated with the registers they describe; the
@@ -188,7 +188,7 @@ module qrtl_sax #(
     reg [NS-1:0] state;        // one-hot
     reg [2:0]    kw;           // bytes of `CDATA[` / `DOCTYPE` matched
     reg [17:1]   err_vec;      // the first error's reason, one-hot (bit E_X), 0 until then; E_UNEXPECTED_BYTE is left implied (err_any without a reason)
-    reg          err_any;      // an error of a byte before the previous one (failed_a/failed_b a byte late)
+    reg          err_any;      // an error of a byte before the previous one (`failed` a byte late)
     reg [DW-1:0] depth;        // open elements (tokenizer `depth`)
     reg          root_seen;
     reg          doctype_seen;
@@ -223,13 +223,14 @@ module qrtl_sax #(
     reg [2:0]    pi_len;       // PI target length, saturating at 4
     reg          pi_ci;        // the target so far matches `xml`, any case
     reg          pi_exact;     // ... and exactly
-    reg          failed_a, failed_b; // the previous byte revealed the first error (`fail`: its two halves, see "Errors")
+    reg          failed_a, failed_b, failed_c; // the previous byte revealed the first error (`fail`: its three parts, see "Errors")
     reg          ref_ovf_q;    // ... or a bad reference value (`ref_ovf_now`)
     // The previous byte revealed the first error: this byte is ignored and
-    // the state becomes S_FAILED. (Three flags: `fail` is registered as two
+    // the state becomes S_FAILED. (Four flags: `fail` is registered as three
     // partial sums, each a LUT level shallower than the whole, and the
-    // overflow's comparator stays off both.)
-    wire         halted = failed_a || failed_b || ref_ovf_q;
+    // overflow's comparator stays off them.)
+    wire         failed = failed_a || failed_b || failed_c;
+    wire         halted = failed || ref_ovf_q;
     // One-bit views of the wide registers above, updated with them, so the
     // state machine tests a flip-flop instead of a 6..12-bit compare.
     reg          sp_full;      // sp == CAP
@@ -782,7 +783,7 @@ module qrtl_sax #(
         e_text_end = 1'b0;
         tu_n = 2'd0;
 
-        // After the document's first error (`failed_a`, `failed_b`: found on the previous
+        // After the document's first error (`failed`: found on the previous
         // byte) nothing happens until the last byte. The error is applied
         // here, one byte late, rather than by overriding every next-state
         // bit with the (deep) error logic of the failing byte: that byte
@@ -1479,7 +1480,7 @@ module qrtl_sax #(
     // `fail` is the OR of the state machine's failing branches above
     // (`fail_vec` names their reasons), written as a sum of (state bit AND
     // condition) terms with the byte-only parts decoded in stage 1
-    // (`c_f_*`): it feeds `failed_a`/`failed_b` and through them every next-state bit,
+    // (`c_f_*`): it feeds `failed_a`/`_b`/`_c` and through them every next-state bit,
     // and the branches' if/else chains made it the module's deepest path
     // (timing). sim/sax_trace.cpp checks that `fail` is set exactly when
     // `fail_vec` is.
@@ -1487,9 +1488,11 @@ module qrtl_sax #(
         || (is_name_char && (cmp_done || !name_match))
         || ((b_gt || is_ws) && !cmp_done) || c_f_ename;
     wire pi_xml_misplaced = pi_len == 3'd3 && pi_ci && !(lt_first && pi_exact);
-    // Two partial sums, registered apart (failed_a, failed_b; timing: the
-    // whole sum has some 90 inputs, four LUT levels with long wires
-    // between them, the critical path of two seeds of three at 2K queries).
+    // Three partial sums, registered apart (failed_a, failed_b, failed_c:
+    // markup, declarations and PIs, references; timing: the whole sum has
+    // some 90 inputs, four LUT levels with long wires between them, the
+    // critical path of two seeds of three at 2K queries, and two halves
+    // still left the references' and keywords' terms in one).
     wire fail_any_a =
            (s_start && c_f_start) || (s_misc && c_f_misc)
         || (s_bom1 && !b_bom1) || (s_bom2 && !b_bom2)
@@ -1511,15 +1514,16 @@ module qrtl_sax #(
         || (s_topen && (kw_is7 ? !is_ws : !doctype_kw_ok))
         || (s_tbody && (b_lsqb || b_lt))
         || (s_pistart && !is_name_start)
-        || (s_pitarget && (c_f_pitarget || (!is_name_char && pi_xml_misplaced)))
-        || (s_rstart && c_f_rstart)
+        || (s_pitarget && (c_f_pitarget || (!is_name_char && pi_xml_misplaced)));
+    wire fail_any_c =
+           (s_rstart && c_f_rstart)
         || (s_rname && (b_semi ? !entity_ok : (!is_alpha || ref_len == 3'd4)))
         || (s_rhash && c_f_rhash) || (s_rhexs && c_f_hex)
         || (s_rdec && !b_semi && !is_digit) || (s_rhex && !b_semi && c_f_hex);
-    // The whole of it, `fail`, is registered as its two halves (failed_a,
-    // failed_b) and read by sim/sax_trace.cpp only, as is `fail_vec`.
+    // The whole of it, `fail`, is registered as its three parts (failed_a,
+    // failed_b, failed_c) and read by sim/sax_trace.cpp only, as is `fail_vec`.
     /* verilator lint_off UNUSEDSIGNAL */
-    wire fail = (fail_any_a || fail_any_b) && !halted;
+    wire fail = (fail_any_a || fail_any_b || fail_any_c) && !halted;
     /* verilator lint_on UNUSEDSIGNAL */
 
     // The reasons, as flat sums too (spec_vec, one-hot like fail_vec),
@@ -1618,7 +1622,7 @@ module qrtl_sax #(
     reg        r_end_err_any;  //   (an error from an earlier byte)
     reg        r_end_err_big;  //   (that error stops the document as too deep: E_TOO_DEEP, E_NAME_STACK_OVERFLOW)
     reg [17:1] r_end_fail;     // ... or from this one (its reason, spec_vec; none: E_UNEXPECTED_BYTE) ...
-    reg        r_end_fail_a, r_end_fail_b; //   (this byte fails: the halves of `fail`)
+    reg        r_end_fail_a, r_end_fail_b, r_end_fail_c; //   (this byte fails: the parts of `fail`)
     reg        r_end_ovf;      // ... or it is a reference overflow on the last byte
     reg        r_end_misc;     // else the state after the last byte is Misc ...
     reg        r_end_text;     // ... or Text (an element is open), else markup is open
@@ -1676,7 +1680,7 @@ module qrtl_sax #(
             r_end_err_any <= 1'b0;
             r_end_err_big <= 1'b0;
             r_end_fail <= 17'd0;
-            {r_end_fail_a, r_end_fail_b} <= 2'b00;
+            {r_end_fail_a, r_end_fail_b, r_end_fail_c} <= 3'b000;
             r_end_ovf <= 1'b0;
             r_end_misc <= 1'b0;
             r_end_text <= 1'b0;
@@ -1708,14 +1712,15 @@ module qrtl_sax #(
             // err_vec and ovf_vec are flip-flops: encoded here, off the
             // state machine's paths.
             // An earlier byte's failure with no reason in err_vec is
-            // E_UNEXPECTED_BYTE (failed_a/failed_b: the byte just before).
+            // E_UNEXPECTED_BYTE (failed: the byte just before).
             r_end_err <= reason_of(err_vec | ovf_vec)
-                | (((err_any | failed_a | failed_b) && (err_vec | ovf_vec) == 17'd0) ? E_UNEXPECTED_BYTE : E_NONE);
-            r_end_err_any <= err_any | failed_a | failed_b | ((err_vec | ovf_vec) != 17'd0);
+                | (((err_any | failed) && (err_vec | ovf_vec) == 17'd0) ? E_UNEXPECTED_BYTE : E_NONE);
+            r_end_err_any <= err_any | failed | ((err_vec | ovf_vec) != 17'd0);
             r_end_err_big <= err_vec[E_TOO_DEEP] | err_vec[E_NAME_STACK_OVERFLOW];
             r_end_fail <= spec_vec;
             r_end_fail_a <= fail_any_a && !halted;
             r_end_fail_b <= fail_any_b && !halted;
+            r_end_fail_c <= fail_any_c && !halted;
             r_end_ovf <= ref_ovf_now;
             r_end_misc <= n_state[S_MISC];
             r_end_text <= n_state[S_TEXT];
@@ -1734,7 +1739,7 @@ module qrtl_sax #(
     // set, so the reasons are OR-ed. Timing: the status bits are formed
     // from the pieces directly, not from the reason code.)
     assign o_byte_next = r_byte;
-    wire       end_fail = r_end_fail_a | r_end_fail_b; // the last byte fails
+    wire       end_fail = r_end_fail_a | r_end_fail_b | r_end_fail_c; // the last byte fails
     wire       end_err_any = r_end_err_any | end_fail | r_end_ovf;
     wire       end_big = r_end_err_big | r_end_fail[E_TOO_DEEP] | r_end_fail[E_NAME_STACK_OVERFLOW];
     // No error: the state after the last byte decides.
@@ -1886,6 +1891,7 @@ module qrtl_sax #(
             ref_in_attr <= 1'b0;
             failed_a <= 1'b0;
             failed_b <= 1'b0;
+            failed_c <= 1'b0;
             ref_ovf_q <= 1'b0;
             sp_full <= 1'b0;
             ap_full <= 1'b0;
@@ -1898,7 +1904,7 @@ module qrtl_sax #(
             state <= n_state;
             kw <= n_kw;
             err_vec <= err_vec | spec_vec | ovf_vec;
-            err_any <= err_any | failed_a | failed_b;
+            err_any <= err_any | failed;
             root_seen <= n_root_seen;
             doctype_seen <= n_doctype_seen;
             at_start <= n_at_start;
@@ -1910,6 +1916,7 @@ module qrtl_sax #(
             ref_in_attr <= n_ref_in_attr;
             failed_a <= fail_any_a && !halted;
             failed_b <= fail_any_b && !halted;
+            failed_c <= fail_any_c && !halted;
             ref_ovf_q <= ref_ovf_now;
             sp_full <= n_sp_full;
             ap_full <= n_ap_full;
