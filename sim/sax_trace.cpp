@@ -75,10 +75,12 @@ struct ErrOffsets {
             std::exit(3);
         }
         // The reasons as flat sums (`spec_vec`, which the registers take)
-        // must be fail_vec's, but for E_UNEXPECTED_BYTE (bit 10), implied.
+        // must be fail_vec's, but for E_UNEXPECTED_BYTE, implied. Both are
+        // [17:1] vectors: reason E is bit E - 1 here.
+        constexpr unsigned kUnexpectedByte = 10; // E_UNEXPECTED_BYTE in qrtl_sax
         const unsigned fail_vec = m->rootp->qrtl_sax__DOT__fail_vec;
         const unsigned spec_vec = m->rootp->qrtl_sax__DOT__spec_vec;
-        if ((fail_vec & ~(1u << (10 - 1))) != spec_vec) {
+        if ((fail_vec & ~(1u << (kUnexpectedByte - 1))) != spec_vec) {
             fprintf(stderr, "sax_trace: spec_vec = 0x%x but fail_vec = 0x%x at byte %u\n", spec_vec,
                     fail_vec, pos);
             std::exit(3);
