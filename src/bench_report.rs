@@ -5,7 +5,8 @@
 //! qrtl-bench-report [--quick] [--only a,b,...] [--max-queries N]
 //!                   [--cluster-sizes A,B,...] [--inputs pipelined,broadcast]
 //!                   [--max-width N]
-//!                   [--seeds N] [--xpath-seeds N] [--no-synth] [--render-only]
+//!                   [--seeds N] [--xpath-seeds N] [--time-limit MIN]
+//!                   [--no-synth] [--render-only]
 //!                   [--out DIR]
 //! ```
 //!
@@ -36,7 +37,10 @@
 //! these cluster sizes in fig. (b), `--inputs pipelined,broadcast`: only
 //! these event inputs (a point not measured is still taken from the cache,
 //! so runs side by side can share fig. (b)); `--max-width N`: skip Golomb-Rice
-//! decoders wider than N bits. `--no-synth`: run no synthesis; take
+//! decoders wider than N bits. `--time-limit MIN`: stop
+//! each tool run (Yosys, one place-and-route seed) after MIN minutes; the
+//! point is cached as stopped and reported as not finished (a later run
+//! tries again only with a longer limit or none). `--no-synth`: run no synthesis; take
 //! synthesis points from the cache only. `--render-only`: measure nothing,
 //! redraw the SVGs and `REPORT.md` from `bench/data/figures.json`. Figures are reported, never
 //! asserted.
@@ -117,6 +121,9 @@ pub struct Options {
     pub xpath_seeds: u32,
     /// Take synthesis points from the cache only.
     pub no_synth: bool,
+    /// Stop each synthesis tool run after this long (`--time-limit MIN`);
+    /// the point is recorded as stopped.
+    pub time_limit: Option<std::time::Duration>,
     /// Measure nothing: redraw the SVGs and REPORT.md from the stored
     /// figures.
     pub render_only: bool,
@@ -125,7 +132,7 @@ pub struct Options {
 }
 
 const USAGE: &str = "usage: qrtl-bench-report [--quick] [--only a,b,...] [--max-queries N] \
-                     [--cluster-sizes A,B,..] [--inputs pipelined,broadcast] [--passes on|off] [--max-width N] [--seeds N] [--xpath-seeds N] [--no-synth] [--render-only] [--out DIR]";
+                     [--cluster-sizes A,B,..] [--inputs pipelined,broadcast] [--passes on|off] [--max-width N] [--seeds N] [--xpath-seeds N] [--time-limit MIN] [--no-synth] [--render-only] [--out DIR]";
 
 /// Parse the command line (without the program name).
 pub fn parse_args(args: &[String], root: &Path) -> Result<Options, String> {
@@ -140,6 +147,7 @@ pub fn parse_args(args: &[String], root: &Path) -> Result<Options, String> {
         seeds: 3,
         xpath_seeds: 1,
         no_synth: false,
+        time_limit: None,
         render_only: false,
         out: root.join("bench"),
     };
@@ -226,6 +234,19 @@ pub fn parse_args(args: &[String], root: &Path) -> Result<Options, String> {
                     o.xpath_seeds = n;
                 }
             }
+            "--time-limit" => {
+                let v = value("--time-limit")?;
+                o.time_limit = match v.parse::<f64>() {
+                    Ok(m) if m.is_finite() && m > 0.0 && m <= 7.0 * 24.0 * 60.0 => {
+                        Some(std::time::Duration::from_secs_f64(m * 60.0))
+                    }
+                    _ => {
+                        return Err(format!(
+                            "--time-limit: `{v}` is not a number of minutes in (0, 10080]"
+                        ))
+                    }
+                };
+            }
             "--out" => o.out = PathBuf::from(value("--out")?),
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument `{other}`")),
@@ -270,6 +291,9 @@ impl Options {
         }
         if self.xpath_seeds != 1 {
             s.push_str(&format!(" --xpath-seeds {}", self.xpath_seeds));
+        }
+        if let Some(l) = self.time_limit {
+            s.push_str(&format!(" --time-limit {}", l.as_secs_f64() / 60.0));
         }
         s
     }

@@ -262,6 +262,42 @@ fn a_missing_tool_names_make_deps_synth() {
 }
 
 #[test]
+fn a_tool_run_past_the_time_limit_is_stopped_and_named() {
+    if !have(ToolKind::Yosys) {
+        return;
+    }
+    let dir = tmp("limit");
+    compile(
+        &["xpath", "compile", &repo("queries/xpath/news-paths.txt")],
+        &dir,
+    );
+    // 0.001 min = 60 ms: Yosys is still reading the RTL.
+    let started = std::time::Instant::now();
+    let out = qrtl(&[
+        "synth",
+        &dir.display().to_string(),
+        "--target",
+        "xc7",
+        "--time-limit",
+        "0.001",
+        "--quiet",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "no figures from a stopped run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("yosys synth_xilinx was still running at the time limit of 60 ms"),
+        "{err}"
+    );
+    assert!(err.contains("xc7_yosys.log"), "{err}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "stopped, not waited for"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_directory_that_is_not_a_project_is_an_error() {
     let dir = tmp("notaproject");
     std::fs::create_dir_all(&dir).unwrap();
@@ -294,6 +330,8 @@ fn bad_flags_are_usage_errors() {
         vec!["synth", "x"],
         vec!["synth", "x", "--target", "ecp5", "--seeds", "0"],
         vec!["synth", "x", "--target", "ecp5", "--freq-mhz", "-5"],
+        vec!["synth", "x", "--target", "ecp5", "--time-limit", "0"],
+        vec!["synth", "x", "--target", "ecp5", "--time-limit", "soon"],
     ] {
         let out = qrtl(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");

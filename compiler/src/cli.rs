@@ -89,6 +89,10 @@ struct SynthArgs {
     /// project's clock].
     #[arg(long)]
     freq_mhz: Option<f64>,
+    /// Stop a tool run (Yosys, or one place-and-route seed) still going
+    /// after this many minutes, and fail [default: no limit].
+    #[arg(long, value_name = "MINUTES", value_parser = parse_minutes)]
+    time_limit: Option<std::time::Duration>,
     /// No progress lines on stderr.
     #[arg(long, short)]
     quiet: bool,
@@ -114,6 +118,20 @@ impl From<TargetArg> for crate::synth::Target {
     }
 }
 
+/// `--time-limit MINUTES`: a positive number of minutes (fractions allowed).
+fn parse_minutes(text: &str) -> Result<std::time::Duration, String> {
+    let m: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of minutes"))?;
+    if !(m.is_finite() && m > 0.0 && m <= 7.0 * 24.0 * 60.0) {
+        return Err(format!(
+            "{text} minutes: must be more than 0 and at most a week"
+        ));
+    }
+    Ok(std::time::Duration::from_secs_f64(m * 60.0))
+}
+
 fn synth(args: &SynthArgs) -> i32 {
     use crate::synth::{synthesize, SynthOptions};
     if let Some(f) = args.freq_mhz {
@@ -129,6 +147,7 @@ fn synth(args: &SynthArgs) -> i32 {
     }
     opts.freq_mhz = args.freq_mhz;
     opts.progress = !args.quiet;
+    opts.time_limit = args.time_limit;
     match synthesize(&args.dir, &opts) {
         Ok(r) => {
             println!(

@@ -37,11 +37,31 @@ pub struct CachedPoint {
     pub data: PointData,
 }
 
+/// A point whose flow was stopped at the run's time limit (a design
+/// nextpnr cannot route keeps its router going for hours): recorded so the
+/// report says so, and so a later run with no longer a limit does not
+/// spend the time again.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoppedPoint {
+    pub label: String,
+    pub target: String,
+    pub seeds: u32,
+    /// When it was stopped, `YYYY-MM-DD HH:MM UTC`.
+    pub measured: String,
+    /// The tool run that was stopped (`nextpnr-ecp5 seed 1/1`).
+    pub what: String,
+    /// The time limit, in seconds.
+    pub limit_s: u64,
+}
+
 /// The whole file.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SynthCache {
     /// Key ([`point_key`]) → point; a BTreeMap so the file is stable.
     pub points: BTreeMap<String, CachedPoint>,
+    /// Key → a flow stopped at its time limit (no point under that key).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub stopped: BTreeMap<String, StoppedPoint>,
 }
 
 impl SynthCache {

@@ -2,11 +2,12 @@
 //! (one at a time, `jobs: 1`), through the cache of `cache.rs`.
 
 use crate::cache::{
-    key_seeds, now_stamp, point_key, project_rtl, CachedPoint, PointData, SynthCache,
+    key_seeds, now_stamp, point_key, project_rtl, CachedPoint, PointData, StoppedPoint, SynthCache,
 };
 use crate::Options;
 use qrtl_compiler::synth::{synthesize, SynthOptions, Target};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// Most seeds a cached point is looked up with (see [`Runner::point`]).
 const MAX_SEEDS: u32 = 8;
@@ -42,6 +43,8 @@ pub struct Runner {
     cache: SynthCache,
     path: PathBuf,
     no_synth: bool,
+    /// Each tool run's time limit (`--time-limit`).
+    time_limit: Option<Duration>,
     /// Targets whose tool is missing: later points are not tried again.
     missing_tool: Vec<(Target, String)>,
     pub measured_now: usize,
@@ -54,6 +57,7 @@ impl Runner {
             cache: SynthCache::load(&path)?,
             path,
             no_synth: o.no_synth,
+            time_limit: o.time_limit,
             missing_tool: Vec::new(),
             measured_now: 0,
         })
@@ -61,10 +65,14 @@ impl Runner {
 
     /// The `qrtl synth` command for a project directory.
     pub fn command(&self, dir: &str, target: Target, seeds: u32) -> String {
-        match key_seeds(target.name(), seeds) {
+        let mut c = match key_seeds(target.name(), seeds) {
             0 => format!("qrtl synth {dir} --target {target}"),
             s => format!("qrtl synth {dir} --target {target} --seeds {s}"),
+        };
+        if let Some(l) = self.time_limit {
+            c.push_str(&format!(" --time-limit {}", minutes_text(l)));
         }
+        c
     }
 
     /// Synthesize the project in `dir` for `target`, or take the point from
@@ -96,6 +104,24 @@ impl Runner {
             eprintln!("   {label} {target}: from the cache ({})", p.measured);
             return Outcome::Done(p.data.clone(), Source::Cached(p.measured.clone()));
         }
+        // A flow stopped at a time limit answers unless this run allows
+        // it longer (a run with no limit, or a longer one, tries again).
+        if let Some(st) = (seeds..=most)
+            .rev()
+            .map(|s| point_key(&rtl, target.name(), s))
+            .find_map(|k| self.cache.stopped.get(&k))
+        {
+            let retry = !self.no_synth
+                && skip.is_none()
+                && self.time_limit.is_none_or(|l| l.as_secs() > st.limit_s);
+            if !retry {
+                eprintln!(
+                    "   {label} {target}: stopped at its time limit ({})",
+                    st.measured
+                );
+                return Outcome::NotMeasured(stopped_text(st));
+            }
+        }
         if let Some(why) = skip {
             return Outcome::NotMeasured(why.to_string());
         }
@@ -113,6 +139,7 @@ impl Runner {
             seeds: seeds.max(1),
             jobs: 1,
             progress: true,
+            time_limit: self.time_limit,
             ..SynthOptions::new(target)
         };
         match synthesize(dir, &opts) {
@@ -128,6 +155,7 @@ impl Runner {
                     seconds: r.seconds,
                 };
                 let measured = now_stamp();
+                self.cache.stopped.remove(&key);
                 self.cache.points.insert(
                     key,
                     CachedPoint {
@@ -139,23 +167,27 @@ impl Runner {
                     },
                 );
                 self.measured_now += 1;
-                // Merge with the file as it is now: another run may have
-                // added points since this one started.
-                match SynthCache::load(&self.path) {
-                    Ok(mut disk) => {
-                        disk.points.extend(std::mem::take(&mut self.cache.points));
-                        self.cache = disk;
-                    }
-                    Err(e) => eprintln!("warning: {e} (keeping this run's points only)"),
-                }
-                if let Err(e) = self.cache.save(&self.path) {
-                    eprintln!("warning: {e}");
-                }
+                self.save();
                 eprintln!(
                     "   {label} {target}: {} LUT-eq, Fmax {:?} MHz, {:.0} s",
                     data.lut_eq, data.fmax_mhz, data.seconds
                 );
                 Outcome::Done(data, Source::Measured(measured))
+            }
+            Err(qrtl_compiler::synth::SynthError::TimeLimit { what, limit, .. }) => {
+                let st = StoppedPoint {
+                    label: label.to_string(),
+                    target: target.name().to_string(),
+                    seeds,
+                    measured: now_stamp(),
+                    what,
+                    limit_s: limit.as_secs(),
+                };
+                let msg = stopped_text(&st);
+                eprintln!("   {label} {target}: {msg}");
+                self.cache.stopped.insert(key, st);
+                self.save();
+                Outcome::NotMeasured(msg)
             }
             Err(e) => {
                 let msg = format!("synthesis failed: {e}");
@@ -167,6 +199,47 @@ impl Runner {
             }
         }
     }
+}
+
+impl Runner {
+    /// Write the cache, merged with the file as it is now: another run may
+    /// have added points since this one started.
+    fn save(&mut self) {
+        match SynthCache::load(&self.path) {
+            Ok(mut disk) => {
+                for k in self.cache.points.keys() {
+                    disk.stopped.remove(k);
+                }
+                disk.points.extend(std::mem::take(&mut self.cache.points));
+                disk.stopped.extend(std::mem::take(&mut self.cache.stopped));
+                self.cache = disk;
+            }
+            Err(e) => eprintln!("warning: {e} (keeping this run's points only)"),
+        }
+        if let Err(e) = self.cache.save(&self.path) {
+            eprintln!("warning: {e}");
+        }
+    }
+}
+
+/// A limit in minutes as `--time-limit` takes it: `20`, `0.5`.
+fn minutes_text(d: Duration) -> String {
+    let m = d.as_secs_f64() / 60.0;
+    if m.fract() == 0.0 {
+        format!("{m:.0}")
+    } else {
+        format!("{m}")
+    }
+}
+
+/// The report's words for a stopped point.
+fn stopped_text(st: &StoppedPoint) -> String {
+    format!(
+        "not finished: {} was still running at the time limit of {} and was stopped ({})",
+        st.what,
+        qrtl_compiler::synth::duration_text(Duration::from_secs(st.limit_s)),
+        st.measured
+    )
 }
 
 #[cfg(test)]
@@ -256,6 +329,71 @@ mod tests {
             r.command("bench/out/x", Target::Xc6v, 3),
             "qrtl synth bench/out/x --target xc6v"
         );
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+
+    #[test]
+    fn stopped_points_are_reported_until_a_longer_limit_is_given() {
+        let tmp = std::env::temp_dir().join(format!("qrtl-bench-report-s-{}", std::process::id()));
+        let proj = tmp.join("proj");
+        std::fs::create_dir_all(proj.join("rtl")).unwrap();
+        std::fs::write(proj.join("rtl/top.v"), "module top; endmodule\n").unwrap();
+        std::fs::write(proj.join("files.f"), "rtl/top.v\n").unwrap();
+        let rtl = project_rtl(&proj).unwrap();
+        let mut cache = SynthCache::default();
+        cache.stopped.insert(
+            point_key(&rtl, "ecp5", 1),
+            StoppedPoint {
+                label: "top".into(),
+                target: "ecp5".into(),
+                seeds: 1,
+                measured: utc_stamp(0),
+                what: "nextpnr-ecp5 seed 1/1".into(),
+                limit_s: 1200,
+            },
+        );
+        let out = tmp.join("bench");
+        let path = out.join("data/synth-points.json");
+        cache.save(&path).unwrap();
+        assert_eq!(
+            SynthCache::load(&path).unwrap(),
+            cache,
+            "the file keeps them"
+        );
+        let runner = |extra: &[&str]| {
+            let mut args: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+            args.extend(["--out".to_string(), out.display().to_string()]);
+            Runner::new(&crate::parse_args(&args, &tmp).unwrap(), &tmp).unwrap()
+        };
+        let stopped = "not finished: nextpnr-ecp5 seed 1/1 was still running at the time \
+                       limit of 20 min and was stopped (1970-01-01 00:00 UTC)";
+        // From the cache only, or with a limit no longer than the one it
+        // was stopped at: reported as stopped, nothing run.
+        for extra in [
+            &["--no-synth"][..],
+            &["--time-limit", "20"],
+            &["--time-limit", "5"],
+        ] {
+            let mut r = runner(extra);
+            assert_eq!(
+                r.point("top", &proj, Target::Ecp5, 1, None),
+                Outcome::NotMeasured(stopped.into()),
+                "{extra:?}"
+            );
+            assert_eq!(r.measured_now, 0);
+        }
+        // A skipped point is still reported as stopped.
+        assert_eq!(
+            runner(&["--time-limit", "30"]).point("top", &proj, Target::Ecp5, 1, Some("skipped")),
+            Outcome::NotMeasured(stopped.into())
+        );
+        assert_eq!(
+            runner(&["--time-limit", "20"]).command("d", Target::Ecp5, 1),
+            "qrtl synth d --target ecp5 --seeds 1 --time-limit 20"
+        );
+        // An old file without the `stopped` table still loads.
+        std::fs::write(&path, "{\"points\": {}}").unwrap();
+        assert!(SynthCache::load(&path).unwrap().stopped.is_empty());
         let _ = std::fs::remove_dir_all(&tmp);
     }
 }

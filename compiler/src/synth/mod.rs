@@ -104,6 +104,10 @@ pub struct SynthOptions {
     pub freq_mhz: Option<f64>,
     /// Progress lines on stderr while the tools run.
     pub progress: bool,
+    /// Wall-clock limit of each tool run (Yosys, each place-and-route
+    /// seed); a run still going is stopped and the flow fails with
+    /// [`SynthError::TimeLimit`]. `None`: no limit.
+    pub time_limit: Option<std::time::Duration>,
 }
 
 impl SynthOptions {
@@ -114,6 +118,7 @@ impl SynthOptions {
             jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
             freq_mhz: None,
             progress: false,
+            time_limit: None,
         }
     }
 }
@@ -184,6 +189,14 @@ pub enum SynthError {
     },
     /// A tool's output could not be understood.
     BadOutput { path: PathBuf, message: String },
+    /// A tool run was still going at [`SynthOptions::time_limit`] and was
+    /// stopped (a design nextpnr cannot route keeps its router busy for
+    /// hours).
+    TimeLimit {
+        what: String,
+        limit: std::time::Duration,
+        log: PathBuf,
+    },
 }
 
 impl fmt::Display for SynthError {
@@ -210,11 +223,29 @@ impl fmt::Display for SynthError {
                 Ok(())
             }
             SynthError::BadOutput { path, message } => write!(f, "{}: {message}", path.display()),
+            SynthError::TimeLimit { what, limit, log } => write!(
+                f,
+                "{what} was still running at the time limit of {} and was stopped (log: {})",
+                duration_text(*limit),
+                log.display()
+            ),
         }
     }
 }
 
 impl std::error::Error for SynthError {}
+
+/// `20 min`, `90.0 s`, `60 ms`: a limit as people write it.
+pub fn duration_text(d: std::time::Duration) -> String {
+    let s = d.as_secs();
+    if s >= 60 && s % 60 == 0 && d.subsec_nanos() == 0 {
+        format!("{} min", s / 60)
+    } else if s >= 1 {
+        format!("{:.1} s", d.as_secs_f64())
+    } else {
+        format!("{} ms", d.as_millis())
+    }
+}
 
 impl From<ProjectError> for SynthError {
     fn from(e: ProjectError) -> SynthError {
@@ -444,6 +475,7 @@ pub fn synthesize(dir: &Path, opts: &SynthOptions) -> Result<SynthReport, SynthE
             log: ylog.clone(),
         }],
         1,
+        opts.time_limit,
     )?;
     let stat_path = dir.join(&stat_rel);
     let stat_text = std::fs::read_to_string(&stat_path).map_err(io_err(&stat_path))?;
@@ -528,7 +560,7 @@ pub fn synthesize(dir: &Path, opts: &SynthOptions) -> Result<SynthReport, SynthE
                 log,
             });
         }
-        run::run_all(dir, &progress, jobs, opts.jobs.max(1))?;
+        run::run_all(dir, &progress, jobs, opts.jobs.max(1), opts.time_limit)?;
         for seed in 1..=opts.seeds.max(1) {
             let log_path = dir.join(format!("build/{t}_pnr_seed{seed}.log"));
             let log = std::fs::read_to_string(&log_path).unwrap_or_default();

@@ -90,12 +90,14 @@ fn spawn(dir: &Path, job: Job, progress: &Progress) -> Result<Running, SynthErro
 }
 
 /// Run `jobs`, at most `parallel` at a time; the first failure stops the
-/// others and is returned.
+/// others and is returned. A run still going after `limit` is stopped and
+/// is a [`SynthError::TimeLimit`] failure.
 pub fn run_all(
     dir: &Path,
     progress: &Progress,
     jobs: Vec<Job>,
     parallel: usize,
+    limit: Option<Duration>,
 ) -> Result<(), SynthError> {
     let mut waiting = jobs.into_iter();
     let mut running: Vec<Running> = Vec::new();
@@ -119,6 +121,24 @@ pub fn run_all(
                 source,
             })?;
             match status {
+                None if limit.is_some_and(|l| r.started.elapsed() >= l) => {
+                    let mut r = running.swap_remove(i);
+                    let _ = r.child.kill();
+                    let _ = r.child.wait();
+                    let limit = limit.unwrap_or_default();
+                    progress.say(&format!(
+                        "{} stopped at the time limit ({} s)",
+                        r.job.label,
+                        limit.as_secs()
+                    ));
+                    if failure.is_none() {
+                        failure = Some(SynthError::TimeLimit {
+                            what: r.job.label,
+                            limit,
+                            log: dir.join(&r.job.log),
+                        });
+                    }
+                }
                 None => {
                     if Instant::now() >= r.next_note {
                         progress.say(&format!(

@@ -145,3 +145,54 @@ fn summary_has_exactly_the_contract_keys() {
         r#"{"target":"ecp5","luts":10,"lut_eq":16,"ffs":5,"lutram":6,"bram":0.5,"fmax_mhz":151.23,"seconds":12.3}"#
     );
 }
+
+#[test]
+fn limits_read_as_people_write_them() {
+    use std::time::Duration;
+    assert_eq!(duration_text(Duration::from_secs(1200)), "20 min");
+    assert_eq!(duration_text(Duration::from_secs(90)), "90.0 s");
+    assert_eq!(duration_text(Duration::from_millis(60)), "60 ms");
+}
+
+#[test]
+fn a_run_past_its_time_limit_is_stopped() {
+    use std::time::{Duration, Instant};
+    let dir = std::env::temp_dir().join(format!("qrtl-synth-limit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let started = Instant::now();
+    let job = |label: &str, secs: &str| run::Job {
+        label: label.into(),
+        program: "sleep".into(),
+        args: vec![secs.into()],
+        log: format!("{label}.log"),
+    };
+    let r = run::run_all(
+        &dir,
+        &run::Progress::new(false),
+        vec![job("quick", "0"), job("slow", "30")],
+        2,
+        Some(Duration::from_millis(300)),
+    );
+    match r {
+        Err(SynthError::TimeLimit { what, limit, log }) => {
+            assert_eq!(what, "slow");
+            assert_eq!(limit, Duration::from_millis(300));
+            assert_eq!(log, dir.join("slow.log"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "the sleep was stopped"
+    );
+    // Without a limit the same runs finish.
+    assert!(run::run_all(
+        &dir,
+        &run::Progress::new(false),
+        vec![job("a", "0"), job("b", "0.2")],
+        2,
+        None
+    )
+    .is_ok());
+    let _ = std::fs::remove_dir_all(&dir);
+}
