@@ -180,6 +180,26 @@ fn ecp5_fmax_is_the_median_of_the_seeds_of_the_wrapped_core() {
     for s in 1..=3 {
         assert!(dir.join(format!("build/ecp5_pnr_seed{s}.log")).is_file());
     }
+    // The logic depth of the mapped core: every flip-flop input counted,
+    // the deepest ones named by the RTL's registers.
+    let depth = &detail["logic_depth"];
+    let inputs: u64 = depth["histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h[1].as_u64().unwrap())
+        .sum();
+    assert!(inputs >= v["ffs"].as_u64().unwrap(), "{depth}");
+    let deepest = depth["deepest"].as_array().unwrap();
+    assert!(!deepest.is_empty() && deepest.len() <= 10, "{depth}");
+    let top = deepest[0]["levels"].as_f64().unwrap();
+    assert!((1.0..=8.0).contains(&top), "{depth}");
+    assert!(
+        deepest.iter().all(
+            |d| d["levels"].as_f64().unwrap() <= top && !d["sink"].as_str().unwrap().is_empty()
+        ),
+        "{depth}"
+    );
     // Area is the core's own, not the wrapper's registers.
     let core = cells(&dir, "ecp5", Some("qrtl_xpath_top"));
     assert_eq!(

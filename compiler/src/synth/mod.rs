@@ -18,6 +18,7 @@
 //! area figures are the core's own (its instance keeps its hierarchy).
 
 pub mod area;
+pub mod depth;
 mod run;
 pub mod tools;
 
@@ -138,6 +139,10 @@ pub struct SynthReport {
     pub seconds: f64,
     /// Fmax of each seed, in seed order.
     pub fmax_seeds: Vec<f64>,
+    /// LUT levels in front of the core's registers (place-and-route
+    /// targets: measured on the mapped netlist before placement).
+    #[serde(default)]
+    pub logic_depth: Option<depth::LogicDepth>,
 }
 
 /// The JSON object `qrtl synth` prints (SPEC §2), keys in this order.
@@ -495,9 +500,29 @@ pub fn synthesize(dir: &Path, opts: &SynthOptions) -> Result<SynthReport, SynthE
     let a = area::area(target, &cells, &[]);
 
     let mut fmax_seeds = Vec::new();
+    let mut logic_depth = None;
     if let Some(pnr) = &pnr {
         let freq = crate::project::format_decimal(opts.freq_mhz.unwrap_or(m.clock_mhz));
         let netlist = format!("build/{t}_ooc.json");
+        // Advisory: a netlist this reader cannot follow is a warning, and
+        // place and route still runs.
+        let netlist_path = dir.join(&netlist);
+        match std::fs::read(&netlist_path)
+            .map_err(|e| e.to_string())
+            .and_then(|b| {
+                serde_json::from_slice::<serde_json::Value>(&b).map_err(|e| e.to_string())
+            })
+            .and_then(|v| depth::logic_depth(&v, &m.top))
+        {
+            Ok(d) => {
+                progress.say(&format!("logic depth: {}", d.line()));
+                logic_depth = Some(d);
+            }
+            Err(e) => progress.say(&format!(
+                "warning: no logic depth from {}: {e}",
+                netlist_path.display()
+            )),
+        }
         let mut jobs = Vec::new();
         let constraints = match target {
             Target::Ecp5 => {
@@ -583,11 +608,13 @@ pub fn synthesize(dir: &Path, opts: &SynthOptions) -> Result<SynthReport, SynthE
         fmax_mhz: median(&fmax_seeds),
         seconds: start.elapsed().as_secs_f64(),
         fmax_seeds,
+        logic_depth,
     };
     // The full record next to the logs: tools, cell counts, every seed.
     let detail = serde_json::json!({
         "summary": report.summary(),
         "fmax_seeds": report.fmax_seeds,
+        "logic_depth": report.logic_depth,
         "part": target.part(),
         "module": module.unwrap_or(&m.top),
         "cells": cells,

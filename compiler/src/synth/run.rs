@@ -30,7 +30,7 @@ impl Progress {
         }
     }
 
-    fn say(&self, msg: &str) {
+    pub fn say(&self, msg: &str) {
         if self.on {
             eprintln!("qrtl synth: {msg}");
         }

@@ -138,6 +138,7 @@ fn summary_has_exactly_the_contract_keys() {
         fmax_mhz: Some(151.234),
         seconds: 12.345,
         fmax_seeds: vec![151.234],
+        logic_depth: None,
     };
     let j = serde_json::to_string(&r.summary()).unwrap();
     assert_eq!(
@@ -195,4 +196,72 @@ fn a_run_past_its_time_limit_is_stopped() {
     )
     .is_ok());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A hand-made ECP5 netlist: a LUT chain, a wide-function mux, a carry
+/// cell fed on its carry input, an output port and a combinational loop.
+const DEPTH_NETLIST: &str = r#"{"modules": {"core": {
+  "ports": {"clk": {"direction": "input", "bits": [1]},
+            "a": {"direction": "input", "bits": [2]},
+            "y": {"direction": "output", "bits": [8]}},
+  "cells": {
+    "ff1": {"type": "TRELLIS_FF", "port_directions": {"CLK": "input", "DI": "input", "Q": "output"},
+            "connections": {"CLK": [1], "DI": [2], "Q": [3]}},
+    "l1": {"type": "LUT4", "port_directions": {"A": "input", "B": "input", "C": "input", "D": "input", "Z": "output"},
+           "connections": {"A": [3], "B": [2], "C": ["0"], "D": ["0"], "Z": [4]}},
+    "l2": {"type": "LUT4", "port_directions": {"A": "input", "Z": "output"},
+           "connections": {"A": [4], "Z": [5]}},
+    "mx": {"type": "PFUMX", "port_directions": {"ALUT": "input", "BLUT": "input", "C0": "input", "Z": "output"},
+           "connections": {"ALUT": [5], "BLUT": [4], "C0": [3], "Z": [6]}},
+    "ff2": {"type": "TRELLIS_FF", "port_directions": {"CLK": "input", "DI": "input", "CE": "input", "Q": "output"},
+            "connections": {"CLK": [1], "DI": [6], "CE": [4], "Q": [7]}},
+    "cc": {"type": "CCU2C", "port_directions": {"A0": "input", "CIN": "input", "COUT": "output"},
+           "connections": {"A0": [7], "CIN": [6], "COUT": [8]}},
+    "l3": {"type": "LUT4", "port_directions": {"A": "input", "Z": "output"},
+           "connections": {"A": [10], "Z": [11]}},
+    "l4": {"type": "LUT4", "port_directions": {"A": "input", "Z": "output"},
+           "connections": {"A": [11], "Z": [10]}},
+    "ff3": {"type": "TRELLIS_FF", "port_directions": {"CLK": "input", "DI": "input", "Q": "output"},
+            "connections": {"CLK": [1], "DI": [11], "Q": [12]}}
+  },
+  "netnames": {"clk": {"bits": [1]}, "a": {"bits": [2]}, "r1": {"bits": [3]},
+               "$abc$t": {"bits": [4]}, "t": {"bits": [4]}, "$abc$5": {"bits": [5]},
+               "r2_register_long": {"bits": [7]}, "r2_TRELLIS_FF_Q": {"bits": [7]}, "y": {"bits": [8]}, "r3": {"bits": [12, 13]}}
+}}}"#;
+
+#[test]
+fn logic_depth_counts_lut_levels_into_every_register_and_output() {
+    let v: serde_json::Value = serde_json::from_str(DEPTH_NETLIST).unwrap();
+    let d = depth::logic_depth(&v, "core").unwrap();
+    // Registers are named by their Q net, a real name before one Yosys
+    // derived from the cells (`r2_TRELLIS_FF_Q`) even when longer.
+    // ff1 DI straight from a port: 0; ff2 CE behind one LUT: 1; the loop's
+    // register behind two LUTs (the loop broken once, where the walk met
+    // it: the path starts there): 2; ff2 DI behind
+    // two LUTs and a PFUMX, and port y behind that and a carry input: 2.5.
+    assert_eq!(d.histogram, vec![(0.0, 1), (1.0, 1), (2.0, 1), (2.5, 2)]);
+    assert_eq!(d.loops, 1);
+    assert_eq!(d.max_levels(), 2.5);
+    let listed: Vec<(f64, &str, &str)> = d
+        .deepest
+        .iter()
+        .map(|e| (e.levels, e.sink.as_str(), e.from.as_str()))
+        .collect();
+    assert_eq!(
+        listed,
+        vec![
+            (2.5, "port y", "r1"),
+            (2.5, "r2_register_long (TRELLIS_FF DI)", "r1"),
+            (2.0, "r3[0] (TRELLIS_FF DI)", "bit 11"),
+            (1.0, "r2_register_long (TRELLIS_FF CE)", "r1"),
+            (0.0, "r1 (TRELLIS_FF DI)", "a"),
+        ]
+    );
+    assert_eq!(
+        d.line(),
+        "deepest input 2.5 LUT levels: port y from r1 (2 of 5 inputs at 2.5 levels)"
+    );
+    assert!(depth::logic_depth(&v, "other")
+        .unwrap_err()
+        .contains("no module `other`"));
 }
