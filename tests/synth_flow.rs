@@ -60,6 +60,16 @@ fn compile(args: &[&str], dir: &Path) {
     );
 }
 
+/// The bundled news path queries compiled into a fresh directory.
+fn news_project(name: &str) -> PathBuf {
+    let dir = tmp(name);
+    compile(
+        &["xpath", "compile", &repo("queries/xpath/news-paths.txt")],
+        &dir,
+    );
+    dir
+}
+
 /// Run `qrtl synth` and return its JSON, checking the contract's keys.
 fn synth(dir: &Path, extra: &[&str]) -> Value {
     let mut a = vec!["synth".to_string(), dir.display().to_string()];
@@ -116,11 +126,7 @@ fn xilinx_area_of_an_xpath_project_counts_luts_ffs_and_lutram() {
     if !have(ToolKind::Yosys) {
         return;
     }
-    let dir = tmp("xc7");
-    compile(
-        &["xpath", "compile", &repo("queries/xpath/news-paths.txt")],
-        &dir,
-    );
+    let dir = news_project("xc7");
     let v = synth(&dir, &["--target", "xc7", "--quiet"]);
     assert_eq!(v["target"], "xc7");
     assert!(v["fmax_mhz"].is_null(), "no open place and route for xc7");
@@ -153,11 +159,7 @@ fn ecp5_fmax_is_the_median_of_the_seeds_of_the_wrapped_core() {
     if !have(ToolKind::Yosys) || !have(ToolKind::NextpnrEcp5) {
         return;
     }
-    let dir = tmp("ecp5");
-    compile(
-        &["xpath", "compile", &repo("queries/xpath/news-paths.txt")],
-        &dir,
-    );
+    let dir = news_project("ecp5");
     let v = synth(&dir, &["--target", "ecp5", "--seeds", "3", "--quiet"]);
     assert_eq!(v["target"], "ecp5");
     let detail: Value =
@@ -262,11 +264,7 @@ fn rice_and_track_projects_synthesize_too() {
 
 #[test]
 fn a_missing_tool_names_make_deps_synth() {
-    let dir = tmp("missing");
-    compile(
-        &["xpath", "compile", &repo("queries/xpath/news-paths.txt")],
-        &dir,
-    );
+    let dir = news_project("missing");
     let out = Command::new(env!("CARGO_BIN_EXE_qrtl"))
         .args(["synth", &dir.display().to_string(), "--target", "xc7"])
         .env("QRTL_YOSYS", "/nonexistent/yosys")
@@ -286,11 +284,7 @@ fn a_tool_run_past_the_time_limit_is_stopped_and_named() {
     if !have(ToolKind::Yosys) {
         return;
     }
-    let dir = tmp("limit");
-    compile(
-        &["xpath", "compile", &repo("queries/xpath/news-paths.txt")],
-        &dir,
-    );
+    let dir = news_project("limit");
     // 0.001 min = 60 ms: Yosys is still reading the RTL.
     let started = std::time::Instant::now();
     let out = qrtl(&[

@@ -247,14 +247,22 @@ mod tests {
     use super::*;
     use crate::cache::{utc_stamp, CachedPoint};
 
-    #[test]
-    fn cached_points_answer_and_no_synth_never_runs_tools() {
-        let tmp = std::env::temp_dir().join(format!("qrtl-bench-report-r-{}", std::process::id()));
+    /// A scratch directory holding a one-module project: (scratch
+    /// directory, project, its RTL as the cache keys it).
+    fn tiny_project(tag: &str) -> (PathBuf, PathBuf, Vec<(String, Vec<u8>)>) {
+        let tmp =
+            std::env::temp_dir().join(format!("qrtl-bench-report-{tag}-{}", std::process::id()));
         let proj = tmp.join("proj");
         std::fs::create_dir_all(proj.join("rtl")).unwrap();
         std::fs::write(proj.join("rtl/top.v"), "module top; endmodule\n").unwrap();
         std::fs::write(proj.join("files.f"), "rtl/top.v\n").unwrap();
         let rtl = project_rtl(&proj).unwrap();
+        (tmp, proj, rtl)
+    }
+
+    #[test]
+    fn cached_points_answer_and_no_synth_never_runs_tools() {
+        let (tmp, proj, rtl) = tiny_project("r");
         let data = PointData {
             luts: 7,
             lut_eq: 7,
@@ -334,12 +342,7 @@ mod tests {
 
     #[test]
     fn stopped_points_are_reported_until_a_longer_limit_is_given() {
-        let tmp = std::env::temp_dir().join(format!("qrtl-bench-report-s-{}", std::process::id()));
-        let proj = tmp.join("proj");
-        std::fs::create_dir_all(proj.join("rtl")).unwrap();
-        std::fs::write(proj.join("rtl/top.v"), "module top; endmodule\n").unwrap();
-        std::fs::write(proj.join("files.f"), "rtl/top.v\n").unwrap();
-        let rtl = project_rtl(&proj).unwrap();
+        let (tmp, proj, rtl) = tiny_project("s");
         let mut cache = SynthCache::default();
         cache.stopped.insert(
             point_key(&rtl, "ecp5", 1),
