@@ -66,6 +66,11 @@ demo: deps
 test: deps
 	$(CARGO) test --release --workspace
 
+# Minutes a Yosys or nextpnr run of the report may take before it is stopped
+# and the point reported as not finished (a design that does not route keeps
+# nextpnr busy for hours).
+BENCH_TIME_LIMIT ?= 45
+
 bench: deps deps-synth
 	$(CARGO) build --release --bin qrtl-bench --bin qrtl-bench-rtl --bin qrtl-bench-rice
 	$(TARGET_DIR)/release/qrtl-bench | tee bench/REPORT-engine.md
@@ -75,7 +80,7 @@ bench: deps deps-synth
 	$(TARGET_DIR)/release/qrtl-bench-track | tee bench/REPORT-track.md
 	@echo "--- bench/REPORT.md: figures (a)-(f) with SVG plots; synthesis points come from bench/data/synth-points.json unless the RTL changed (then Yosys/nextpnr run, niced)"
 	$(CARGO) build --release --bin qrtl-bench-report
-	nice -n 10 $(TARGET_DIR)/release/qrtl-bench-report
+	nice -n 10 $(TARGET_DIR)/release/qrtl-bench-report --time-limit $(BENCH_TIME_LIMIT)
 
 clean:
 	$(CARGO) clean
