@@ -1,7 +1,7 @@
 //! The six figures: each measures (or takes synthesis points from the
 //! cache) and returns a [`Figure`]: charts, table, commands, notes.
 
-use crate::cache::{now_stamp, PointData};
+use crate::cache::{now_stamp, project_rtl, PointData};
 use crate::md::{Figure, Table};
 use crate::plot::{Chart, HLine, Series};
 use crate::synth_points::{Outcome, Runner};
@@ -373,6 +373,10 @@ pub fn fig_b(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
         label: "target ≥ 150 MHz".into(),
     });
     let (file, text) = synthetic_file(count, 4)?;
+    // The RTL of the first input's project per cluster size: with one
+    // cluster there is nothing to pipeline, and the inputs give one design.
+    let mut first_rtl: std::collections::BTreeMap<usize, (String, Vec<(String, Vec<u8>)>)> =
+        std::collections::BTreeMap::new();
     for input in EventInput::ALL {
         let input_flag = format!(" --input {}", input.name());
         let label = input.name();
@@ -402,6 +406,19 @@ pub fn fig_b(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
                 p.compile_cmd,
                 synth.command(&p.dir, Target::Ecp5, o.xpath_seeds)
             ));
+            if let Ok(rtl) = project_rtl(Path::new(&p.dir)) {
+                match first_rtl.get(&size) {
+                    Some((other, r)) if *r == rtl => f.notes.push(format!(
+                        "{name}: the same RTL as {other} ({} cluster(s): the event input \
+                         reaches them the same way), so the same synthesis point.",
+                        p.clusters
+                    )),
+                    Some(_) => {}
+                    None => {
+                        first_rtl.insert(size, (name.clone(), rtl));
+                    }
+                }
+            }
             let mut row = vec![size.to_string(), label.to_string(), p.clusters.to_string()];
             match synth.point(
                 &name,
