@@ -235,7 +235,7 @@ fn minutes_text(d: Duration) -> String {
 /// The report's words for a stopped point.
 fn stopped_text(st: &StoppedPoint) -> String {
     format!(
-        "not finished: {} was still running at the time limit of {} and was stopped ({})",
+        "not finished: {} was still running at the time limit of {} and was stopped, {}",
         st.what,
         qrtl_compiler::synth::duration_text(Duration::from_secs(st.limit_s)),
         st.measured
@@ -369,7 +369,7 @@ mod tests {
             Runner::new(&crate::parse_args(&args, &tmp).unwrap(), &tmp).unwrap()
         };
         let stopped = "not finished: nextpnr-ecp5 seed 1/1 was still running at the time \
-                       limit of 20 min and was stopped (1970-01-01 00:00 UTC)";
+                       limit of 20 min and was stopped, 1970-01-01 00:00 UTC";
         // From the cache only, or with a limit no longer than the one it
         // was stopped at: reported as stopped, nothing run.
         for extra in [
