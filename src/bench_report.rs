@@ -236,16 +236,10 @@ pub fn parse_args(args: &[String], root: &Path) -> Result<Options, String> {
             }
             "--time-limit" => {
                 let v = value("--time-limit")?;
-                o.time_limit = match v.parse::<f64>() {
-                    Ok(m) if m.is_finite() && m > 0.0 && m <= 7.0 * 24.0 * 60.0 => {
-                        Some(std::time::Duration::from_secs_f64(m * 60.0))
-                    }
-                    _ => {
-                        return Err(format!(
-                            "--time-limit: `{v}` is not a number of minutes in (0, 10080]"
-                        ))
-                    }
-                };
+                o.time_limit = Some(
+                    qrtl_compiler::synth::parse_minutes(&v)
+                        .map_err(|e| format!("--time-limit: {e}"))?,
+                );
             }
             "--out" => o.out = PathBuf::from(value("--out")?),
             "-h" | "--help" => return Err(String::new()),

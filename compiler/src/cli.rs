@@ -91,7 +91,7 @@ struct SynthArgs {
     freq_mhz: Option<f64>,
     /// Stop a tool run (Yosys, or one place-and-route seed) still going
     /// after this many minutes, and fail [default: no limit].
-    #[arg(long, value_name = "MINUTES", value_parser = parse_minutes)]
+    #[arg(long, value_name = "MINUTES", value_parser = crate::synth::parse_minutes)]
     time_limit: Option<std::time::Duration>,
     /// No progress lines on stderr.
     #[arg(long, short)]
@@ -116,20 +116,6 @@ impl From<TargetArg> for crate::synth::Target {
             TargetArg::Ice40 => Target::Ice40,
         }
     }
-}
-
-/// `--time-limit MINUTES`: a positive number of minutes (fractions allowed).
-fn parse_minutes(text: &str) -> Result<std::time::Duration, String> {
-    let m: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{text}` is not a number of minutes"))?;
-    if !(m.is_finite() && m > 0.0 && m <= 7.0 * 24.0 * 60.0) {
-        return Err(format!(
-            "{text} minutes: must be more than 0 and at most a week"
-        ));
-    }
-    Ok(std::time::Duration::from_secs_f64(m * 60.0))
 }
 
 fn synth(args: &SynthArgs) -> i32 {

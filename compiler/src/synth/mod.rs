@@ -240,6 +240,21 @@ impl fmt::Display for SynthError {
 
 impl std::error::Error for SynthError {}
 
+/// A time limit as `--time-limit` takes it: a positive number of minutes
+/// (fractions allowed), at most a week.
+pub fn parse_minutes(text: &str) -> Result<std::time::Duration, String> {
+    let m: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of minutes"))?;
+    if !(m.is_finite() && m > 0.0 && m <= 7.0 * 24.0 * 60.0) {
+        return Err(format!(
+            "{text} minutes: must be more than 0 and at most a week"
+        ));
+    }
+    Ok(std::time::Duration::from_secs_f64(m * 60.0))
+}
+
 /// `20 min`, `90.0 s`, `60 ms`: a limit as people write it.
 pub fn duration_text(d: std::time::Duration) -> String {
     let s = d.as_secs();
