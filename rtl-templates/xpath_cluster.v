@@ -264,10 +264,12 @@ module {{ module }} (
     reg  [{{ full_width - 1 }}:0] {{ prefix }}_tos;
     reg  [{{ full_width - 1 }}:0] {{ prefix }}_below;
     wire [{{ full_width - 1 }}:0] {{ prefix }}_mem_rd;
-{%- for g in mem_groups %}
+{%- for chunk in mem_chunks %}
+{%- for g in chunk %}
     reg  [{{ g.hi - g.lo }}:0] {{ prefix }}_mem{{ g.idx }} [0:{{ mem_words - 1 }}]; // row bits {{ g.hi }}:{{ g.lo }}
     reg  [{{ addr_width - 1 }}:0] {{ prefix }}_wa{{ g.idx }}, {{ prefix }}_ra{{ g.idx }}; // depth, depth - 2, each ^ {{ addr_width }}'d{{ g.key }}
     assign {{ prefix }}_mem_rd[{{ g.hi }}:{{ g.lo }}] = {{ prefix }}_mem{{ g.idx }}[{{ prefix }}_ra{{ g.idx }}];
+{%- endfor %}
 {%- endfor %}
 {%- endif %}
 {%- if row_width > 0 %}
@@ -309,7 +311,7 @@ module {{ module }} (
     // stack logic (its previous change came from an event at least three
     // bytes earlier: `>` or a close tag, then `<`, a name byte).
 {%- for c in ctx_regs %}
-    reg  {{ c.name }};
+    reg  {{ c }};
 {%- endfor %}
 {%- for n in nodes %}
     // {{ n.comment }}
@@ -323,28 +325,24 @@ module {{ module }} (
 {%- endif %}
 {%- endfor %}
 {%- for c in col_inputs %}
-{%- for e in c.pre %}
-    reg  {{ c.name }}_pre{{ loop.index0 }};
+{%- for i in 0..c.pre_count %}
+    reg  {{ c.name }}_pre{{ i }};
 {%- endfor %}
 {%- endfor %}
-{%- if has_pre %}
+{%- if !pipe_chunks.is_empty() %}
     // Pure pipeline registers: recomputed every clock from reset state, so
     // they need no reset (and the reset net stays small).
-    always @(posedge clk) begin
-{%- for c in ctx_regs %}
-        {{ c.name }} <= {{ c.expr }};
-{%- endfor %}
-{%- for n in nodes %}
-{%- if n.fires %}
-        {{ n.name }}_pre <= {{ n.pre }};
+{%- if pipe_chunks.len() > 1 %}
+    // In processes of up to {{ assigns_piece }} registers: the time synthesis front
+    // ends take on one process grows with the square of its size.
 {%- endif %}
-{%- endfor %}
-{%- for c in col_inputs %}
-{%- for e in c.pre %}
-        {{ c.name }}_pre{{ loop.index0 }} <= {{ e }};
-{%- endfor %}
+{%- for chunk in pipe_chunks %}
+    always @(posedge clk) begin
+{%- for a in chunk %}
+        {{ a.lhs }} <= {{ a.rhs }};
 {%- endfor %}
     end
+{%- endfor %}
 {%- endif %}
 {%- if row_width > 0 %}
 
@@ -415,27 +413,44 @@ module {{ module }} (
 {%- else %}
     wire [{{ full_width - 1 }}:0] {{ prefix }}_saved = {{ prefix }}_tos;
 {%- endif %}
+{%- if mem_chunks.len() > 1 %}
+{%- if mem_groups_piece == 1 %}
+    // A process for each group's counters: every step is two inlined
+{%- else %}
+    // The counters in processes of up to {{ mem_groups_piece }} groups: every step is two inlined
+{%- endif %}
+    // functions, whose temporaries count in a process's size for synthesis
+    // front ends (their time grows with its square).
+{%- endif %}
+{%- for chunk in mem_chunks %}
     always @(posedge clk) begin
         if (clr_q) begin
+{%- if loop.first %}
             {{ prefix }}_below <= {{ full_width }}'d0;
-{%- for g in mem_groups %}
+{%- endif %}
+{%- for g in chunk %}
             {{ prefix }}_wa{{ g.idx }} <= {{ addr_width }}'d{{ g.key }};
             {{ prefix }}_ra{{ g.idx }} <= {{ addr_width }}'d{{ g.ra_reset }};
 {%- endfor %}
         end else if ({{ prefix }}_push) begin
+{%- if loop.first %}
             {{ prefix }}_below <= {{ prefix }}_saved;
-{%- for g in mem_groups %}
+{%- endif %}
+{%- for g in chunk %}
             {{ prefix }}_wa{{ g.idx }} <= {{ prefix }}_up({{ prefix }}_wa{{ g.idx }}, {{ addr_width }}'d{{ g.key }});
             {{ prefix }}_ra{{ g.idx }} <= {{ prefix }}_up({{ prefix }}_ra{{ g.idx }}, {{ addr_width }}'d{{ g.key }});
 {%- endfor %}
         end else if (ev_close) begin
+{%- if loop.first %}
             {{ prefix }}_below <= {{ prefix }}_mem_rd;
-{%- for g in mem_groups %}
+{%- endif %}
+{%- for g in chunk %}
             {{ prefix }}_wa{{ g.idx }} <= {{ prefix }}_down({{ prefix }}_wa{{ g.idx }}, {{ addr_width }}'d{{ g.key }});
             {{ prefix }}_ra{{ g.idx }} <= {{ prefix }}_down({{ prefix }}_ra{{ g.idx }}, {{ addr_width }}'d{{ g.key }});
 {%- endfor %}
         end
     end
+{%- endfor %}
 {%- endif %}
     always @(posedge clk) begin
         if (clr_q) begin
@@ -476,13 +491,15 @@ module {{ module }} (
         end
     end
 {%- if full_width > 0 %}
+{%- for chunk in mem_chunks %}
     always @(posedge clk) begin
         if ({{ prefix }}_mem_we) begin
-{%- for g in mem_groups %}
+{%- for g in chunk %}
             {{ prefix }}_mem{{ g.idx }}[{{ prefix }}_wa{{ g.idx }}] <= {{ prefix }}_saved[{{ g.hi }}:{{ g.lo }}];
 {%- endfor %}
         end
     end
+{%- endfor %}
 {%- endif %}
 
     // ---- match flags: sticky for one document ----
@@ -504,13 +521,15 @@ module {{ module }} (
     // of one prefix, so the route from a cluster to its result bits can
     // cross the chip; it starts from these flip-flops, not from the flags'
     // last logic level.
+{%- for chunk in out_chunks %}
     always @(posedge clk) begin
         if (ev_doc_end) begin
-{%- for o in outs %}
+{%- for o in chunk %}
             q_match[{{ o.idx }}] <= {{ o.expr }}; // {{ o.comment }}
 {%- endfor %}
         end
     end
+{%- endfor %}
 
     // Inputs some clusters do not need (Verilator's UNUSED check skips *unused*).
     wire unused_ev = &{1'b0{% for u in unused %}, {{ u }}{% endfor %}};

@@ -5,9 +5,11 @@
 //!   `--disable-pass P`). The pipeline runs with every
 //!   stack pass up to and including PASS (later ones skipped, `naming`
 //!   always last) and the stack IR dump is compared with `NAME.expected`.
-//! * `tests/emit/NAME.txt`: a query file (same flags line); the full
-//!   pipeline runs and the generated cluster and top Verilog are compared
-//!   with the golden files `tests/emit/NAME/*.v`.
+//! * `tests/emit/NAME.txt`: a query file (same flags line, which may also
+//!   split the cluster's processes: `--assigns MAX/PIECE`,
+//!   `--mem-groups MAX/PIECE`, see `ProcessLimits`);
+//!   the full pipeline runs and the generated cluster and top Verilog are
+//!   compared with the golden files `tests/emit/NAME/*.v`.
 //!
 //! Regenerate after an intended change with
 //!
@@ -21,6 +23,7 @@ mod common;
 
 use common::design_from_text;
 use qrtl_compiler::driver::{build_xpath_hw, XpathHw, XpathHwOptions};
+use qrtl_compiler::emit::verilog::xpath::{ProcessLimits, SplitRule};
 use qrtl_compiler::ir::xpath::{Mode, SiblingOrder};
 use qrtl_compiler::passes::registry::{stack_passes, StackPassConfig};
 use std::fs;
@@ -36,6 +39,20 @@ fn compile(path: &Path, upto: Option<&str>) -> XpathHw {
     let mut mode = Mode::Holistic;
     let mut order = SiblingOrder::Unordered;
     let mut passes = StackPassConfig::default();
+    let mut processes = ProcessLimits::default();
+    let number = |v: Option<&str>| -> usize {
+        v.and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{}: a number after the flag", path.display()))
+    };
+    let rule = |v: Option<&str>| -> SplitRule {
+        let (max, piece) = v
+            .and_then(|v| v.split_once('/'))
+            .unwrap_or_else(|| panic!("{}: MAX/PIECE after the flag", path.display()));
+        SplitRule {
+            max: number(Some(max)),
+            piece: number(Some(piece)),
+        }
+    };
     if let Some(flags) = text.lines().next().and_then(|l| l.strip_prefix("# flags:")) {
         let mut it = flags.split_whitespace();
         while let Some(f) = it.next() {
@@ -47,9 +64,9 @@ fn compile(path: &Path, upto: Option<&str>) -> XpathHw {
                         _ => Mode::Holistic,
                     }
                 }
-                "--cluster-size" => {
-                    passes.cluster_size = it.next().and_then(|v| v.parse().ok()).expect("size")
-                }
+                "--cluster-size" => passes.cluster_size = number(it.next()),
+                "--assigns" => processes.assigns = rule(it.next()),
+                "--mem-groups" => processes.mem_groups = rule(it.next()),
                 "--disable-pass" => passes.disabled.push(it.next().expect("pass").to_string()),
                 "--ordered" => order = SiblingOrder::Ordered,
                 other => panic!("{}: unknown flag {other}", path.display()),
@@ -73,6 +90,7 @@ fn compile(path: &Path, upto: Option<&str>) -> XpathHw {
         &design,
         &XpathHwOptions {
             passes,
+            processes,
             ..XpathHwOptions::default()
         },
     )

@@ -16,7 +16,7 @@ use common::{
     design_from_text, nitf_dir, nitf_docs, random_docs, random_queries, random_twig_queries,
 };
 use qrtl_compiler::driver::{build_xpath_hw, simulate_xpath_with, XpathHw, XpathHwOptions};
-use qrtl_compiler::emit::verilog::xpath::EventInput;
+use qrtl_compiler::emit::verilog::xpath::{EventInput, ProcessLimits, SplitRule};
 use qrtl_compiler::ir::xpath::{Mode, SiblingOrder};
 use qrtl_compiler::passes::registry::StackPassConfig;
 use qrtl_compiler::refmodel::xpath::{Engine, EngineConfig};
@@ -31,6 +31,7 @@ struct Case<'a> {
     xml: XmlConfig,
     passes: StackPassConfig,
     input: EventInput,
+    processes: ProcessLimits,
 }
 
 impl Case<'_> {
@@ -51,6 +52,7 @@ impl Case<'_> {
                 xml: self.xml,
                 passes: self.passes.clone(),
                 input: self.input,
+                processes: self.processes,
             },
         )
         .unwrap_or_else(|d| panic!("{}: {}", self.name, d[0].render()));
@@ -225,6 +227,7 @@ fn nitf_simple_paths() {
         xml: XmlConfig::default(),
         passes: StackPassConfig::default(),
         input: EventInput::Pipelined,
+        processes: ProcessLimits::default(),
     };
     let (hw, mut engine) = case.hw();
     let docs = nitf_docs();
@@ -264,6 +267,7 @@ fn nitf_simple_predicates_attribute_subset() {
         xml: XmlConfig::default(),
         passes: StackPassConfig::default(),
         input: EventInput::Pipelined,
+        processes: ProcessLimits::default(),
     };
     let (hw, mut engine) = case.hw();
     let docs = nitf_docs();
@@ -326,6 +330,7 @@ fn random_sets_with_malformed_and_deep_documents() {
                 ..StackPassConfig::default()
             },
             input: EventInput::Pipelined,
+            processes: ProcessLimits::default(),
         };
         let (hw, mut engine) = case.hw();
         let docs = random_docs(seed, 300);
@@ -353,26 +358,44 @@ fn random_sets_with_malformed_and_deep_documents() {
 fn option_grid_gives_identical_results() {
     let queries = random_queries(7, 80, 0.0);
     let docs = random_docs(7, 150);
-    for (label, cluster_size, disabled, input) in [
+    let all_off = vec![
+        "cluster",
+        "prefix-merge",
+        "last-column",
+        "root-gs",
+        "compaction",
+    ];
+    // Processes split far below the default sizes: the pipeline and
+    // result registers 3 to a process, the stack memory's address
+    // counters and writes one group to a process.
+    let small_processes = ProcessLimits {
+        assigns: SplitRule { max: 0, piece: 3 },
+        mem_groups: SplitRule { max: 0, piece: 1 },
+    };
+    let default = ProcessLimits::default();
+    for (label, cluster_size, disabled, input, processes) in [
         (
             "no-compaction-no-merge",
             0,
             vec!["compaction", "prefix-merge"],
             EventInput::Pipelined,
+            default,
         ),
-        ("tiny-clusters", 3, vec![], EventInput::Pipelined),
-        ("tiny-clusters-broadcast", 3, vec![], EventInput::Broadcast),
+        ("tiny-clusters", 3, vec![], EventInput::Pipelined, default),
         (
-            "all-off",
+            "tiny-clusters-broadcast",
+            3,
+            vec![],
+            EventInput::Broadcast,
+            default,
+        ),
+        ("all-off", 0, all_off.clone(), EventInput::Pipelined, default),
+        (
+            "all-off-small-processes",
             0,
-            vec![
-                "cluster",
-                "prefix-merge",
-                "last-column",
-                "root-gs",
-                "compaction",
-            ],
+            all_off,
             EventInput::Pipelined,
+            small_processes,
         ),
     ] {
         let case = Case {
@@ -386,6 +409,7 @@ fn option_grid_gives_identical_results() {
                 disabled: disabled.iter().map(|s| s.to_string()).collect(),
             },
             input,
+            processes,
         };
         let (hw, mut engine) = case.hw();
         let run = check(
@@ -424,6 +448,7 @@ fn paths_and_pairs_modes_join_twigs_on_chip() {
                 ..StackPassConfig::default()
             },
             input: EventInput::Pipelined,
+            processes: ProcessLimits::default(),
         };
         let (hw, mut engine) = case.hw();
         check(
@@ -451,6 +476,7 @@ fn icarus_agrees_on_a_small_design() {
             ..StackPassConfig::default()
         },
         input: EventInput::Pipelined,
+        processes: ProcessLimits::default(),
     };
     let (hw, mut engine) = case.hw();
     let docs = random_docs(5, 24);
@@ -521,6 +547,7 @@ fn attribute_values_with_references_and_normalisation() {
         xml: XmlConfig::default(),
         passes: StackPassConfig::default(),
         input: EventInput::Pipelined,
+        processes: ProcessLimits::default(),
     };
     let (hw, mut engine) = case.hw();
     let run = check(
@@ -560,6 +587,7 @@ fn nitf_suite(suite: &str, cluster_size: usize) {
             ..StackPassConfig::default()
         },
         input: EventInput::Pipelined,
+        processes: ProcessLimits::default(),
     };
     let (hw, mut engine) = case.hw();
     let docs = nitf_docs();
@@ -673,6 +701,7 @@ fn random_twig_sets_every_mode_and_option() {
                 xml: XmlConfig::with_max_depth(8),
                 passes,
                 input: EventInput::Pipelined,
+                processes: ProcessLimits::default(),
             };
             let (hw, mut engine) = case.hw();
             let run = check(
@@ -744,6 +773,7 @@ fn mid_run_resets_leave_no_state_behind() {
                 ..StackPassConfig::default()
             },
             input,
+            processes: ProcessLimits::default(),
         };
         let (hw, mut engine) = case.hw();
         let clusters = hw

@@ -23,6 +23,70 @@ pub struct XpathRtlConfig {
     pub name_stack_bytes: u32,
     /// How the parser's event stream reaches the clusters.
     pub input: EventInput,
+    /// How many registers one clocked process of a cluster may assign.
+    pub processes: ProcessLimits,
+}
+
+/// Sizes of a cluster's clocked processes (`always` blocks). Synthesis front
+/// ends take time growing with the square of a process's size (Yosys: AST
+/// to RTLIL, then `proc_mux`), so a process over a limit is split into
+/// small ones. The limits are high enough that clustered designs (256
+/// queries a cluster, lengths up to 8, or 2K queries of length 4 in one
+/// cluster) keep one process per concern, which reads best; tests set them
+/// low to simulate the split form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProcessLimits {
+    /// The pipeline registers (`_ctx`, `_pre`) and the result bits
+    /// (`q_match`), counted in registers. One process of the 16K pipeline
+    /// registers of 2K passes-off queries took ~5 s more of native Yosys
+    /// 0.23 than processes of 256.
+    pub assigns: SplitRule,
+    /// The stack memory's address counters (and writes), counted in
+    /// memory groups. Each counter step is an inlined function with ~14
+    /// temporaries a call, so the counters of 256 groups (2K passes-off
+    /// queries, one cluster) were ~15K signals in one process: 150 s of
+    /// Yosys `proc_mux` (YoWASP 0.70); 73 s in processes of 64 groups,
+    /// under 10 s with a process per group.
+    pub mem_groups: SplitRule,
+}
+
+/// When and how a list of items (registers, memory groups) is split over
+/// several processes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SplitRule {
+    /// Up to this many items share one process.
+    pub max: usize,
+    /// More are split into processes of this many (at least 1).
+    pub piece: usize,
+}
+
+impl SplitRule {
+    /// `v` in order: one piece if it has at most `max` items, else pieces
+    /// of `piece`.
+    fn split<T>(&self, v: Vec<T>) -> Vec<Vec<T>> {
+        if v.len() <= self.max {
+            return if v.is_empty() { Vec::new() } else { vec![v] };
+        }
+        let n = self.piece.max(1);
+        let mut out = Vec::with_capacity(v.len().div_ceil(n));
+        let mut it = v.into_iter().peekable();
+        while it.peek().is_some() {
+            out.push(it.by_ref().take(n).collect());
+        }
+        out
+    }
+}
+
+impl Default for ProcessLimits {
+    fn default() -> Self {
+        ProcessLimits {
+            assigns: SplitRule {
+                max: 8192,
+                piece: 1024,
+            },
+            mem_groups: SplitRule { max: 64, piece: 1 },
+        }
+    }
 }
 
 /// How the SAX parser's event stream reaches the clusters.
@@ -165,13 +229,20 @@ struct CtxReg {
 struct ColInput {
     bit: usize,
     name: String,
-    /// The part registered one clock ahead (`<name>_pre<i>`): the OR of the
-    /// member nodes without attribute conditions (and the column itself
-    /// for a carry column), in groups sized by `pre_group_size`, so the
-    /// two clocks share the OR tree.
-    pre: Vec<String>,
+    /// Its registers `<name>_pre<i>`, i < pre_count, each the OR of a group
+    /// of the member nodes without attribute conditions (and the column
+    /// itself for a carry column), groups sized by `pre_group_size`, so the
+    /// two clocks share the OR tree; assigned in the pipeline processes.
+    pre_count: usize,
     expr: String,
 }
+
+/// One register assignment of a clocked process: `lhs <= rhs;`.
+struct Assign {
+    lhs: String,
+    rhs: String,
+}
+
 
 struct FlagLogic {
     name: String,
@@ -280,7 +351,9 @@ struct ClusterTemplate {
     mut_width: usize,
     full_width: usize,
     mem_group_bits: usize,
-    mem_groups: Vec<MemGroup>,
+    mem_groups_piece: usize,
+    /// The stack memory's groups, in processes of `mem_groups_piece`.
+    mem_chunks: Vec<Vec<MemGroup>>,
     counted_assigns: Vec<RangeAssign>,
     pops: Vec<PopLogic>,
     pmut_assigns: Vec<RangeAssign>,
@@ -288,12 +361,16 @@ struct ClusterTemplate {
     gs_bits: Vec<RowBit>,
     col_bits: Vec<RowBit>,
     nodes: Vec<NodeLogic>,
-    ctx_regs: Vec<CtxReg>,
+    /// The `_ctx` registers' names.
+    ctx_regs: Vec<String>,
     col_inputs: Vec<ColInput>,
-    /// Any `_pre` register at all.
-    has_pre: bool,
+    assigns_piece: usize,
+    /// The pure pipeline registers (`_ctx`, `_pre`), in processes of at
+    /// most `assigns_piece`.
+    pipe_chunks: Vec<Vec<Assign>>,
     flags: Vec<FlagLogic>,
-    outs: Vec<QueryOut>,
+    /// The result bits, in processes of at most `assigns_piece`.
+    out_chunks: Vec<Vec<QueryOut>>,
     unused: Vec<String>,
     uses_depth1: bool,
     uses_depth2: bool,
@@ -508,7 +585,12 @@ fn clog2(n: u64) -> u32 {
     64 - n.saturating_sub(1).leading_zeros()
 }
 
-fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate {
+fn cluster_template(
+    d: &StackDesign,
+    k: usize,
+    cl: &Cluster,
+    limits: &ProcessLimits,
+) -> ClusterTemplate {
     let p = cl.name.clone();
     let members = cl.column_members();
     // Tag decoder over the tags this cluster's nodes test or read.
@@ -790,7 +872,7 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
             used,
         });
     }
-    let col_inputs: Vec<ColInput> = cl
+    let (col_inputs, col_pre): (Vec<ColInput>, Vec<Vec<String>>) = cl
         .columns
         .iter()
         .enumerate()
@@ -833,21 +915,48 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
                 .map(|i| format!("{}_pre{i}", c.name))
                 .collect();
             expr.append(&mut live);
-            ColInput {
-                bit: gs_tags.len() + j,
-                name: c.name.clone(),
-                pre,
-                expr: if expr.is_empty() {
-                    "1'b0".to_string()
-                } else {
-                    expr.join(" | ")
+            (
+                ColInput {
+                    bit: gs_tags.len() + j,
+                    name: c.name.clone(),
+                    pre_count: pre.len(),
+                    expr: if expr.is_empty() {
+                        "1'b0".to_string()
+                    } else {
+                        expr.join(" | ")
+                    },
                 },
-            }
+                pre,
+            )
+        })
+        .unzip();
+    // The pipeline registers in the order they are declared: stack-top
+    // parts, nodes' pre-registers, columns' pre-registers.
+    let mut pipe = Vec::with_capacity(ctx_regs.len() + nodes.len() + col_pre.len());
+    let ctx_regs: Vec<String> = ctx_regs
+        .into_iter()
+        .map(|c| {
+            pipe.push(Assign {
+                lhs: c.name.clone(),
+                rhs: c.expr,
+            });
+            c.name
         })
         .collect();
-    let has_pre = nodes.iter().any(|n| n.fires)
-        || col_inputs.iter().any(|c| !c.pre.is_empty())
-        || !ctx_regs.is_empty();
+    for n in nodes.iter().filter(|n| n.fires) {
+        pipe.push(Assign {
+            lhs: format!("{}_pre", n.name),
+            rhs: n.pre.clone(),
+        });
+    }
+    for (c, pre) in col_inputs.iter().zip(col_pre) {
+        for (i, e) in pre.into_iter().enumerate() {
+            pipe.push(Assign {
+                lhs: format!("{}_pre{i}", c.name),
+                rhs: e,
+            });
+        }
+    }
     let flags: Vec<FlagLogic> = cl
         .flags
         .iter()
@@ -944,7 +1053,10 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
         mut_width: m.width,
         full_width: row_width + m.width,
         mem_group_bits: MEM_GROUP_BITS,
-        mem_groups: mem_groups(row_width + m.width, addr_width),
+        mem_groups_piece: limits.mem_groups.piece,
+        mem_chunks: limits
+            .mem_groups
+            .split(mem_groups(row_width + m.width, addr_width)),
         counted_assigns: m.counted_assigns,
         pops: m.pops,
         pmut_assigns: m.pmut_assigns,
@@ -953,10 +1065,11 @@ fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster) -> ClusterTemplate 
         col_bits,
         nodes,
         ctx_regs,
-        has_pre,
         col_inputs,
+        assigns_piece: limits.assigns.piece,
+        pipe_chunks: limits.assigns.split(pipe),
         flags,
-        outs,
+        out_chunks: limits.assigns.split(outs),
         unused,
         uses_depth1: d1,
         uses_depth2: d2,
@@ -994,7 +1107,7 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
     // after the previous one (no regrowing of ~0.5 MB texts).
     let mut last_len = 0usize;
     for (k, cl) in d.clusters.iter().enumerate() {
-        let t = cluster_template(d, k, cl);
+        let t = cluster_template(d, k, cl, &config.processes);
         clusters.push(ClusterInst {
             module: t.module.clone(),
             inst: format!("u_{}", cl.name),
