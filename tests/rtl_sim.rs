@@ -389,7 +389,13 @@ fn option_grid_gives_identical_results() {
             EventInput::Broadcast,
             default,
         ),
-        ("all-off", 0, all_off.clone(), EventInput::Pipelined, default),
+        (
+            "all-off",
+            0,
+            all_off.clone(),
+            EventInput::Pipelined,
+            default,
+        ),
         (
             "all-off-small-processes",
             0,

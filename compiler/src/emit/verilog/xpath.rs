@@ -243,7 +243,6 @@ struct Assign {
     rhs: String,
 }
 
-
 struct FlagLogic {
     name: String,
     /// What sets the flag in this cycle.
