@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! qrtl-bench-report [--quick] [--only a,b,...] [--max-queries N]
+//!                   [--min-queries N] [--lengths 4,8]
 //!                   [--cluster-sizes A,B,...] [--inputs pipelined,broadcast]
 //!                   [--max-width N]
 //!                   [--seeds N] [--xpath-seeds N] [--time-limit MIN]
@@ -33,7 +34,8 @@
 //! (default 3): nextpnr seeds of the Golomb-Rice decoders; `--xpath-seeds
 //! N` (default 1): of the XPath designs of fig. (b), minutes per seed each.
 //! `--max-queries N`: skip synthesis and simulation points with more than N
-//! queries (listed as not measured); `--cluster-sizes A,B,...`: only
+//! queries (listed as not measured); `--min-queries N`, `--lengths 4,8`:
+//! measure only these points of fig. (a); `--cluster-sizes A,B,...`: only
 //! these cluster sizes in fig. (b), `--inputs pipelined,broadcast`: only
 //! these event inputs (a point not measured is still taken from the cache,
 //! so runs side by side can share fig. (b)); `--max-width N`: skip Golomb-Rice
@@ -57,6 +59,7 @@ mod plot;
 mod synth_points;
 
 use cache::now_stamp;
+use figs::QUERY_LENGTHS;
 use md::{markdown_report, Figure, Report, Section, TargetRow};
 use qrtl_compiler::emit::verilog::xpath::EventInput;
 use std::collections::BTreeMap;
@@ -104,6 +107,10 @@ pub struct Options {
     /// Figures to measure (ids); empty: all.
     pub only: Vec<String>,
     pub max_queries: Option<usize>,
+    /// Fig. (a): skip points with fewer queries (`--min-queries N`).
+    pub min_queries: Option<usize>,
+    /// Fig. (a): query lengths to measure (`--lengths 4,8`); empty: both.
+    pub lengths: Vec<usize>,
     /// Cluster sizes of fig. (b) to measure (others are listed as not
     /// measured); empty: all.
     pub cluster_sizes: Vec<usize>,
@@ -132,7 +139,7 @@ pub struct Options {
 }
 
 const USAGE: &str = "usage: qrtl-bench-report [--quick] [--only a,b,...] [--max-queries N] \
-                     [--cluster-sizes A,B,..] [--inputs pipelined,broadcast] [--passes on|off] [--max-width N] [--seeds N] [--xpath-seeds N] [--time-limit MIN] [--no-synth] [--render-only] [--out DIR]";
+                     [--min-queries N] [--lengths 4,8] [--cluster-sizes A,B,..] [--inputs pipelined,broadcast] [--passes on|off] [--max-width N] [--seeds N] [--xpath-seeds N] [--time-limit MIN] [--no-synth] [--render-only] [--out DIR]";
 
 /// Parse the command line (without the program name).
 pub fn parse_args(args: &[String], root: &Path) -> Result<Options, String> {
@@ -140,6 +147,8 @@ pub fn parse_args(args: &[String], root: &Path) -> Result<Options, String> {
         quick: false,
         only: Vec::new(),
         max_queries: None,
+        min_queries: None,
+        lengths: Vec::new(),
         max_width: None,
         cluster_sizes: Vec::new(),
         inputs: Vec::new(),
@@ -181,6 +190,29 @@ pub fn parse_args(args: &[String], root: &Path) -> Result<Options, String> {
                     Some(v.parse().map_err(|_| {
                         format!("--max-queries: `{v}` is not a non-negative integer")
                     })?);
+            }
+            "--min-queries" => {
+                let v = value("--min-queries")?;
+                o.min_queries =
+                    Some(v.parse().map_err(|_| {
+                        format!("--min-queries: `{v}` is not a non-negative integer")
+                    })?);
+            }
+            "--lengths" => {
+                let v = value("--lengths")?;
+                for l in v.split(',').map(str::trim).filter(|l| !l.is_empty()) {
+                    match l.parse::<usize>() {
+                        Ok(n) if QUERY_LENGTHS.contains(&n) => o.lengths.push(n),
+                        _ => {
+                            return Err(format!(
+                                "--lengths: `{l}` is not a length of fig. (a) (4, 8)"
+                            ))
+                        }
+                    }
+                }
+                if o.lengths.is_empty() {
+                    return Err("--lengths: no length named".into());
+                }
             }
             "--cluster-sizes" => {
                 let v = value("--cluster-sizes")?;
@@ -265,6 +297,13 @@ impl Options {
         }
         if let Some(m) = self.max_queries {
             s.push_str(&format!(" --max-queries {m}"));
+        }
+        if let Some(m) = self.min_queries {
+            s.push_str(&format!(" --min-queries {m}"));
+        }
+        if !self.lengths.is_empty() {
+            let l: Vec<String> = self.lengths.iter().map(|c| c.to_string()).collect();
+            s.push_str(&format!(" --lengths {}", l.join(",")));
         }
         if !self.cluster_sizes.is_empty() {
             let l: Vec<String> = self.cluster_sizes.iter().map(|c| c.to_string()).collect();
@@ -578,6 +617,15 @@ mod tests {
         let o = parse_args(&args("--only a --passes on"), root).unwrap();
         assert_eq!(o.passes, Some(true));
         assert!(o.bench_command("a").ends_with("--passes on"));
+        let o = parse_args(
+            &args("--only a --passes off --min-queries 8192 --lengths 8"),
+            root,
+        )
+        .unwrap();
+        assert_eq!((o.min_queries, o.lengths.clone()), (Some(8192), vec![8]));
+        assert!(o
+            .bench_command("a")
+            .ends_with("--min-queries 8192 --lengths 8 --passes off"));
         let o = parse_args(&args("--only b --inputs broadcast"), root).unwrap();
         assert_eq!(o.inputs, vec![EventInput::Broadcast]);
         assert!(o.bench_command("b").ends_with("--inputs broadcast"));
@@ -595,6 +643,9 @@ mod tests {
             ("--passes maybe", "neither `on` nor `off`"),
             ("--inputs ,", "no input named"),
             ("--max-queries -1", "--max-queries"),
+            ("--min-queries x", "--min-queries: `x`"),
+            ("--lengths 4,6", "--lengths: `6` is not a length"),
+            ("--lengths ,", "no length named"),
             ("--frobnicate", "unknown argument"),
         ] {
             let e = parse_args(&args(bad), root).unwrap_err();

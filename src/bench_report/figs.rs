@@ -43,6 +43,9 @@ const ALL_PASSES: [&str; 5] = [
     "compaction",
 ];
 
+/// Query lengths (steps) of the synthetic queries of figures (a) and (c).
+pub const QUERY_LENGTHS: [usize; 2] = [4, 8];
+
 /// Seed of the synthetic path queries of figures (a)-(c).
 const QUERY_SEED: u64 = 1;
 
@@ -245,7 +248,7 @@ pub fn fig_a(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
         y: 3.0,
         label: "target ≤ 3 (2K, length 4, passes on)".into(),
     });
-    for len in [4usize, 8] {
+    for len in QUERY_LENGTHS {
         for on in [true, false] {
             let label = format!("length {len}, passes {}", if on { "on" } else { "off" });
             let mut s = series(&label);
@@ -271,6 +274,15 @@ pub fn fig_a(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
                     .max_queries
                     .filter(|&m| n > m)
                     .map(|m| format!("--max-queries {m}"))
+                    .or_else(|| {
+                        o.min_queries
+                            .filter(|&m| n < m)
+                            .map(|m| format!("--min-queries {m}"))
+                    })
+                    .or_else(|| {
+                        (!o.lengths.is_empty() && !o.lengths.contains(&len))
+                            .then(|| "not in --lengths".to_string())
+                    })
                     .or_else(|| {
                         o.passes
                             .is_some_and(|p| p != on)
@@ -600,7 +612,7 @@ pub fn fig_c(o: &Options) -> Result<Figure, String> {
         y: 1.0,
         label: "target < 1 s (32K, length 8)".into(),
     });
-    for len in [4usize, 8] {
+    for len in QUERY_LENGTHS {
         let mut s = series(&format!("length {len}"));
         for &n in counts {
             let (file, text) = synthetic_file(n, len)?;
