@@ -12,10 +12,11 @@
 //! table does not know are sequential: their outputs start paths and their
 //! inputs (clocks excepted) end them.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
 
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// How many of the deepest inputs are listed.
 pub const DEEPEST: usize = 10;
@@ -123,24 +124,119 @@ fn is_clock(pin: &str) -> bool {
     pin.contains("CLK") || pin == "C" || pin == "WCK" || pin == "CK"
 }
 
-/// The bits of a connection (constants `"0"`, `"1"`, `"x"` are skipped).
-fn bits(v: &Value) -> impl Iterator<Item = u64> + '_ {
-    v.as_array().into_iter().flatten().filter_map(Value::as_u64)
+/// The parts of a Yosys JSON netlist (`write_json`) the depth reads; the
+/// rest (attributes, parameters) is skipped while parsing, so a netlist
+/// of tens of MB costs about its cells' connections in memory, not a tree
+/// of JSON values several times the file's size.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Netlist {
+    modules: BTreeMap<String, NetModule>,
 }
 
-/// Depth of `module` in a Yosys JSON netlist (`write_json`).
-pub fn logic_depth(netlist: &Value, module: &str) -> Result<LogicDepth, String> {
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct NetModule {
+    ports: BTreeMap<String, NetPort>,
+    cells: BTreeMap<String, NetCell>,
+    netnames: BTreeMap<String, NetName>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct NetPort {
+    direction: Option<Dir>,
+    bits: Bits,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct NetCell {
+    #[serde(rename = "type")]
+    ty: String,
+    port_directions: BTreeMap<String, Dir>,
+    connections: BTreeMap<String, Bits>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct NetName {
+    bits: Bits,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Dir {
+    Input,
+    Output,
+    Inout,
+}
+
+/// The bits of a port, connection or net: a net number, or `None` for a
+/// constant (`"0"`, `"1"`, `"x"`, `"z"`).
+#[derive(Debug, Default)]
+struct Bits(Vec<Option<u64>>);
+
+impl Bits {
+    /// The nets, constants skipped.
+    fn nets(&self) -> impl Iterator<Item = u64> + '_ {
+        self.0.iter().filter_map(|b| *b)
+    }
+}
+
+impl<'de> Deserialize<'de> for Bits {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Bit(Option<u64>);
+        impl<'de> Deserialize<'de> for Bit {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl Visitor<'_> for V {
+                    type Value = Bit;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str("a net number or a constant bit")
+                    }
+                    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Bit, E> {
+                        Ok(Bit(Some(v)))
+                    }
+                    fn visit_str<E: de::Error>(self, _: &str) -> Result<Bit, E> {
+                        Ok(Bit(None))
+                    }
+                }
+                d.deserialize_any(V)
+            }
+        }
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Bits;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a list of bits")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Bits, A::Error> {
+                let mut v = Vec::with_capacity(s.size_hint().unwrap_or(1));
+                while let Some(Bit(b)) = s.next_element()? {
+                    v.push(b);
+                }
+                Ok(Bits(v))
+            }
+        }
+        d.deserialize_seq(V)
+    }
+}
+
+impl Netlist {
+    /// Parse a Yosys JSON netlist.
+    pub fn parse(bytes: &[u8]) -> Result<Netlist, String> {
+        serde_json::from_slice(bytes).map_err(|e| e.to_string())
+    }
+}
+
+/// Depth of `module` in a Yosys JSON netlist.
+pub fn logic_depth(netlist: &Netlist, module: &str) -> Result<LogicDepth, String> {
     let m = netlist
-        .get("modules")
-        .and_then(|ms| ms.get(module))
+        .modules
+        .get(module)
         .ok_or_else(|| format!("no module `{module}` in the netlist"))?;
-    let empty = serde_json::Map::new();
-    let cells = m.get("cells").and_then(Value::as_object).unwrap_or(&empty);
-    let ports = m.get("ports").and_then(Value::as_object).unwrap_or(&empty);
-    let netnames = m
-        .get("netnames")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
+    let (cells, ports, netnames) = (&m.cells, &m.ports, &m.netnames);
 
     // A readable name per bit: the shortest name Yosys did not make up
     // (`$abc$…`), nor derive from the cells around it
@@ -160,12 +256,10 @@ pub fn logic_depth(netlist: &Value, module: &str) -> Result<LogicDepth, String> 
     let mut name: HashMap<u64, String> = HashMap::new();
     let mut rank: HashMap<u64, (bool, bool, usize)> = HashMap::new();
     for (n, v) in netnames {
-        let Some(bs) = v.get("bits").and_then(Value::as_array) else {
-            continue;
-        };
+        let bs = &v.bits.0;
         let key = (n.starts_with('$'), derived(n), n.len());
         for (i, b) in bs.iter().enumerate() {
-            let Some(b) = b.as_u64() else { continue };
+            let Some(b) = *b else { continue };
             if rank.get(&b).is_none_or(|r| key < *r) {
                 rank.insert(b, key);
                 name.insert(
@@ -190,13 +284,8 @@ pub fn logic_depth(netlist: &Value, module: &str) -> Result<LogicDepth, String> 
     // (cell name, type, pin, bit) of every input that ends a path.
     let mut sinks: Vec<(String, String, String, u64)> = Vec::new();
     for (cname, c) in cells {
-        let ty = c.get("type").and_then(Value::as_str).unwrap_or("");
-        let conns = c.get("connections").and_then(Value::as_object);
-        let dirs = c.get("port_directions").and_then(Value::as_object);
-        let (Some(conns), Some(dirs)) = (conns, dirs) else {
-            continue;
-        };
-        let is_input = |p: &str| dirs.get(p).and_then(Value::as_str) == Some("input");
+        let (ty, conns, dirs) = (c.ty.as_str(), &c.connections, &c.port_directions);
+        let is_input = |p: &str| dirs.get(p) == Some(&Dir::Input);
         match comb(ty) {
             Some(k) => {
                 let id = nodes.len();
@@ -204,15 +293,15 @@ pub fn logic_depth(netlist: &Value, module: &str) -> Result<LogicDepth, String> 
                 for (p, v) in conns {
                     if is_input(p) {
                         if let Some(cost) = (k.cost)(p) {
-                            inputs.extend(bits(v).map(|b| (b, cost)));
+                            inputs.extend(v.nets().map(|b| (b, cost)));
                         } else {
                             // A LUTRAM's write side: registered, ends a path.
-                            sinks.extend(bits(v).map(|b| (cname.clone(), ty.into(), p.clone(), b)));
+                            sinks.extend(v.nets().map(|b| (cname.clone(), ty.into(), p.clone(), b)));
                         }
                     }
                 }
                 for o in k.outputs {
-                    for b in conns.get(*o).map(bits).into_iter().flatten() {
+                    for b in conns.get(*o).into_iter().flat_map(Bits::nets) {
                         driver.insert(b, id);
                     }
                 }
@@ -222,22 +311,20 @@ pub fn logic_depth(netlist: &Value, module: &str) -> Result<LogicDepth, String> 
                 // The register a flip-flop input belongs to is named by its Q.
                 let q = ["Q", "O"]
                     .iter()
-                    .find_map(|p| conns.get(*p).and_then(|v| bits(v).next()));
+                    .find_map(|p| conns.get(*p).and_then(|v| v.nets().next()));
                 for (p, v) in conns {
                     if is_input(p) && !is_clock(p) {
                         let who = q.map_or_else(|| cname.clone(), &bit_name);
-                        sinks.extend(bits(v).map(|b| (who.clone(), ty.into(), p.clone(), b)));
+                        sinks.extend(v.nets().map(|b| (who.clone(), ty.into(), p.clone(), b)));
                     }
                 }
             }
         }
     }
     for (p, v) in ports {
-        if v.get("direction").and_then(Value::as_str) == Some("output") {
-            if let Some(bs) = v.get("bits") {
-                for b in bits(bs) {
-                    sinks.push((bit_name(b), "port".into(), p.clone(), b));
-                }
+        if v.direction == Some(Dir::Output) {
+            for b in v.bits.nets() {
+                sinks.push((bit_name(b), "port".into(), p.clone(), b));
             }
         }
     }

@@ -524,10 +524,8 @@ pub fn synthesize(dir: &Path, opts: &SynthOptions) -> Result<SynthReport, SynthE
         let netlist_path = dir.join(&netlist);
         match std::fs::read(&netlist_path)
             .map_err(|e| e.to_string())
-            .and_then(|b| {
-                serde_json::from_slice::<serde_json::Value>(&b).map_err(|e| e.to_string())
-            })
-            .and_then(|v| depth::logic_depth(&v, &m.top))
+            .and_then(|b| depth::Netlist::parse(&b))
+            .and_then(|n| depth::logic_depth(&n, &m.top))
         {
             Ok(d) => {
                 progress.say(&format!("logic depth: {}", d.line()));

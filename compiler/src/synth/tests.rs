@@ -231,7 +231,7 @@ const DEPTH_NETLIST: &str = r#"{"modules": {"core": {
 
 #[test]
 fn logic_depth_counts_lut_levels_into_every_register_and_output() {
-    let v: serde_json::Value = serde_json::from_str(DEPTH_NETLIST).unwrap();
+    let v = depth::Netlist::parse(DEPTH_NETLIST.as_bytes()).unwrap();
     let d = depth::logic_depth(&v, "core").unwrap();
     // Registers are named by their Q net, a real name before one Yosys
     // derived from the cells (`r2_TRELLIS_FF_Q`) even when longer.
