@@ -237,6 +237,12 @@ module {{ module }} (
     // it are all ones, or all zeros), so each bit is one function of the
     // counter and the two events, not a carry chain between two LUTs
     // (timing: 3 ns of routing at 2K queries on ECP5).
+{%- if inline_steps %}
+    // Here the steps are written out per group, `a ^ {flips}` (bit i flips
+    // when the keyed bits below it are all ones: &(a[i-1:0] ^ key[i-1:0]),
+    // or all zeros: ~|(...)), not calls of two functions: synthesis front
+    // ends inline each call in time growing with the module's size.
+{%- else %}
     function [{{ addr_width - 1 }}:0] {{ prefix }}_up;
         input [{{ addr_width - 1 }}:0] a, key;
         integer i;
@@ -261,6 +267,7 @@ module {{ module }} (
             end
         end
     endfunction
+{%- endif %}
     reg  [{{ full_width - 1 }}:0] {{ prefix }}_tos;
     reg  [{{ full_width - 1 }}:0] {{ prefix }}_below;
     wire [{{ full_width - 1 }}:0] {{ prefix }}_mem_rd;
@@ -415,12 +422,12 @@ module {{ module }} (
 {%- endif %}
 {%- if mem_chunks.len() > 1 %}
 {%- if mem_groups_piece == 1 %}
-    // A process for each group's counters: every step is two inlined
+    // A process for each group's counters (synthesis front ends take time
+    // growing with the square of a process's size).
 {%- else %}
-    // The counters in processes of up to {{ mem_groups_piece }} groups: every step is two inlined
+    // The counters in processes of up to {{ mem_groups_piece }} groups (synthesis front ends
+    // take time growing with the square of a process's size).
 {%- endif %}
-    // functions, whose temporaries count in a process's size for synthesis
-    // front ends (their time grows with its square).
 {%- endif %}
 {%- for chunk in mem_chunks %}
     always @(posedge clk) begin
@@ -437,16 +444,28 @@ module {{ module }} (
             {{ prefix }}_below <= {{ prefix }}_saved;
 {%- endif %}
 {%- for g in chunk %}
+{%- match g.steps %}
+{%- when Some with (s) %}
+            {{ prefix }}_wa{{ g.idx }} <= {{ s.wa_up }};
+            {{ prefix }}_ra{{ g.idx }} <= {{ s.ra_up }};
+{%- when None %}
             {{ prefix }}_wa{{ g.idx }} <= {{ prefix }}_up({{ prefix }}_wa{{ g.idx }}, {{ addr_width }}'d{{ g.key }});
             {{ prefix }}_ra{{ g.idx }} <= {{ prefix }}_up({{ prefix }}_ra{{ g.idx }}, {{ addr_width }}'d{{ g.key }});
+{%- endmatch %}
 {%- endfor %}
         end else if (ev_close) begin
 {%- if loop.first %}
             {{ prefix }}_below <= {{ prefix }}_mem_rd;
 {%- endif %}
 {%- for g in chunk %}
+{%- match g.steps %}
+{%- when Some with (s) %}
+            {{ prefix }}_wa{{ g.idx }} <= {{ s.wa_down }};
+            {{ prefix }}_ra{{ g.idx }} <= {{ s.ra_down }};
+{%- when None %}
             {{ prefix }}_wa{{ g.idx }} <= {{ prefix }}_down({{ prefix }}_wa{{ g.idx }}, {{ addr_width }}'d{{ g.key }});
             {{ prefix }}_ra{{ g.idx }} <= {{ prefix }}_down({{ prefix }}_ra{{ g.idx }}, {{ addr_width }}'d{{ g.key }});
+{%- endmatch %}
 {%- endfor %}
         end
     end

@@ -296,7 +296,8 @@ pub fn logic_depth(netlist: &Netlist, module: &str) -> Result<LogicDepth, String
                             inputs.extend(v.nets().map(|b| (b, cost)));
                         } else {
                             // A LUTRAM's write side: registered, ends a path.
-                            sinks.extend(v.nets().map(|b| (cname.clone(), ty.into(), p.clone(), b)));
+                            sinks
+                                .extend(v.nets().map(|b| (cname.clone(), ty.into(), p.clone(), b)));
                         }
                     }
                 }

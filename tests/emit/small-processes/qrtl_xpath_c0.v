@@ -443,30 +443,10 @@ module qrtl_xpath_c0 (
     // it are all ones, or all zeros), so each bit is one function of the
     // counter and the two events, not a carry chain between two LUTs
     // (timing: 3 ns of routing at 2K queries on ECP5).
-    function [4:0] c0_up;
-        input [4:0] a, key;
-        integer i;
-        reg carry;
-        begin
-            carry = 1'b1;
-            for (i = 0; i < 5; i = i + 1) begin
-                c0_up[i] = a[i] ^ carry;
-                carry = carry & (a[i] ^ key[i]);
-            end
-        end
-    endfunction
-    function [4:0] c0_down;
-        input [4:0] a, key;
-        integer i;
-        reg borrow;
-        begin
-            borrow = 1'b1;
-            for (i = 0; i < 5; i = i + 1) begin
-                c0_down[i] = a[i] ^ borrow;
-                borrow = borrow & ~(a[i] ^ key[i]);
-            end
-        end
-    endfunction
+    // Here the steps are written out per group, `a ^ {flips}` (bit i flips
+    // when the keyed bits below it are all ones: &(a[i-1:0] ^ key[i-1:0]),
+    // or all zeros: ~|(...)), not calls of two functions: synthesis front
+    // ends inline each call in time growing with the module's size.
     reg  [45:0] c0_tos;
     reg  [45:0] c0_below;
     wire [45:0] c0_mem_rd;
@@ -921,9 +901,8 @@ module qrtl_xpath_c0 (
     end
     // The row a push saves: the top's, with its counters counting the new child.
     wire [45:0] c0_saved = c0_tos;
-    // A process for each group's counters: every step is two inlined
-    // functions, whose temporaries count in a process's size for synthesis
-    // front ends (their time grows with its square).
+    // A process for each group's counters (synthesis front ends take time
+    // growing with the square of a process's size).
     always @(posedge clk) begin
         if (clr_q) begin
             c0_below <= 46'd0;
@@ -931,12 +910,12 @@ module qrtl_xpath_c0 (
             c0_ra0 <= 5'd1;
         end else if (c0_push) begin
             c0_below <= c0_saved;
-            c0_wa0 <= c0_up(c0_wa0, 5'd31);
-            c0_ra0 <= c0_up(c0_ra0, 5'd31);
+            c0_wa0 <= c0_wa0 ^ {&(c0_wa0[3:0] ^ 4'd15), &(c0_wa0[2:0] ^ 3'd7), &(c0_wa0[1:0] ^ 2'd3), &(c0_wa0[0] ^ 1'd1), 1'b1};
+            c0_ra0 <= c0_ra0 ^ {&(c0_ra0[3:0] ^ 4'd15), &(c0_ra0[2:0] ^ 3'd7), &(c0_ra0[1:0] ^ 2'd3), &(c0_ra0[0] ^ 1'd1), 1'b1};
         end else if (ev_close) begin
             c0_below <= c0_mem_rd;
-            c0_wa0 <= c0_down(c0_wa0, 5'd31);
-            c0_ra0 <= c0_down(c0_ra0, 5'd31);
+            c0_wa0 <= c0_wa0 ^ {~|(c0_wa0[3:0] ^ 4'd15), ~|(c0_wa0[2:0] ^ 3'd7), ~|(c0_wa0[1:0] ^ 2'd3), ~|(c0_wa0[0] ^ 1'd1), 1'b1};
+            c0_ra0 <= c0_ra0 ^ {~|(c0_ra0[3:0] ^ 4'd15), ~|(c0_ra0[2:0] ^ 3'd7), ~|(c0_ra0[1:0] ^ 2'd3), ~|(c0_ra0[0] ^ 1'd1), 1'b1};
         end
     end
     always @(posedge clk) begin
@@ -944,11 +923,11 @@ module qrtl_xpath_c0 (
             c0_wa1 <= 5'd30;
             c0_ra1 <= 5'd0;
         end else if (c0_push) begin
-            c0_wa1 <= c0_up(c0_wa1, 5'd30);
-            c0_ra1 <= c0_up(c0_ra1, 5'd30);
+            c0_wa1 <= c0_wa1 ^ {&(c0_wa1[3:0] ^ 4'd14), &(c0_wa1[2:0] ^ 3'd6), &(c0_wa1[1:0] ^ 2'd2), &(c0_wa1[0] ^ 1'd0), 1'b1};
+            c0_ra1 <= c0_ra1 ^ {&(c0_ra1[3:0] ^ 4'd14), &(c0_ra1[2:0] ^ 3'd6), &(c0_ra1[1:0] ^ 2'd2), &(c0_ra1[0] ^ 1'd0), 1'b1};
         end else if (ev_close) begin
-            c0_wa1 <= c0_down(c0_wa1, 5'd30);
-            c0_ra1 <= c0_down(c0_ra1, 5'd30);
+            c0_wa1 <= c0_wa1 ^ {~|(c0_wa1[3:0] ^ 4'd14), ~|(c0_wa1[2:0] ^ 3'd6), ~|(c0_wa1[1:0] ^ 2'd2), ~|(c0_wa1[0] ^ 1'd0), 1'b1};
+            c0_ra1 <= c0_ra1 ^ {~|(c0_ra1[3:0] ^ 4'd14), ~|(c0_ra1[2:0] ^ 3'd6), ~|(c0_ra1[1:0] ^ 2'd2), ~|(c0_ra1[0] ^ 1'd0), 1'b1};
         end
     end
     always @(posedge clk) begin

@@ -42,11 +42,14 @@ pub struct ProcessLimits {
     /// 0.23 than processes of 256.
     pub assigns: SplitRule,
     /// The stack memory's address counters (and writes), counted in
-    /// memory groups. Each counter step is an inlined function with ~14
+    /// memory groups. Each counter step was an inlined function with ~14
     /// temporaries a call, so the counters of 256 groups (2K passes-off
     /// queries, one cluster) were ~15K signals in one process: 150 s of
     /// Yosys `proc_mux` (YoWASP 0.70); 73 s in processes of 64 groups,
-    /// under 10 s with a process per group.
+    /// under 10 s with a process per group. Split groups also step
+    /// without function calls: Yosys 0.70 inlines a call in time growing
+    /// with the module (`expand_genblock`), and the 1024 calls of those
+    /// 256 groups were 65 of the 68 s of its `hierarchy` (native).
     pub mem_groups: SplitRule,
 }
 
@@ -307,6 +310,42 @@ struct MemGroup {
     key: u64,
     /// The read address's reset value: (2^addr_width - 2) ^ key.
     ra_reset: u64,
+    /// The counters' steps written out (in clusters whose groups are split
+    /// over processes); `None`: calls of the cluster's `_up`/`_down`.
+    steps: Option<GroupSteps>,
+}
+
+/// A group's address counters stepped up and down, as expressions.
+struct GroupSteps {
+    wa_up: String,
+    wa_down: String,
+    ra_up: String,
+    ra_down: String,
+}
+
+/// `reg` stepped up (or down) by one in the keyed count: `reg ^ key` counts,
+/// so bit i flips when the keyed bits below it are all ones (all zeros), as
+/// the cluster's `_up`/`_down` functions compute it, written out:
+/// `reg ^ {flip[w-1], ..., flip[1], 1'b1}`.
+fn keyed_step(reg: &str, key: u64, width: u32, up: bool) -> String {
+    let mut flips: Vec<String> = (1..width)
+        .rev()
+        .map(|i| {
+            let below = if i == 1 {
+                format!("{reg}[0]")
+            } else {
+                format!("{reg}[{}:0]", i - 1)
+            };
+            let k = key & ((1u64 << i) - 1);
+            if up {
+                format!("&({below} ^ {i}'d{k})")
+            } else {
+                format!("~|({below} ^ {i}'d{k})")
+            }
+        })
+        .collect();
+    flips.push("1'b1".to_string());
+    format!("{reg} ^ {{{}}}", flips.join(", "))
 }
 
 /// The groups of a `full_width`-bit row with `addr_width`-bit addresses.
@@ -321,6 +360,7 @@ fn mem_groups(full_width: usize, addr_width: u32) -> Vec<MemGroup> {
                 hi: ((g + 1) * MEM_GROUP_BITS).min(full_width) - 1,
                 key,
                 ra_reset: ((mask - 1) & mask) ^ key,
+                steps: None,
             }
         })
         .collect()
@@ -351,6 +391,8 @@ struct ClusterTemplate {
     full_width: usize,
     mem_group_bits: usize,
     mem_groups_piece: usize,
+    /// The groups' counters step without the `_up`/`_down` functions.
+    inline_steps: bool,
     /// The stack memory's groups, in processes of `mem_groups_piece`.
     mem_chunks: Vec<Vec<MemGroup>>,
     counted_assigns: Vec<RangeAssign>,
@@ -1018,6 +1060,22 @@ fn cluster_template(
     // Rows below the top: depths 0..max_depth-1, rounded up to a power of two
     // so the address is exactly the low bits of the stack pointer.
     let addr_width = clog2(u64::from(d.max_depth)).max(1);
+    // Groups split over processes are stepped without function calls
+    // (`ProcessLimits::mem_groups`).
+    let mut groups = mem_groups(row_width + m.width, addr_width);
+    let inline_steps = groups.len() > limits.mem_groups.max;
+    if inline_steps {
+        for g in &mut groups {
+            let (wa, ra) = (format!("{p}_wa{}", g.idx), format!("{p}_ra{}", g.idx));
+            g.steps = Some(GroupSteps {
+                wa_up: keyed_step(&wa, g.key, addr_width, true),
+                wa_down: keyed_step(&wa, g.key, addr_width, false),
+                ra_up: keyed_step(&ra, g.key, addr_width, true),
+                ra_down: keyed_step(&ra, g.key, addr_width, false),
+            });
+        }
+    }
+    let mem_chunks = limits.mem_groups.split(groups);
     ClusterTemplate {
         module: format!("qrtl_xpath_{p}"),
         prefix: p.clone(),
@@ -1053,9 +1111,8 @@ fn cluster_template(
         full_width: row_width + m.width,
         mem_group_bits: MEM_GROUP_BITS,
         mem_groups_piece: limits.mem_groups.piece,
-        mem_chunks: limits
-            .mem_groups
-            .split(mem_groups(row_width + m.width, addr_width)),
+        inline_steps,
+        mem_chunks,
         counted_assigns: m.counted_assigns,
         pops: m.pops,
         pmut_assigns: m.pmut_assigns,
@@ -1685,7 +1742,7 @@ fn mutable_part(x: MutableCtx<'_>) -> Mutable {
 
 #[cfg(test)]
 mod tests {
-    use super::{lut4_levels, mem_groups, pre_group_size, MEM_GROUP_BITS};
+    use super::{keyed_step, lut4_levels, mem_groups, pre_group_size, MEM_GROUP_BITS};
 
     #[test]
     fn lut4_levels_count_a_tree_of_four_input_luts() {
@@ -1733,6 +1790,24 @@ mod tests {
                 "{terms} terms: group {g} depth {depth} > {naive}"
             );
         }
+    }
+
+    #[test]
+    fn keyed_steps_flip_the_bits_the_functions_flip() {
+        // Key 5 (101), 3 bits: r = v ^ 5. Up from v = 3 (r = 110): both
+        // keyed low bits are ones, all three bits flip, r = 001 = 4 ^ 5.
+        // Down from v = 4 (r = 001): both keyed low bits are zeros, all
+        // flip, r = 110 = 3 ^ 5. (The Verilator option grid runs these
+        // steps against the reference model.)
+        assert_eq!(
+            keyed_step("r", 5, 3, true),
+            "r ^ {&(r[1:0] ^ 2'd1), &(r[0] ^ 1'd1), 1'b1}"
+        );
+        assert_eq!(
+            keyed_step("r", 5, 3, false),
+            "r ^ {~|(r[1:0] ^ 2'd1), ~|(r[0] ^ 1'd1), 1'b1}"
+        );
+        assert_eq!(keyed_step("r", 1, 1, true), "r ^ {1'b1}");
     }
 
     #[test]
