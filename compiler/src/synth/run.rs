@@ -157,9 +157,19 @@ pub fn run_all(
                         progress.say(&format!("{} done in {secs:.1} s", r.job.label));
                     } else if failure.is_none() {
                         let log = dir.join(&r.job.log);
+                        let out = dir.join(format!("{}.out", r.job.log));
                         let mut t = tail(&log, 12);
                         if t.is_empty() {
-                            t = tail(&dir.join(format!("{}.out", r.job.log)), 12);
+                            t = tail(&out, 12);
+                        } else {
+                            // A tool that dies without a word in its log
+                            // (YoWASP's "wasm trap: call stack exhausted")
+                            // says why on its own output.
+                            let said = tail(&out, 3);
+                            if !said.is_empty() && !t.contains(&said) {
+                                t.push_str("\nand its output ends:\n");
+                                t.push_str(&said);
+                            }
                         }
                         failure = Some(SynthError::ToolFailed {
                             what: format!("{} ({st})", r.job.label),

@@ -156,6 +156,44 @@ fn limits_read_as_people_write_them() {
 }
 
 #[test]
+fn a_failed_run_names_what_its_log_and_its_output_say() {
+    let dir = std::env::temp_dir().join(format!("qrtl-synth-fail-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Like YoWASP's Yosys stopped by a trap: the log ends mid-pass, the
+    // cause is on stderr.
+    let r = run::run_all(
+        &dir,
+        &run::Progress::new(false),
+        vec![run::Job {
+            label: "tool".into(),
+            program: "sh".into(),
+            args: vec![
+                "-c".into(),
+                "echo '4.49.15.3. Executing XAIGER2 backend.' > tool.log; \
+                 echo 'wasm trap: call stack exhausted' >&2; exit 1"
+                    .into(),
+            ],
+            log: "tool.log".into(),
+        }],
+        1,
+        None,
+    );
+    match r {
+        Err(SynthError::ToolFailed { what, log, tail }) => {
+            assert!(what.starts_with("tool ("), "{what}");
+            assert_eq!(log, dir.join("tool.log"));
+            assert_eq!(
+                tail,
+                "4.49.15.3. Executing XAIGER2 backend.\nand its output ends:\n\
+                 wasm trap: call stack exhausted"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_run_past_its_time_limit_is_stopped() {
     use std::time::{Duration, Instant};
     let dir = std::env::temp_dir().join(format!("qrtl-synth-limit-{}", std::process::id()));
