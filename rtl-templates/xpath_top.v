@@ -315,11 +315,20 @@ module {{ module }} (
         c{{ c.index }}_sel{{ w }} <= {{ c.sel_src }} == {{ idx_width }}'d{{ w }};
 {%- endfor %}
 {%- for b in c.contrib %}
+{%- if b.reduce %}
+        c{{ c.index }}_contrib[{{ b.bit }}] <= |{
+{%- for t in b.terms %}
+            (c{{ c.index }}_sel{{ t.word }} & {{ c.inst }}_match[{{ t.idx }}]), // {{ t.comment }}
+{%- endfor %}
+            1'b0
+        };
+{%- else %}
         c{{ c.index }}_contrib[{{ b.bit }}] <= 1'b0
 {%- for t in b.terms %}
             | (c{{ c.index }}_sel{{ t.word }} & {{ c.inst }}_match[{{ t.idx }}]) // {{ t.comment }}
 {%- endfor %}
             ;
+{%- endif %}
 {%- endfor %}
     end
     always @(posedge clk) begin

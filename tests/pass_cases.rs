@@ -7,7 +7,7 @@
 //!   always last) and the stack IR dump is compared with `NAME.expected`.
 //! * `tests/emit/NAME.txt`: a query file (same flags line, which may also
 //!   split the cluster's processes: `--assigns MAX/PIECE`,
-//!   `--mem-groups MAX/PIECE`, see `ProcessLimits`);
+//!   `--mem-groups MAX/PIECE`, `--max-or-chain N`, see `ProcessLimits`);
 //!   the full pipeline runs and the generated cluster and top Verilog are
 //!   compared with the golden files `tests/emit/NAME/*.v`.
 //!
@@ -67,6 +67,7 @@ fn compile(path: &Path, upto: Option<&str>) -> XpathHw {
                 "--cluster-size" => passes.cluster_size = number(it.next()),
                 "--assigns" => processes.assigns = rule(it.next()),
                 "--mem-groups" => processes.mem_groups = rule(it.next()),
+                "--max-or-chain" => processes.max_or_chain = number(it.next()),
                 "--disable-pass" => passes.disabled.push(it.next().expect("pass").to_string()),
                 "--ordered" => order = SiblingOrder::Ordered,
                 other => panic!("{}: unknown flag {other}", path.display()),

@@ -367,10 +367,12 @@ fn option_grid_gives_identical_results() {
     ];
     // Processes split far below the default sizes: the pipeline and
     // result registers 3 to a process, the stack memory's address
-    // counters and writes one group to a process.
+    // counters and writes one group to a process, the result words' ORs
+    // as reductions.
     let small_processes = ProcessLimits {
         assigns: SplitRule { max: 0, piece: 3 },
         mem_groups: SplitRule { max: 0, piece: 1 },
+        max_or_chain: 1,
     };
     let default = ProcessLimits::default();
     for (label, cluster_size, disabled, input, processes) in [

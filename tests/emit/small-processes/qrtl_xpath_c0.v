@@ -549,109 +549,109 @@ module qrtl_xpath_c0 (
     reg  q11_s6_td_ctx;
     reg  q12_s2_head_ctx;
     reg  q12_s3_pubdata_ctx;
-    // /nitf: q0 (line 6) step 1
+    // /nitf: q0 (line 7) step 1
     //   q0_s1_nitf: in its column's pre-register
-    // /head: q0 (line 6) step 2
+    // /head: q0 (line 7) step 2
     //   q0_s2_head: in its column's pre-register
-    // /title: q0 (line 6) step 3
+    // /title: q0 (line 7) step 3
     reg  q0_s3_title_pre;
     wire q0_s3_title = q0_s3_title_pre;
-    // //body.content: q1 (line 7) step 1
+    // //body.content: q1 (line 8) step 1
     //   q1_s1_body_content: in its column's pre-register
-    // //p: q1 (line 7) step 2
+    // //p: q1 (line 8) step 2
     reg  q1_s2_p_pre;
     wire q1_s2_p = q1_s2_p_pre;
-    // /nitf: q2 (line 8) step 1
+    // /nitf: q2 (line 9) step 1
     //   q2_s1_nitf: in its column's pre-register
-    // /*: q2 (line 8) step 2
+    // /*: q2 (line 9) step 2
     //   q2_s2_any: in its column's pre-register
-    // /docdata[@management-status = "usable"]: q2 (line 8) step 3
+    // /docdata[@management-status = "usable"]: q2 (line 9) step 3
     reg  q2_s3_docdata_pre;
     wire q2_s3_docdata = q2_s3_docdata_pre & c0_cond0;
-    // //tobject.subject[@tobject.subject.refnum]: q3 (line 9) step 1
+    // //tobject.subject[@tobject.subject.refnum]: q3 (line 10) step 1
     reg  q3_s1_tobject_subject_pre;
     wire q3_s1_tobject_subject = q3_s1_tobject_subject_pre & c0_cond1;
-    // /nitf: q4 (line 10) step 1
+    // /nitf: q4 (line 11) step 1
     //   q4_s1_nitf: in its column's pre-register
-    // /head: q4 (line 10) step 2
+    // /head: q4 (line 11) step 2
     //   q4_s2_head: in its column's pre-register
-    // /meta[@name = "author"]: q4 (line 10) step 3
+    // /meta[@name = "author"]: q4 (line 11) step 3
     reg  q4_s3_meta_pre;
     wire q4_s3_meta = q4_s3_meta_pre & c0_cond2;
-    // /nitf: q5 (line 11) step 1
+    // /nitf: q5 (line 12) step 1
     //   q5_s1_nitf: in its column's pre-register
-    // /body: q5 (line 11) step 2
+    // /body: q5 (line 12) step 2
     //   q5_s2_body: in its column's pre-register
-    // /body.head: q5 (line 11) step 3
+    // /body.head: q5 (line 12) step 3
     //   q5_s3_body_head: in its column's pre-register
-    // /hedline: q5 (line 11) step 4
+    // /hedline: q5 (line 12) step 4
     //   q5_s4_hedline: in its column's pre-register
-    // /hl1: q5 (line 11) step 5
+    // /hl1: q5 (line 12) step 5
     reg  q5_s5_hl1_pre;
     wire q5_s5_hl1 = q5_s5_hl1_pre;
-    // /nitf: q6 (line 12) step 1
+    // /nitf: q6 (line 13) step 1
     //   q6_s1_nitf: in its column's pre-register
-    // /body: q6 (line 12) step 2
+    // /body: q6 (line 13) step 2
     //   q6_s2_body: in its column's pre-register
-    // /body.head: q6 (line 12) step 3
+    // /body.head: q6 (line 13) step 3
     //   q6_s3_body_head: in its column's pre-register
-    // /byline: q6 (line 12) step 4
+    // /byline: q6 (line 13) step 4
     //   q6_s4_byline: in its column's pre-register
-    // /person: q6 (line 12) step 5
+    // /person: q6 (line 13) step 5
     reg  q6_s5_person_pre;
     wire q6_s5_person = q6_s5_person_pre;
-    // //body.content: q7 (line 13) step 1
+    // //body.content: q7 (line 14) step 1
     //   q7_s1_body_content: in its column's pre-register
-    // /block: q7 (line 13) step 2
+    // /block: q7 (line 14) step 2
     //   q7_s2_block: in its column's pre-register
-    // /p: q7 (line 13) step 3
+    // /p: q7 (line 14) step 3
     //   q7_s3_p: in its column's pre-register
-    // /em: q7 (line 13) step 4
+    // /em: q7 (line 14) step 4
     reg  q7_s4_em_pre;
     wire q7_s4_em = q7_s4_em_pre;
-    // /nitf: q8 (line 14) step 1
+    // /nitf: q8 (line 15) step 1
     //   q8_s1_nitf: in its column's pre-register
-    // /head: q8 (line 14) step 2
+    // /head: q8 (line 15) step 2
     //   q8_s2_head: in its column's pre-register
-    // /docdata: q8 (line 14) step 3
+    // /docdata: q8 (line 15) step 3
     //   q8_s3_docdata: in its column's pre-register
-    // /doc-id: q8 (line 14) step 4
+    // /doc-id: q8 (line 15) step 4
     reg  q8_s4_doc_id_pre;
     wire q8_s4_doc_id = q8_s4_doc_id_pre;
-    // /nitf: q9 (line 15) step 1
+    // /nitf: q9 (line 16) step 1
     //   q9_s1_nitf: in its column's pre-register
-    // /head: q9 (line 15) step 2
+    // /head: q9 (line 16) step 2
     //   q9_s2_head: in its column's pre-register
-    // /docdata: q9 (line 15) step 3
+    // /docdata: q9 (line 16) step 3
     //   q9_s3_docdata: in its column's pre-register
-    // /date.issue: q9 (line 15) step 4
+    // /date.issue: q9 (line 16) step 4
     reg  q9_s4_date_issue_pre;
     wire q9_s4_date_issue = q9_s4_date_issue_pre;
-    // //body.end: q10 (line 16) step 1
+    // //body.end: q10 (line 17) step 1
     //   q10_s1_body_end: in its column's pre-register
-    // /tagline: q10 (line 16) step 2
+    // /tagline: q10 (line 17) step 2
     //   q10_s2_tagline: in its column's pre-register
-    // /a: q10 (line 16) step 3
+    // /a: q10 (line 17) step 3
     reg  q10_s3_a_pre;
     wire q10_s3_a = q10_s3_a_pre;
-    // /nitf: q11 (line 17) step 1
+    // /nitf: q11 (line 18) step 1
     //   q11_s1_nitf: in its column's pre-register
-    // /body: q11 (line 17) step 2
+    // /body: q11 (line 18) step 2
     //   q11_s2_body: in its column's pre-register
-    // /body.content: q11 (line 17) step 3
+    // /body.content: q11 (line 18) step 3
     //   q11_s3_body_content: in its column's pre-register
-    // /table: q11 (line 17) step 4
+    // /table: q11 (line 18) step 4
     //   q11_s4_table: in its column's pre-register
-    // /tr: q11 (line 17) step 5
+    // /tr: q11 (line 18) step 5
     //   q11_s5_tr: in its column's pre-register
-    // /td: q11 (line 17) step 6
+    // /td: q11 (line 18) step 6
     reg  q11_s6_td_pre;
     wire q11_s6_td = q11_s6_td_pre;
-    // /nitf: q12 (line 18) step 1
+    // /nitf: q12 (line 19) step 1
     //   q12_s1_nitf: in its column's pre-register
-    // /head: q12 (line 18) step 2
+    // /head: q12 (line 19) step 2
     //   q12_s2_head: in its column's pre-register
-    // /pubdata: q12 (line 18) step 3
+    // /pubdata: q12 (line 19) step 3
     reg  q12_s3_pubdata_pre;
     wire q12_s3_pubdata = q12_s3_pubdata_pre;
     reg  q0_s1_nitf_m_pre0;
@@ -1080,31 +1080,31 @@ module qrtl_xpath_c0 (
     // last logic level.
     always @(posedge clk) begin
         if (ev_doc_end) begin
-            q_match[0] <= q0_s3_title_seen_next; // q0 (line 6): /nitf/head/title
-            q_match[1] <= q1_s2_p_seen_next; // q1 (line 7): //body.content//p
-            q_match[2] <= q2_s3_docdata_seen_next; // q2 (line 8): /nitf/*/docdata[@management-status="usable"]
-            q_match[3] <= q3_s1_tobject_subject_seen_next; // q3 (line 9): //tobject.subject[@tobject.subject.refnum]
+            q_match[0] <= q0_s3_title_seen_next; // q0 (line 7): /nitf/head/title
+            q_match[1] <= q1_s2_p_seen_next; // q1 (line 8): //body.content//p
+            q_match[2] <= q2_s3_docdata_seen_next; // q2 (line 9): /nitf/*/docdata[@management-status="usable"]
+            q_match[3] <= q3_s1_tobject_subject_seen_next; // q3 (line 10): //tobject.subject[@tobject.subject.refnum]
         end
     end
     always @(posedge clk) begin
         if (ev_doc_end) begin
-            q_match[4] <= q4_s3_meta_seen_next; // q4 (line 10): /nitf/head/meta[@name="author"]
-            q_match[5] <= q5_s5_hl1_seen_next; // q5 (line 11): /nitf/body/body.head/hedline/hl1
-            q_match[6] <= q6_s5_person_seen_next; // q6 (line 12): /nitf/body/body.head/byline/person
-            q_match[7] <= q7_s4_em_seen_next; // q7 (line 13): //body.content/block/p/em
+            q_match[4] <= q4_s3_meta_seen_next; // q4 (line 11): /nitf/head/meta[@name="author"]
+            q_match[5] <= q5_s5_hl1_seen_next; // q5 (line 12): /nitf/body/body.head/hedline/hl1
+            q_match[6] <= q6_s5_person_seen_next; // q6 (line 13): /nitf/body/body.head/byline/person
+            q_match[7] <= q7_s4_em_seen_next; // q7 (line 14): //body.content/block/p/em
         end
     end
     always @(posedge clk) begin
         if (ev_doc_end) begin
-            q_match[8] <= q8_s4_doc_id_seen_next; // q8 (line 14): /nitf/head/docdata/doc-id
-            q_match[9] <= q9_s4_date_issue_seen_next; // q9 (line 15): /nitf/head/docdata/date.issue
-            q_match[10] <= q10_s3_a_seen_next; // q10 (line 16): //body.end/tagline/a
-            q_match[11] <= q11_s6_td_seen_next; // q11 (line 17): /nitf/body/body.content/table/tr/td
+            q_match[8] <= q8_s4_doc_id_seen_next; // q8 (line 15): /nitf/head/docdata/doc-id
+            q_match[9] <= q9_s4_date_issue_seen_next; // q9 (line 16): /nitf/head/docdata/date.issue
+            q_match[10] <= q10_s3_a_seen_next; // q10 (line 17): //body.end/tagline/a
+            q_match[11] <= q11_s6_td_seen_next; // q11 (line 18): /nitf/body/body.content/table/tr/td
         end
     end
     always @(posedge clk) begin
         if (ev_doc_end) begin
-            q_match[12] <= q12_s3_pubdata_seen_next; // q12 (line 18): /nitf/head/pubdata
+            q_match[12] <= q12_s3_pubdata_seen_next; // q12 (line 19): /nitf/head/pubdata
         end
     end
 

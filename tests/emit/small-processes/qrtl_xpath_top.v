@@ -285,45 +285,58 @@ module qrtl_xpath_top (
     reg  [31:0] c0_contrib;
     always @(posedge clk) begin
         c0_sel1 <= h0_idx == 1'd1;
-        c0_contrib[0] <= 1'b0
-            | (c0_sel1 & u_c0_match[0]) // q0 (line 6)
-            ;
-        c0_contrib[1] <= 1'b0
-            | (c0_sel1 & u_c0_match[1]) // q1 (line 7)
-            ;
-        c0_contrib[2] <= 1'b0
-            | (c0_sel1 & u_c0_match[2]) // q2 (line 8)
-            ;
-        c0_contrib[3] <= 1'b0
-            | (c0_sel1 & u_c0_match[3]) // q3 (line 9)
-            ;
-        c0_contrib[4] <= 1'b0
-            | (c0_sel1 & u_c0_match[4]) // q4 (line 10)
-            ;
-        c0_contrib[5] <= 1'b0
-            | (c0_sel1 & u_c0_match[5]) // q5 (line 11)
-            ;
-        c0_contrib[6] <= 1'b0
-            | (c0_sel1 & u_c0_match[6]) // q6 (line 12)
-            ;
-        c0_contrib[7] <= 1'b0
-            | (c0_sel1 & u_c0_match[7]) // q7 (line 13)
-            ;
-        c0_contrib[8] <= 1'b0
-            | (c0_sel1 & u_c0_match[8]) // q8 (line 14)
-            ;
-        c0_contrib[9] <= 1'b0
-            | (c0_sel1 & u_c0_match[9]) // q9 (line 15)
-            ;
-        c0_contrib[10] <= 1'b0
-            | (c0_sel1 & u_c0_match[10]) // q10 (line 16)
-            ;
-        c0_contrib[11] <= 1'b0
-            | (c0_sel1 & u_c0_match[11]) // q11 (line 17)
-            ;
-        c0_contrib[12] <= 1'b0
-            | (c0_sel1 & u_c0_match[12]) // q12 (line 18)
-            ;
+        c0_contrib[0] <= |{
+            (c0_sel1 & u_c0_match[0]), // q0 (line 7)
+            1'b0
+        };
+        c0_contrib[1] <= |{
+            (c0_sel1 & u_c0_match[1]), // q1 (line 8)
+            1'b0
+        };
+        c0_contrib[2] <= |{
+            (c0_sel1 & u_c0_match[2]), // q2 (line 9)
+            1'b0
+        };
+        c0_contrib[3] <= |{
+            (c0_sel1 & u_c0_match[3]), // q3 (line 10)
+            1'b0
+        };
+        c0_contrib[4] <= |{
+            (c0_sel1 & u_c0_match[4]), // q4 (line 11)
+            1'b0
+        };
+        c0_contrib[5] <= |{
+            (c0_sel1 & u_c0_match[5]), // q5 (line 12)
+            1'b0
+        };
+        c0_contrib[6] <= |{
+            (c0_sel1 & u_c0_match[6]), // q6 (line 13)
+            1'b0
+        };
+        c0_contrib[7] <= |{
+            (c0_sel1 & u_c0_match[7]), // q7 (line 14)
+            1'b0
+        };
+        c0_contrib[8] <= |{
+            (c0_sel1 & u_c0_match[8]), // q8 (line 15)
+            1'b0
+        };
+        c0_contrib[9] <= |{
+            (c0_sel1 & u_c0_match[9]), // q9 (line 16)
+            1'b0
+        };
+        c0_contrib[10] <= |{
+            (c0_sel1 & u_c0_match[10]), // q10 (line 17)
+            1'b0
+        };
+        c0_contrib[11] <= |{
+            (c0_sel1 & u_c0_match[11]), // q11 (line 18)
+            1'b0
+        };
+        c0_contrib[12] <= |{
+            (c0_sel1 & u_c0_match[12]), // q12 (line 19)
+            1'b0
+        };
         c0_contrib[13] <= 1'b0
             ;
         c0_contrib[14] <= 1'b0

@@ -51,6 +51,14 @@ pub struct ProcessLimits {
     /// with the module (`expand_genblock`), and the 1024 calls of those
     /// 256 groups were 65 of the 68 s of its `hierarchy` (native).
     pub mem_groups: SplitRule,
+    /// Most terms the top writes as a chain of ORs (`a | b | ...`, one
+    /// term a line); a longer OR (a cluster's match bits at one bit
+    /// position of the result words: one term per word) is written as a
+    /// reduction, `|{a, b, ...}`, which Yosys maps as a balanced tree.
+    /// YoWASP Yosys 0.70's `abc9` export follows a chain recursively and
+    /// stops with "wasm trap: call stack exhausted" on a registered OR of
+    /// 257 terms (193 pass): a cluster of 8K queries has 256 words.
+    pub max_or_chain: usize,
 }
 
 /// When and how a list of items (registers, memory groups) is split over
@@ -88,6 +96,7 @@ impl Default for ProcessLimits {
                 piece: 1024,
             },
             mem_groups: SplitRule { max: 64, piece: 1 },
+            max_or_chain: 128,
         }
     }
 }
@@ -450,6 +459,8 @@ struct ClusterInst {
 struct ContribBit {
     bit: usize,
     terms: Vec<ContribTerm>,
+    /// Written as a reduction, not a chain (`ProcessLimits::max_or_chain`).
+    reduce: bool,
 }
 
 struct ContribTerm {
@@ -1203,6 +1214,7 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
             .map(|bit| ContribBit {
                 bit,
                 terms: Vec::new(),
+                reduce: false,
             })
             .collect();
     }
@@ -1220,6 +1232,9 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
     for c in clusters.iter_mut() {
         c.words.sort_unstable();
         c.words.dedup();
+        for b in &mut c.contrib {
+            b.reduce = b.terms.len() > config.processes.max_or_chain;
+        }
     }
     let bitmap_words = (d.queries.len() as u32).div_ceil(RESULT_WIDTH);
     let result_words = 1 + bitmap_words;
