@@ -995,10 +995,12 @@ fn cluster_template(
             c.name
         })
         .collect();
-    for n in nodes.iter().filter(|n| n.fires) {
+    // A firing node's `pre` is read here only (the template prints the
+    // expression of nodes without a register).
+    for n in nodes.iter_mut().filter(|n| n.fires) {
         pipe.push(Assign {
             lhs: format!("{}_pre", n.name),
-            rhs: n.pre.clone(),
+            rhs: std::mem::take(&mut n.pre),
         });
     }
     for (c, pre) in col_inputs.iter().zip(col_pre) {
