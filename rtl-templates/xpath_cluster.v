@@ -444,28 +444,16 @@ module {{ module }} (
             {{ prefix }}_below <= {{ prefix }}_saved;
 {%- endif %}
 {%- for g in chunk %}
-{%- match g.steps %}
-{%- when Some with (s) %}
-            {{ prefix }}_wa{{ g.idx }} <= {{ s.wa_up }};
-            {{ prefix }}_ra{{ g.idx }} <= {{ s.ra_up }};
-{%- when None %}
-            {{ prefix }}_wa{{ g.idx }} <= {{ prefix }}_up({{ prefix }}_wa{{ g.idx }}, {{ addr_width }}'d{{ g.key }});
-            {{ prefix }}_ra{{ g.idx }} <= {{ prefix }}_up({{ prefix }}_ra{{ g.idx }}, {{ addr_width }}'d{{ g.key }});
-{%- endmatch %}
+            {{ prefix }}_wa{{ g.idx }} <= {{ g.steps.wa_up }};
+            {{ prefix }}_ra{{ g.idx }} <= {{ g.steps.ra_up }};
 {%- endfor %}
         end else if (ev_close) begin
 {%- if loop.first %}
             {{ prefix }}_below <= {{ prefix }}_mem_rd;
 {%- endif %}
 {%- for g in chunk %}
-{%- match g.steps %}
-{%- when Some with (s) %}
-            {{ prefix }}_wa{{ g.idx }} <= {{ s.wa_down }};
-            {{ prefix }}_ra{{ g.idx }} <= {{ s.ra_down }};
-{%- when None %}
-            {{ prefix }}_wa{{ g.idx }} <= {{ prefix }}_down({{ prefix }}_wa{{ g.idx }}, {{ addr_width }}'d{{ g.key }});
-            {{ prefix }}_ra{{ g.idx }} <= {{ prefix }}_down({{ prefix }}_ra{{ g.idx }}, {{ addr_width }}'d{{ g.key }});
-{%- endmatch %}
+            {{ prefix }}_wa{{ g.idx }} <= {{ g.steps.wa_down }};
+            {{ prefix }}_ra{{ g.idx }} <= {{ g.steps.ra_down }};
 {%- endfor %}
         end
     end

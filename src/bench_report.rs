@@ -173,70 +173,40 @@ pub fn parse_args(args: &[String], root: &Path) -> Result<Options, String> {
             "--no-synth" => o.no_synth = true,
             "--render-only" => o.render_only = true,
             "--only" => {
-                let v = value("--only")?;
-                for id in v.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-                    if !FIGURES.iter().any(|f| f.0 == id) {
-                        return Err(format!("--only: unknown figure `{id}` (a, b, c, d, e, f)"));
-                    }
-                    o.only.push(id.to_string());
-                }
-                if o.only.is_empty() {
-                    return Err("--only: no figure named".into());
-                }
-            }
-            "--max-queries" => {
-                let v = value("--max-queries")?;
-                o.max_queries =
-                    Some(v.parse().map_err(|_| {
-                        format!("--max-queries: `{v}` is not a non-negative integer")
+                o.only
+                    .extend(list("--only", "figure", &value("--only")?, |id| {
+                        FIGURES
+                            .iter()
+                            .any(|f| f.0 == id)
+                            .then(|| id.to_string())
+                            .ok_or_else(|| format!("unknown figure `{id}` (a, b, c, d, e, f)"))
                     })?);
             }
-            "--min-queries" => {
-                let v = value("--min-queries")?;
-                o.min_queries =
-                    Some(v.parse().map_err(|_| {
-                        format!("--min-queries: `{v}` is not a non-negative integer")
-                    })?);
-            }
+            "--max-queries" => o.max_queries = Some(count("--max-queries", &value(a)?)?),
+            "--min-queries" => o.min_queries = Some(count("--min-queries", &value(a)?)?),
+            "--max-width" => o.max_width = Some(count("--max-width", &value(a)?)?),
             "--lengths" => {
-                let v = value("--lengths")?;
-                for l in v.split(',').map(str::trim).filter(|l| !l.is_empty()) {
-                    match l.parse::<usize>() {
-                        Ok(n) if QUERY_LENGTHS.contains(&n) => o.lengths.push(n),
-                        _ => {
-                            return Err(format!(
-                                "--lengths: `{l}` is not a length of fig. (a) (4, 8)"
-                            ))
+                o.lengths
+                    .extend(list("--lengths", "length", &value(a)?, |l| {
+                        match l.parse() {
+                            Ok(n) if QUERY_LENGTHS.contains(&n) => Ok(n),
+                            _ => Err(format!("`{l}` is not a length of fig. (a) (4, 8)")),
                         }
-                    }
-                }
-                if o.lengths.is_empty() {
-                    return Err("--lengths: no length named".into());
-                }
+                    })?);
             }
             "--cluster-sizes" => {
-                let v = value("--cluster-sizes")?;
-                for c in v.split(',').map(str::trim).filter(|c| !c.is_empty()) {
-                    o.cluster_sizes.push(c.parse().map_err(|_| {
-                        format!("--cluster-sizes: `{c}` is not a non-negative integer")
+                o.cluster_sizes
+                    .extend(list("--cluster-sizes", "size", &value(a)?, |c| {
+                        count_value::<usize>(c)
                     })?);
-                }
             }
             "--inputs" => {
-                let v = value("--inputs")?;
-                for i in v.split(',').map(str::trim).filter(|i| !i.is_empty()) {
-                    o.inputs.push(
-                        EventInput::ALL
-                            .into_iter()
-                            .find(|e| e.name() == i)
-                            .ok_or_else(|| {
-                                format!("--inputs: unknown input `{i}` (pipelined, broadcast)")
-                            })?,
-                    );
-                }
-                if o.inputs.is_empty() {
-                    return Err("--inputs: no input named".into());
-                }
+                o.inputs.extend(list("--inputs", "input", &value(a)?, |i| {
+                    EventInput::ALL
+                        .into_iter()
+                        .find(|e| e.name() == i)
+                        .ok_or_else(|| format!("unknown input `{i}` (pipelined, broadcast)"))
+                })?);
             }
             "--passes" => {
                 let v = value("--passes")?;
@@ -245,13 +215,6 @@ pub fn parse_args(args: &[String], root: &Path) -> Result<Options, String> {
                     "off" => false,
                     _ => return Err(format!("--passes: `{v}` is neither `on` nor `off`")),
                 });
-            }
-            "--max-width" => {
-                let v = value("--max-width")?;
-                o.max_width =
-                    Some(v.parse().map_err(|_| {
-                        format!("--max-width: `{v}` is not a non-negative integer")
-                    })?);
             }
             "--seeds" | "--xpath-seeds" => {
                 let v = value(a)?;
@@ -282,6 +245,36 @@ pub fn parse_args(args: &[String], root: &Path) -> Result<Options, String> {
         o.seeds = 1;
     }
     Ok(o)
+}
+
+/// A count given to `flag`: a non-negative integer.
+fn count<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, String> {
+    count_value(v).map_err(|e| format!("{flag}: {e}"))
+}
+
+fn count_value<T: std::str::FromStr>(v: &str) -> Result<T, String> {
+    v.parse()
+        .map_err(|_| format!("`{v}` is not a non-negative integer"))
+}
+
+/// A comma-separated list given to `flag`, each item read by `item`; an
+/// empty list is an error (`what`: the word for one item).
+fn list<T>(
+    flag: &str,
+    what: &str,
+    v: &str,
+    item: impl Fn(&str) -> Result<T, String>,
+) -> Result<Vec<T>, String> {
+    let items = v
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| item(s).map_err(|e| format!("{flag}: {e}")))
+        .collect::<Result<Vec<T>, String>>()?;
+    if items.is_empty() {
+        return Err(format!("{flag}: no {what} named"));
+    }
+    Ok(items)
 }
 
 impl Options {
@@ -629,6 +622,11 @@ mod tests {
         let o = parse_args(&args("--only b --inputs broadcast"), root).unwrap();
         assert_eq!(o.inputs, vec![EventInput::Broadcast]);
         assert!(o.bench_command("b").ends_with("--inputs broadcast"));
+        let o = parse_args(&args("--only a --only c --lengths 4 --lengths 8"), root).unwrap();
+        assert_eq!(
+            (o.only.clone(), o.lengths.clone()),
+            (vec!["a".to_string(), "c".to_string()], vec![4, 8])
+        );
         let o = parse_args(&args("--render-only"), root).unwrap();
         assert!(!o.selected("a") && !o.selected("c"));
         let o = parse_args(&args("--quick --seeds 2 --xpath-seeds 3"), root).unwrap();
@@ -646,6 +644,12 @@ mod tests {
             ("--min-queries x", "--min-queries: `x`"),
             ("--lengths 4,6", "--lengths: `6` is not a length"),
             ("--lengths ,", "no length named"),
+            ("--cluster-sizes ,", "--cluster-sizes: no size named"),
+            ("--only ,", "--only: no figure named"),
+            (
+                "--max-width 1.5",
+                "--max-width: `1.5` is not a non-negative integer",
+            ),
             ("--frobnicate", "unknown argument"),
         ] {
             let e = parse_args(&args(bad), root).unwrap_err();

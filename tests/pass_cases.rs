@@ -7,7 +7,7 @@
 //!   always last) and the stack IR dump is compared with `NAME.expected`.
 //! * `tests/emit/NAME.txt`: a query file (same flags line, which may also
 //!   split the cluster's processes: `--assigns MAX/PIECE`,
-//!   `--mem-groups MAX/PIECE`, `--max-or-chain N`, see `ProcessLimits`);
+//!   `--mem-groups MAX/PIECE`, `--max-or-chain N`, see `RtlShape`);
 //!   the full pipeline runs and the generated cluster and top Verilog are
 //!   compared with the golden files `tests/emit/NAME/*.v`.
 //!
@@ -23,7 +23,7 @@ mod common;
 
 use common::design_from_text;
 use qrtl_compiler::driver::{build_xpath_hw, XpathHw, XpathHwOptions};
-use qrtl_compiler::emit::verilog::xpath::{ProcessLimits, SplitRule};
+use qrtl_compiler::emit::verilog::xpath::{RtlShape, SplitRule};
 use qrtl_compiler::ir::xpath::{Mode, SiblingOrder};
 use qrtl_compiler::passes::registry::{stack_passes, StackPassConfig};
 use std::fs;
@@ -39,7 +39,7 @@ fn compile(path: &Path, upto: Option<&str>) -> XpathHw {
     let mut mode = Mode::Holistic;
     let mut order = SiblingOrder::Unordered;
     let mut passes = StackPassConfig::default();
-    let mut processes = ProcessLimits::default();
+    let mut shape = RtlShape::default();
     let number = |v: Option<&str>| -> usize {
         v.and_then(|v| v.parse().ok())
             .unwrap_or_else(|| panic!("{}: a number after the flag", path.display()))
@@ -65,9 +65,9 @@ fn compile(path: &Path, upto: Option<&str>) -> XpathHw {
                     }
                 }
                 "--cluster-size" => passes.cluster_size = number(it.next()),
-                "--assigns" => processes.assigns = rule(it.next()),
-                "--mem-groups" => processes.mem_groups = rule(it.next()),
-                "--max-or-chain" => processes.max_or_chain = number(it.next()),
+                "--assigns" => shape.assigns = rule(it.next()),
+                "--mem-groups" => shape.mem_groups = rule(it.next()),
+                "--max-or-chain" => shape.max_or_chain = number(it.next()),
                 "--disable-pass" => passes.disabled.push(it.next().expect("pass").to_string()),
                 "--ordered" => order = SiblingOrder::Ordered,
                 other => panic!("{}: unknown flag {other}", path.display()),
@@ -91,7 +91,7 @@ fn compile(path: &Path, upto: Option<&str>) -> XpathHw {
         &design,
         &XpathHwOptions {
             passes,
-            processes,
+            shape,
             ..XpathHwOptions::default()
         },
     )

@@ -16,7 +16,7 @@ use common::{
     design_from_text, nitf_dir, nitf_docs, random_docs, random_queries, random_twig_queries,
 };
 use qrtl_compiler::driver::{build_xpath_hw, simulate_xpath_with, XpathHw, XpathHwOptions};
-use qrtl_compiler::emit::verilog::xpath::{EventInput, ProcessLimits, SplitRule};
+use qrtl_compiler::emit::verilog::xpath::{EventInput, RtlShape, SplitRule};
 use qrtl_compiler::ir::xpath::{Mode, SiblingOrder};
 use qrtl_compiler::passes::registry::StackPassConfig;
 use qrtl_compiler::refmodel::xpath::{Engine, EngineConfig};
@@ -31,7 +31,7 @@ struct Case<'a> {
     xml: XmlConfig,
     passes: StackPassConfig,
     input: EventInput,
-    processes: ProcessLimits,
+    shape: RtlShape,
 }
 
 impl Case<'_> {
@@ -52,7 +52,7 @@ impl Case<'_> {
                 xml: self.xml,
                 passes: self.passes.clone(),
                 input: self.input,
-                processes: self.processes,
+                shape: self.shape,
             },
         )
         .unwrap_or_else(|d| panic!("{}: {}", self.name, d[0].render()));
@@ -227,7 +227,7 @@ fn nitf_simple_paths() {
         xml: XmlConfig::default(),
         passes: StackPassConfig::default(),
         input: EventInput::Pipelined,
-        processes: ProcessLimits::default(),
+        shape: RtlShape::default(),
     };
     let (hw, mut engine) = case.hw();
     let docs = nitf_docs();
@@ -267,7 +267,7 @@ fn nitf_simple_predicates_attribute_subset() {
         xml: XmlConfig::default(),
         passes: StackPassConfig::default(),
         input: EventInput::Pipelined,
-        processes: ProcessLimits::default(),
+        shape: RtlShape::default(),
     };
     let (hw, mut engine) = case.hw();
     let docs = nitf_docs();
@@ -330,7 +330,7 @@ fn random_sets_with_malformed_and_deep_documents() {
                 ..StackPassConfig::default()
             },
             input: EventInput::Pipelined,
-            processes: ProcessLimits::default(),
+            shape: RtlShape::default(),
         };
         let (hw, mut engine) = case.hw();
         let docs = random_docs(seed, 300);
@@ -369,13 +369,13 @@ fn option_grid_gives_identical_results() {
     // result registers 3 to a process, the stack memory's address
     // counters and writes one group to a process, the result words' ORs
     // as reductions.
-    let small_processes = ProcessLimits {
+    let small_shape = RtlShape {
         assigns: SplitRule { max: 0, piece: 3 },
         mem_groups: SplitRule { max: 0, piece: 1 },
         max_or_chain: 1,
     };
-    let default = ProcessLimits::default();
-    for (label, cluster_size, disabled, input, processes) in [
+    let default = RtlShape::default();
+    for (label, cluster_size, disabled, input, shape) in [
         (
             "no-compaction-no-merge",
             0,
@@ -403,7 +403,7 @@ fn option_grid_gives_identical_results() {
             0,
             all_off,
             EventInput::Pipelined,
-            small_processes,
+            small_shape,
         ),
     ] {
         let case = Case {
@@ -417,7 +417,7 @@ fn option_grid_gives_identical_results() {
                 disabled: disabled.iter().map(|s| s.to_string()).collect(),
             },
             input,
-            processes,
+            shape,
         };
         let (hw, mut engine) = case.hw();
         let run = check(
@@ -456,7 +456,7 @@ fn paths_and_pairs_modes_join_twigs_on_chip() {
                 ..StackPassConfig::default()
             },
             input: EventInput::Pipelined,
-            processes: ProcessLimits::default(),
+            shape: RtlShape::default(),
         };
         let (hw, mut engine) = case.hw();
         check(
@@ -484,7 +484,7 @@ fn icarus_agrees_on_a_small_design() {
             ..StackPassConfig::default()
         },
         input: EventInput::Pipelined,
-        processes: ProcessLimits::default(),
+        shape: RtlShape::default(),
     };
     let (hw, mut engine) = case.hw();
     let docs = random_docs(5, 24);
@@ -555,7 +555,7 @@ fn attribute_values_with_references_and_normalisation() {
         xml: XmlConfig::default(),
         passes: StackPassConfig::default(),
         input: EventInput::Pipelined,
-        processes: ProcessLimits::default(),
+        shape: RtlShape::default(),
     };
     let (hw, mut engine) = case.hw();
     let run = check(
@@ -595,7 +595,7 @@ fn nitf_suite(suite: &str, cluster_size: usize) {
             ..StackPassConfig::default()
         },
         input: EventInput::Pipelined,
-        processes: ProcessLimits::default(),
+        shape: RtlShape::default(),
     };
     let (hw, mut engine) = case.hw();
     let docs = nitf_docs();
@@ -709,7 +709,7 @@ fn random_twig_sets_every_mode_and_option() {
                 xml: XmlConfig::with_max_depth(8),
                 passes,
                 input: EventInput::Pipelined,
-                processes: ProcessLimits::default(),
+                shape: RtlShape::default(),
             };
             let (hw, mut engine) = case.hw();
             let run = check(
@@ -781,7 +781,7 @@ fn mid_run_resets_leave_no_state_behind() {
                 ..StackPassConfig::default()
             },
             input,
-            processes: ProcessLimits::default(),
+            shape: RtlShape::default(),
         };
         let (hw, mut engine) = case.hw();
         let clusters = hw

@@ -10,7 +10,7 @@ use crate::driver::{
 /// optimization (Verilator's C++ of a 1,000-twig design takes over 20
 /// minutes at -Os on two cores, under 3 at -O0).
 const LARGE_RTL_BYTES: usize = 1 << 20;
-use crate::emit::verilog::xpath::{EventInput, ProcessLimits};
+use crate::emit::verilog::xpath::{EventInput, RtlShape};
 use crate::frontend::xpath::parse_query_file;
 use crate::ir::xpath::{Design, Mode, SiblingOrder};
 use crate::lower::xpath::lower_queries;
@@ -617,7 +617,7 @@ impl HwOpts {
                 InputArg::Pipelined => EventInput::Pipelined,
                 InputArg::Broadcast => EventInput::Broadcast,
             },
-            processes: ProcessLimits::default(),
+            shape: RtlShape::default(),
         })
     }
 }

@@ -3,9 +3,7 @@
 //! each stage stays in its own module.
 
 use crate::diag::Diagnostic;
-use crate::emit::verilog::xpath::{
-    emit_xpath, EventInput, ProcessLimits, XpathRtl, XpathRtlConfig,
-};
+use crate::emit::verilog::xpath::{emit_xpath, EventInput, RtlShape, XpathRtl, XpathRtlConfig};
 use crate::ir::stacks::StackDesign;
 use crate::ir::xpath::Design;
 use crate::lower::stacks::{lower_stacks, StackLowerConfig};
@@ -19,8 +17,8 @@ pub struct XpathHwOptions {
     pub passes: StackPassConfig,
     /// How the parser's events reach the clusters.
     pub input: EventInput,
-    /// Sizes of the clusters' clocked processes.
-    pub processes: ProcessLimits,
+    /// Sizes of the clusters' processes and the top's ORs (`RtlShape`).
+    pub shape: RtlShape,
 }
 
 /// A compiled XPath design.
@@ -64,7 +62,7 @@ pub fn build_xpath_hw(
         &XpathRtlConfig {
             name_stack_bytes: opts.xml.name_stack_bytes,
             input: opts.input,
-            processes: opts.processes,
+            shape: opts.shape,
         },
     );
     Ok(XpathHw {

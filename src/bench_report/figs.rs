@@ -223,7 +223,7 @@ pub fn fig_a(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
          one cluster, no prefix sharing, no column compaction), synthesized for area with Yosys \
          `synth_xilinx -family xc6v` through `qrtl synth`. LUT-eq per query node = LUT-eq / \
          (steps of all queries). From 512 queries on, the passes-off cluster is over the \
-         emitter's process limits (`ProcessLimits`: more than 8192 pipeline registers or 64 \
+         emitter's process limits (`RtlShape`: more than 8192 pipeline registers or 64 \
          stack-memory groups), so its registers are assigned in smaller `always` blocks; that \
          changes how long Yosys takes, not the logic."
             .into(),

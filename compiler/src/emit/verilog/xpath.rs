@@ -23,19 +23,22 @@ pub struct XpathRtlConfig {
     pub name_stack_bytes: u32,
     /// How the parser's event stream reaches the clusters.
     pub input: EventInput,
-    /// How many registers one clocked process of a cluster may assign.
-    pub processes: ProcessLimits,
+    /// How large a process or an OR of the emitted text may grow before
+    /// it is written in smaller pieces (for synthesis front ends).
+    pub shape: RtlShape,
 }
 
-/// Sizes of a cluster's clocked processes (`always` blocks). Synthesis front
-/// ends take time growing with the square of a process's size (Yosys: AST
-/// to RTLIL, then `proc_mux`), so a process over a limit is split into
-/// small ones. The limits are high enough that clustered designs (256
-/// queries a cluster, lengths up to 8, or 2K queries of length 4 in one
-/// cluster) keep one process per concern, which reads best; tests set them
-/// low to simulate the split form.
+/// How the emitted text is cut for synthesis front ends: the sizes of a
+/// cluster's clocked processes (`always` blocks) and of the top's ORs. The
+/// logic is the same either way. Front ends take time growing with the
+/// square of a process's size (Yosys: AST to RTLIL, then `proc_mux`), so a
+/// process over a limit is split into small ones; a long OR chain is
+/// written as a reduction. The limits are high enough that clustered
+/// designs (256 queries a cluster, lengths up to 8, or 2K queries of
+/// length 4 in one cluster) keep one process per concern and their chains,
+/// which read best; tests set them low to simulate the other form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ProcessLimits {
+pub struct RtlShape {
     /// The pipeline registers (`_ctx`, `_pre`) and the result bits
     /// (`q_match`), counted in registers. One process of the 16K pipeline
     /// registers of 2K passes-off queries took ~5 s more of native Yosys
@@ -88,9 +91,9 @@ impl SplitRule {
     }
 }
 
-impl Default for ProcessLimits {
+impl Default for RtlShape {
     fn default() -> Self {
-        ProcessLimits {
+        RtlShape {
             assigns: SplitRule {
                 max: 8192,
                 piece: 1024,
@@ -319,17 +322,46 @@ struct MemGroup {
     key: u64,
     /// The read address's reset value: (2^addr_width - 2) ^ key.
     ra_reset: u64,
-    /// The counters' steps written out (in clusters whose groups are split
-    /// over processes); `None`: calls of the cluster's `_up`/`_down`.
-    steps: Option<GroupSteps>,
+    /// The counters' next values on a push (up) and a close (down).
+    steps: GroupSteps,
 }
 
 /// A group's address counters stepped up and down, as expressions.
+#[derive(Default)]
 struct GroupSteps {
     wa_up: String,
     wa_down: String,
     ra_up: String,
     ra_down: String,
+}
+
+/// How a cluster's counter steps are written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum StepForm {
+    /// Calls of the cluster's `_up`/`_down` functions.
+    Calls,
+    /// Written out per counter ([`keyed_step`]): no function to inline.
+    WrittenOut,
+}
+
+impl GroupSteps {
+    /// The steps of group `g`'s counters in cluster `p`.
+    fn new(p: &str, g: &MemGroup, addr_width: u32, form: StepForm) -> GroupSteps {
+        let step = |reg: &str, dir: &str| -> String {
+            let up = dir == "up";
+            match form {
+                StepForm::Calls => format!("{p}_{dir}({reg}, {addr_width}'d{})", g.key),
+                StepForm::WrittenOut => keyed_step(reg, g.key, addr_width, up),
+            }
+        };
+        let (wa, ra) = (format!("{p}_wa{}", g.idx), format!("{p}_ra{}", g.idx));
+        GroupSteps {
+            wa_up: step(&wa, "up"),
+            wa_down: step(&wa, "down"),
+            ra_up: step(&ra, "up"),
+            ra_down: step(&ra, "down"),
+        }
+    }
 }
 
 /// `reg` stepped up (or down) by one in the keyed count: `reg ^ key` counts,
@@ -369,7 +401,7 @@ fn mem_groups(full_width: usize, addr_width: u32) -> Vec<MemGroup> {
                 hi: ((g + 1) * MEM_GROUP_BITS).min(full_width) - 1,
                 key,
                 ra_reset: ((mask - 1) & mask) ^ key,
-                steps: None,
+                steps: GroupSteps::default(),
             }
         })
         .collect()
@@ -459,7 +491,7 @@ struct ClusterInst {
 struct ContribBit {
     bit: usize,
     terms: Vec<ContribTerm>,
-    /// Written as a reduction, not a chain (`ProcessLimits::max_or_chain`).
+    /// Written as a reduction, not a chain (`RtlShape::max_or_chain`).
     reduce: bool,
 }
 
@@ -637,12 +669,7 @@ fn clog2(n: u64) -> u32 {
     64 - n.saturating_sub(1).leading_zeros()
 }
 
-fn cluster_template(
-    d: &StackDesign,
-    k: usize,
-    cl: &Cluster,
-    limits: &ProcessLimits,
-) -> ClusterTemplate {
+fn cluster_template(d: &StackDesign, k: usize, cl: &Cluster, limits: &RtlShape) -> ClusterTemplate {
     let p = cl.name.clone();
     let members = cl.column_members();
     // Tag decoder over the tags this cluster's nodes test or read.
@@ -1074,19 +1101,15 @@ fn cluster_template(
     // so the address is exactly the low bits of the stack pointer.
     let addr_width = clog2(u64::from(d.max_depth)).max(1);
     // Groups split over processes are stepped without function calls
-    // (`ProcessLimits::mem_groups`).
+    // (`RtlShape::mem_groups`).
     let mut groups = mem_groups(row_width + m.width, addr_width);
-    let inline_steps = groups.len() > limits.mem_groups.max;
-    if inline_steps {
-        for g in &mut groups {
-            let (wa, ra) = (format!("{p}_wa{}", g.idx), format!("{p}_ra{}", g.idx));
-            g.steps = Some(GroupSteps {
-                wa_up: keyed_step(&wa, g.key, addr_width, true),
-                wa_down: keyed_step(&wa, g.key, addr_width, false),
-                ra_up: keyed_step(&ra, g.key, addr_width, true),
-                ra_down: keyed_step(&ra, g.key, addr_width, false),
-            });
-        }
+    let form = if groups.len() > limits.mem_groups.max {
+        StepForm::WrittenOut
+    } else {
+        StepForm::Calls
+    };
+    for g in &mut groups {
+        g.steps = GroupSteps::new(&p, g, addr_width, form);
     }
     let mem_chunks = limits.mem_groups.split(groups);
     ClusterTemplate {
@@ -1124,7 +1147,7 @@ fn cluster_template(
         full_width: row_width + m.width,
         mem_group_bits: MEM_GROUP_BITS,
         mem_groups_piece: limits.mem_groups.piece,
-        inline_steps,
+        inline_steps: form == StepForm::WrittenOut,
         mem_chunks,
         counted_assigns: m.counted_assigns,
         pops: m.pops,
@@ -1176,7 +1199,7 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
     // after the previous one (no regrowing of ~0.5 MB texts).
     let mut last_len = 0usize;
     for (k, cl) in d.clusters.iter().enumerate() {
-        let t = cluster_template(d, k, cl, &config.processes);
+        let t = cluster_template(d, k, cl, &config.shape);
         clusters.push(ClusterInst {
             module: t.module.clone(),
             inst: format!("u_{}", cl.name),
@@ -1235,7 +1258,7 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
         c.words.sort_unstable();
         c.words.dedup();
         for b in &mut c.contrib {
-            b.reduce = b.terms.len() > config.processes.max_or_chain;
+            b.reduce = b.terms.len() > config.shape.max_or_chain;
         }
     }
     let bitmap_words = (d.queries.len() as u32).div_ceil(RESULT_WIDTH);
