@@ -445,14 +445,19 @@ fn intro(o: &Options) -> Vec<String> {
              Synthesis: Yosys `synth_xilinx -family xc6v` for area (LUT-eq counts each distributed-RAM \
              primitive as the LUTs it occupies), Yosys `synth_ecp5` (LUT mapping with ABC's `&if -t`: \
              each register's cone at its own best depth) + nextpnr-ecp5 (LFE5U-85F, CABGA381, \
-             speed 6) for Fmax, the median over the place-and-route seeds — all through `qrtl synth`. \
-             Each synthesis point is cached in `bench/data/synth-points.json` by SHA-256 of its RTL, \
-             target, mapping script and seed count; the tables say whether a point was measured in this run or taken \
+             speed 6) for Fmax, the median over the place-and-route seeds — all through `qrtl synth` \
+             with the pinned YoWASP builds of `make deps-synth` (a table says when a point used another \
+             build). A design that declares more than {} memories has them mapped in a module of their \
+             own (`qrtl synth --memory-module-above`; Yosys's `memory_libmap` takes time growing with \
+             memories × module size in one module). Each synthesis point is cached in \
+             `bench/data/synth-points.json` by SHA-256 of its RTL, target, mapping script, memory \
+             mapping and seed count; the tables say whether a point was measured in this run or taken \
              from the cache, and when it was measured.",
             cpu,
             std::thread::available_parallelism().map_or(1, |n| n.get()),
             now_stamp(),
-            if o.quick { " with `--quick`" } else { "" }
+            if o.quick { " with `--quick`" } else { "" },
+            qrtl_compiler::synth::MEMORY_MODULE_ABOVE,
         ),
         "Synthetic path queries (`qrtl_compiler::workload::synthetic_path_queries`): each step `/` or \
          (15%) `//`, name `*` (15%) or one of 200 tags `t0`…`t199`, the given number of steps; the \

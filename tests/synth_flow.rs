@@ -155,6 +155,48 @@ fn xilinx_area_of_an_xpath_project_counts_luts_ffs_and_lutram() {
 }
 
 #[test]
+fn memories_mapped_in_their_own_module_become_the_same_primitives() {
+    if !have(ToolKind::Yosys) {
+        return;
+    }
+    // The news design declares a handful of memories: in place by
+    // default, in a module of their own when the limit is below that.
+    let dir = news_project("xc7-memory-module");
+    let in_place = synth(&dir, &["--target", "xc7", "--quiet"]);
+    let c_in_place = cells(&dir, "xc7", None);
+    let detail = |dir: &Path| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.join("build/synth-xc7.json")).unwrap())
+            .unwrap()
+    };
+    assert_eq!(detail(&dir)["memory_mapping"], "in place");
+    let apart = synth(
+        &dir,
+        &["--target", "xc7", "--quiet", "--memory-module-above", "0"],
+    );
+    assert_eq!(detail(&dir)["memory_mapping"], "own module");
+    let script = std::fs::read_to_string(dir.join("build/qrtl_synth_xc7.ys")).unwrap();
+    assert!(script.contains("submod -name qrtl_memories"), "{script}");
+    let c_apart = cells(&dir, "xc7", None);
+    // The memories' primitives and every register are the same; no
+    // submodule is left; the LUTs are ABC's, within a few.
+    for kind in ["RAM32M", "RAMB18E1", "FDRE", "FDSE"] {
+        assert_eq!(c_apart.get(kind), c_in_place.get(kind), "{kind}");
+    }
+    assert_eq!(in_place["lutram"], apart["lutram"]);
+    assert_eq!(in_place["ffs"], apart["ffs"]);
+    let (a, b) = (
+        in_place["luts"].as_f64().unwrap(),
+        apart["luts"].as_f64().unwrap(),
+    );
+    assert!((a - b).abs() <= 0.02 * a, "LUTs {a} in place, {b} apart");
+    assert!(
+        !c_apart.keys().any(|k| k.contains("qrtl_memories")),
+        "{c_apart:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn ecp5_fmax_is_the_median_of_the_seeds_of_the_wrapped_core() {
     if !have(ToolKind::Yosys) || !have(ToolKind::NextpnrEcp5) {
         return;

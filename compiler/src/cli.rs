@@ -66,7 +66,8 @@ lut_eq = luts + lutram; bram: block RAM tiles (Xilinx 36 Kbit, a RAMB18
 counts 0.5; ECP5 18 Kbit EBR; iCE40 4 Kbit); fmax_mhz: median over the
 seeds of nextpnr's Fmax, the core wrapped in registers on every port
 (build/qrtl_ooc.v). Logs, scripts and build/synth-TARGET.json (cell counts,
-every seed) are written to DIR/build.
+every seed) are written to DIR/build. A design of more than
+--memory-module-above memories has them mapped in a module of their own.
 
 Tools: $QRTL_YOSYS / $QRTL_NEXTPNR_ECP5 / $QRTL_NEXTPNR_ICE40, else the
 pinned YoWASP builds in the venv `make deps-synth` creates (.venv-synth, or
@@ -93,6 +94,11 @@ struct SynthArgs {
     /// after this many minutes, and fail [default: no limit].
     #[arg(long, value_name = "MINUTES", value_parser = crate::synth::parse_minutes)]
     time_limit: Option<std::time::Duration>,
+    /// Map the memories in a module of their own when the design declares
+    /// more than N (Yosys maps the memories of one module in time growing
+    /// with their number times the module's size).
+    #[arg(long, value_name = "N", default_value_t = crate::synth::MEMORY_MODULE_ABOVE)]
+    memory_module_above: usize,
     /// No progress lines on stderr.
     #[arg(long, short)]
     quiet: bool,
@@ -134,6 +140,7 @@ fn synth(args: &SynthArgs) -> i32 {
     opts.freq_mhz = args.freq_mhz;
     opts.progress = !args.quiet;
     opts.time_limit = args.time_limit;
+    opts.memory_module_above = args.memory_module_above;
     match synthesize(&args.dir, &opts) {
         Ok(r) => {
             println!(

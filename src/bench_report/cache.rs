@@ -2,6 +2,7 @@
 //! per (RTL, target, seeds), keyed by SHA-256 so that a point whose RTL has
 //! not changed is taken from the file instead of being synthesized again.
 
+use qrtl_compiler::synth::{MemoryMapping, MEMORY_MODULE_ABOVE};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -35,6 +36,11 @@ pub struct CachedPoint {
     /// When it was measured, `YYYY-MM-DD HH:MM UTC`.
     pub measured: String,
     pub data: PointData,
+    /// The tools of the flow that were not YoWASP builds, as `yosys: PATH`
+    /// (`SynthReport::native_tools`); empty: the YoWASP builds (`make
+    /// deps-synth`), which every point without this field used.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub native_tools: Vec<String>,
 }
 
 /// A point whose flow was stopped at the run's time limit (a design
@@ -107,11 +113,28 @@ pub fn key_seeds(target: &str, seeds: u32) -> u32 {
 /// core in (part of the key of every place-and-route point).
 const OOC_WRAPPER: &str = include_str!("../../rtl-templates/synth_ooc.v");
 
+/// How `qrtl synth` with its defaults maps the memories of this RTL.
+pub fn memory_mapping(rtl: &[(String, Vec<u8>)]) -> MemoryMapping {
+    let texts: Vec<std::borrow::Cow<str>> = rtl
+        .iter()
+        .map(|(_, t)| String::from_utf8_lossy(t))
+        .collect();
+    MemoryMapping::for_design(texts.iter().map(|t| &**t), MEMORY_MODULE_ABOVE)
+}
+
 /// The cache key: SHA-256 over every RTL file (name and contents, in
 /// `files.f` order, each length-prefixed so no two lists hash alike), the
-/// target name, the place-and-route wrapper, the ECP5 LUT-mapping script
-/// and the seed count, as lowercase hex.
-pub fn point_key(rtl: &[(String, Vec<u8>)], target: &str, seeds: u32) -> String {
+/// target name, the place-and-route wrapper, the ECP5 LUT-mapping script,
+/// whether the memories are mapped in a module of their own (a design over
+/// `qrtl synth`'s default `--memory-module-above`: the points measured
+/// before that flow existed mapped them in place) and the seed count, as
+/// lowercase hex.
+pub fn point_key(
+    rtl: &[(String, Vec<u8>)],
+    target: &str,
+    seeds: u32,
+    memories: MemoryMapping,
+) -> String {
     let mut h = Sha256::new();
     h.update(b"qrtl-bench-report synth point v1\0");
     for (name, text) in rtl {
@@ -132,6 +155,9 @@ pub fn point_key(rtl: &[(String, Vec<u8>)], target: &str, seeds: u32) -> String 
     if target == "ecp5" {
         h.update(b"\0abc9\0");
         h.update(qrtl_compiler::synth::ECP5_ABC9_SCRIPT.as_bytes());
+    }
+    if memories == MemoryMapping::OwnModule {
+        h.update(b"\0memories in their own module\0");
     }
     h.update(b"\0seeds\0");
     h.update(key_seeds(target, seeds).to_le_bytes());
@@ -210,28 +236,48 @@ mod tests {
         // Python's hashlib over the same byte layout.) An area-only
         // target's key has no wrapper in it.
         assert_eq!(
-            point_key(&rtl(), "xc6v", 0),
+            point_key(&rtl(), "xc6v", 0, MemoryMapping::InPlace),
             "5df77e927ac23371e47d35560d97f97aa527dcad2c914da5f0774f2345cabb35"
         );
     }
 
     #[test]
     fn key_depends_on_rtl_order_target_and_seeds() {
-        let base = point_key(&rtl(), "ecp5", 3);
+        let base = point_key(&rtl(), "ecp5", 3, MemoryMapping::InPlace);
         let mut swapped = rtl();
         swapped.swap(0, 1);
-        assert_ne!(point_key(&swapped, "ecp5", 3), base);
+        assert_ne!(point_key(&swapped, "ecp5", 3, MemoryMapping::InPlace), base);
         let mut edited = rtl();
         edited[1].1.push(b' ');
-        assert_ne!(point_key(&edited, "ecp5", 3), base);
-        assert_ne!(point_key(&rtl(), "ice40", 3), base);
-        assert_ne!(point_key(&rtl(), "ecp5", 1), base);
+        assert_ne!(point_key(&edited, "ecp5", 3, MemoryMapping::InPlace), base);
+        assert_ne!(point_key(&rtl(), "ice40", 3, MemoryMapping::InPlace), base);
+        assert_ne!(point_key(&rtl(), "ecp5", 1, MemoryMapping::InPlace), base);
         // Name/contents boundaries are length-prefixed.
         let a = vec![("ab".to_string(), b"c".to_vec())];
         let b = vec![("a".to_string(), b"bc".to_vec())];
-        assert_ne!(point_key(&a, "xc6v", 0), point_key(&b, "xc6v", 0));
+        assert_ne!(
+            point_key(&a, "xc6v", 0, MemoryMapping::InPlace),
+            point_key(&b, "xc6v", 0, MemoryMapping::InPlace)
+        );
+        // A design whose memories are mapped in a module of their own is
+        // another point than the same RTL mapped in place.
+        assert_ne!(
+            point_key(&rtl(), "xc6v", 0, MemoryMapping::OwnModule),
+            point_key(&rtl(), "xc6v", 0, MemoryMapping::InPlace)
+        );
+        assert_eq!(memory_mapping(&rtl()), MemoryMapping::InPlace);
+        let many: Vec<(String, Vec<u8>)> = vec![(
+            "rtl/m.v".into(),
+            "    reg [31:0] m [0:63];\n"
+                .repeat(MEMORY_MODULE_ABOVE + 1)
+                .into_bytes(),
+        )];
+        assert_eq!(memory_mapping(&many), MemoryMapping::OwnModule);
         // Area-only targets ignore the seed count.
-        assert_eq!(point_key(&rtl(), "xc6v", 1), point_key(&rtl(), "xc6v", 3));
+        assert_eq!(
+            point_key(&rtl(), "xc6v", 1, MemoryMapping::InPlace),
+            point_key(&rtl(), "xc6v", 3, MemoryMapping::InPlace)
+        );
     }
 
     #[test]
@@ -241,7 +287,7 @@ mod tests {
         assert_eq!(SynthCache::load(&path).unwrap(), SynthCache::default());
         let mut c = SynthCache::default();
         c.points.insert(
-            point_key(&rtl(), "ecp5", 3),
+            point_key(&rtl(), "ecp5", 3, MemoryMapping::InPlace),
             CachedPoint {
                 label: "rice N=32".into(),
                 target: "ecp5".into(),
@@ -257,10 +303,20 @@ mod tests {
                     fmax_seeds: vec![150.0, 151.5, 160.0],
                     seconds: 12.0,
                 },
+                native_tools: vec!["yosys: /usr/bin/yosys".into()],
             },
         );
         c.save(&path).unwrap();
         assert_eq!(SynthCache::load(&path).unwrap(), c);
+        // A point written before the field existed used the YoWASP builds;
+        // one that used them writes no field.
+        let mut old = c.clone();
+        let p = old.points.values_mut().next().unwrap();
+        p.native_tools.clear();
+        old.save(&path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains("native_tools"), "{text}");
+        assert_eq!(SynthCache::load(&path).unwrap(), old);
         std::fs::write(&path, "{\"points\": [1,").unwrap();
         let e = SynthCache::load(&path).unwrap_err();
         assert!(e.contains("points.json:1:"), "{e}");

@@ -1,7 +1,7 @@
 //! The six figures: each measures (or takes synthesis points from the
 //! cache) and returns a [`Figure`]: charts, table, commands, notes.
 
-use crate::cache::{now_stamp, project_rtl, PointData};
+use crate::cache::{memory_mapping, now_stamp, project_rtl, PointData};
 use crate::md::{Figure, Table};
 use crate::plot::{Chart, HLine, Series};
 use crate::synth_points::{Outcome, Runner};
@@ -21,6 +21,7 @@ use qrtl_compiler::project::write_project;
 use qrtl_compiler::refmodel::rice::{BitOrder, RiceConfig, Unary};
 use qrtl_compiler::refmodel::xpath::{Engine, EngineConfig};
 use qrtl_compiler::synth::Target;
+use qrtl_compiler::synth::{count_memories, MemoryMapping, MEMORY_MODULE_ABOVE};
 use qrtl_compiler::workload::{
     generate_docs, generate_queries, query_file, synthetic_path_queries, DocGenConfig,
     QueryGenConfig, SyntheticPathConfig, Vocab,
@@ -218,15 +219,17 @@ pub fn fig_a(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
     };
     let mut f = figure(
         "a",
-        "Synthetic path queries of 4 and 8 steps compiled with every stack pass on (default \
+        format!("Synthetic path queries of 4 and 8 steps compiled with every stack pass on (default \
          options, `--cluster-size 256`) and with every stack pass off (`--disable-pass` for each: \
          one cluster, no prefix sharing, no column compaction), synthesized for area with Yosys \
          `synth_xilinx -family xc6v` through `qrtl synth`. LUT-eq per query node = LUT-eq / \
          (steps of all queries). From 512 queries on, the passes-off cluster is over the \
          emitter's process limits (`RtlShape`: more than 8192 pipeline registers or 64 \
          stack-memory groups), so its registers are assigned in smaller `always` blocks; that \
-         changes how long Yosys takes, not the logic."
-            .into(),
+         changes how long Yosys takes, not the logic. Memories: the memories the RTL declares \
+         (stack-memory groups of up to 32 row bits, the parser's name stack); a design with \
+         more than {MEMORY_MODULE_ABOVE} has them mapped in a module of their own (`own module`), the same \
+         primitives in less Yosys time."),
     );
     f.table = Table::new(&[
         ">queries",
@@ -235,6 +238,7 @@ pub fn fig_a(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
         ">query nodes",
         ">columns after passes",
         ">clusters",
+        ">memories",
         ">LUT-eq",
         ">LUT-eq / node",
         ">FFs",
@@ -314,6 +318,7 @@ pub fn fig_a(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
                     nodes.to_string(),
                     p.columns.to_string(),
                     p.clusters.to_string(),
+                    memories_cell(Path::new(&p.dir)),
                 ]);
                 match synth.point(&name, Path::new(&p.dir), Target::Xc6v, 0, skip.as_deref()) {
                     Outcome::Done(d, src) => {
@@ -344,6 +349,22 @@ pub fn fig_a(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
     );
     f.charts.push(c);
     Ok(f)
+}
+
+/// The memories a project's RTL declares, and `own module` when `qrtl
+/// synth` maps them in a module of their own.
+fn memories_cell(dir: &Path) -> String {
+    let Ok(rtl) = project_rtl(dir) else {
+        return String::new();
+    };
+    let n: usize = rtl
+        .iter()
+        .map(|(_, t)| count_memories(&String::from_utf8_lossy(t)))
+        .sum();
+    match memory_mapping(&rtl) {
+        MemoryMapping::OwnModule => format!("{n} (own module)"),
+        MemoryMapping::InPlace => n.to_string(),
+    }
 }
 
 // ---------------------------------------------------------------------------

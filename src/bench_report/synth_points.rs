@@ -2,7 +2,8 @@
 //! (one at a time, `jobs: 1`), through the cache of `cache.rs`.
 
 use crate::cache::{
-    key_seeds, now_stamp, point_key, project_rtl, CachedPoint, PointData, StoppedPoint, SynthCache,
+    key_seeds, memory_mapping, now_stamp, point_key, project_rtl, CachedPoint, PointData,
+    StoppedPoint, SynthCache,
 };
 use crate::Options;
 use qrtl_compiler::synth::{synthesize, SynthOptions, Target};
@@ -14,20 +15,39 @@ const MAX_SEEDS: u32 = 8;
 
 /// Where a point's figures come from.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Source {
-    /// Synthesized by this run.
-    Measured(String),
-    /// Taken from the cache (measured at that date).
-    Cached(String),
+pub struct Source {
+    /// Synthesized by this run; else taken from the cache.
+    pub this_run: bool,
+    /// When it was measured, `YYYY-MM-DD HH:MM UTC`.
+    pub measured: String,
+    /// The tools of its flow that were not YoWASP builds
+    /// ([`CachedPoint::native_tools`]).
+    pub native_tools: Vec<String>,
 }
 
 impl Source {
+    fn of(p: &CachedPoint, this_run: bool) -> Source {
+        Source {
+            this_run,
+            measured: p.measured.clone(),
+            native_tools: p.native_tools.clone(),
+        }
+    }
+
     /// The table cell.
     pub fn cell(&self) -> String {
-        match self {
-            Source::Measured(d) => format!("measured {d}"),
-            Source::Cached(d) => format!("cache ({d})"),
+        let mut c = if self.this_run {
+            format!("measured {}", self.measured)
+        } else {
+            format!("cache ({})", self.measured)
+        };
+        if !self.native_tools.is_empty() {
+            c.push_str(&format!(
+                "; not the pinned YoWASP build: {}",
+                self.native_tools.join(", ")
+            ));
         }
+        c
     }
 }
 
@@ -91,24 +111,25 @@ impl Runner {
             Err(e) => return Outcome::NotMeasured(format!("project unreadable: {e}")),
         };
         let seeds = key_seeds(target.name(), seeds);
-        let key = point_key(&rtl, target.name(), seeds);
+        let memories = memory_mapping(&rtl);
+        let key = point_key(&rtl, target.name(), seeds, memories);
         // A point measured with more seeds than asked for answers too, and
         // the one with the most seeds is taken (its median is the surer);
         // area-only targets (0 seeds) have the one key.
         let most = if seeds == 0 { 0 } else { MAX_SEEDS.max(seeds) };
         if let Some(p) = (seeds..=most)
             .rev()
-            .map(|s| point_key(&rtl, target.name(), s))
+            .map(|s| point_key(&rtl, target.name(), s, memories))
             .find_map(|k| self.cache.points.get(&k))
         {
             eprintln!("   {label} {target}: from the cache ({})", p.measured);
-            return Outcome::Done(p.data.clone(), Source::Cached(p.measured.clone()));
+            return Outcome::Done(p.data.clone(), Source::of(p, false));
         }
         // A flow stopped at a time limit answers unless this run allows
         // it longer (a run with no limit, or a longer one, tries again).
         if let Some(st) = (seeds..=most)
             .rev()
-            .map(|s| point_key(&rtl, target.name(), s))
+            .map(|s| point_key(&rtl, target.name(), s, memories))
             .find_map(|k| self.cache.stopped.get(&k))
         {
             let retry = !self.no_synth
@@ -154,25 +175,24 @@ impl Runner {
                     fmax_seeds: r.fmax_seeds.clone(),
                     seconds: r.seconds,
                 };
-                let measured = now_stamp();
+                let point = CachedPoint {
+                    label: label.to_string(),
+                    target: target.name().to_string(),
+                    seeds,
+                    measured: now_stamp(),
+                    data: data.clone(),
+                    native_tools: r.native_tools.clone(),
+                };
+                let source = Source::of(&point, true);
                 self.cache.stopped.remove(&key);
-                self.cache.points.insert(
-                    key,
-                    CachedPoint {
-                        label: label.to_string(),
-                        target: target.name().to_string(),
-                        seeds,
-                        measured: measured.clone(),
-                        data: data.clone(),
-                    },
-                );
+                self.cache.points.insert(key, point);
                 self.measured_now += 1;
                 self.save();
                 eprintln!(
                     "   {label} {target}: {} LUT-eq, Fmax {:?} MHz, {:.0} s",
                     data.lut_eq, data.fmax_mhz, data.seconds
                 );
-                Outcome::Done(data, Source::Measured(measured))
+                Outcome::Done(data, source)
             }
             Err(qrtl_compiler::synth::SynthError::TimeLimit { what, limit, .. }) => {
                 let st = StoppedPoint {
@@ -246,6 +266,7 @@ fn stopped_text(st: &StoppedPoint) -> String {
 mod tests {
     use super::*;
     use crate::cache::{utc_stamp, CachedPoint};
+    use qrtl_compiler::synth::MemoryMapping;
 
     /// A scratch directory holding a one-module project: (scratch
     /// directory, project, its RTL as the cache keys it).
@@ -275,13 +296,14 @@ mod tests {
         };
         let mut cache = SynthCache::default();
         cache.points.insert(
-            point_key(&rtl, "ecp5", 3),
+            point_key(&rtl, "ecp5", 3, MemoryMapping::InPlace),
             CachedPoint {
                 label: "top".into(),
                 target: "ecp5".into(),
                 seeds: 3,
                 measured: utc_stamp(0),
                 data: data.clone(),
+                native_tools: vec!["nextpnr-ecp5: /usr/bin/nextpnr-ecp5".into()],
             },
         );
         // The same RTL with one seed: asked for one, the 3-seed point still
@@ -292,13 +314,14 @@ mod tests {
             ..data.clone()
         };
         cache.points.insert(
-            point_key(&rtl, "ecp5", 1),
+            point_key(&rtl, "ecp5", 1, MemoryMapping::InPlace),
             CachedPoint {
                 label: "top".into(),
                 target: "ecp5".into(),
                 seeds: 1,
                 measured: utc_stamp(60),
                 data: one_seed,
+                native_tools: Vec::new(),
             },
         );
         let out = tmp.join("bench");
@@ -317,8 +340,24 @@ mod tests {
         for seeds in [1, 3] {
             assert_eq!(
                 r.point("top", &proj, Target::Ecp5, seeds, Some("skipped")),
-                Outcome::Done(data.clone(), Source::Cached(utc_stamp(0)))
+                Outcome::Done(
+                    data.clone(),
+                    Source {
+                        this_run: false,
+                        measured: utc_stamp(0),
+                        native_tools: vec!["nextpnr-ecp5: /usr/bin/nextpnr-ecp5".into()],
+                    }
+                )
             );
+        }
+        // The table says which tool was not the pinned build.
+        match r.point("top", &proj, Target::Ecp5, 3, None) {
+            Outcome::Done(_, src) => assert_eq!(
+                src.cell(),
+                "cache (1970-01-01 00:00 UTC); not the pinned YoWASP build: \
+                 nextpnr-ecp5: /usr/bin/nextpnr-ecp5"
+            ),
+            other => panic!("{other:?}"),
         }
         // Asked for more seeds than measured, or another target: not in the
         // cache, and --no-synth runs nothing.
@@ -345,7 +384,7 @@ mod tests {
         let (tmp, proj, rtl) = tiny_project("s");
         let mut cache = SynthCache::default();
         cache.stopped.insert(
-            point_key(&rtl, "ecp5", 1),
+            point_key(&rtl, "ecp5", 1, MemoryMapping::InPlace),
             StoppedPoint {
                 label: "top".into(),
                 target: "ecp5".into(),

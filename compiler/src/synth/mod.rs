@@ -13,6 +13,13 @@
 //! - `ice40`: Yosys `synth_ice40`, then nextpnr-ice40 on the iCE40HX8K
 //!   (CT256) once per seed.
 //!
+//! A design with more memories than [`MEMORY_MODULE_ABOVE`] has them
+//! mapped in a module of their own ([`MemoryMapping::OwnModule`]): Yosys'
+//! `memory_libmap` rebuilds its index of the whole module after each memory
+//! it maps, so in one flattened module its time grows with memories times
+//! module size (about 25 minutes for the 1,024 memories of 8K passes-off
+//! length-4 queries).
+//!
 //! For place and route the core is wrapped out of context
 //! (`rtl-templates/synth_ooc.v`): registers on every port, four pins. The
 //! area figures are the core's own (its instance keeps its hierarchy).
@@ -109,6 +116,9 @@ pub struct SynthOptions {
     /// seed); a run still going is stopped and the flow fails with
     /// [`SynthError::TimeLimit`]. `None`: no limit.
     pub time_limit: Option<std::time::Duration>,
+    /// Map the memories in a module of their own when the design declares
+    /// more than this many ([`MemoryMapping`]).
+    pub memory_module_above: usize,
 }
 
 impl SynthOptions {
@@ -120,8 +130,67 @@ impl SynthOptions {
             freq_mhz: None,
             progress: false,
             time_limit: None,
+            memory_module_above: MEMORY_MODULE_ABOVE,
         }
     }
+}
+
+/// The default of [`SynthOptions::memory_module_above`]. Below it the flow
+/// is the synthesis command alone, as the figures measured before it were.
+pub const MEMORY_MODULE_ABOVE: usize = 512;
+
+/// Where Yosys maps a design's memories to RAM primitives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemoryMapping {
+    /// In the flattened design, within the synthesis command.
+    InPlace,
+    /// The synthesis command runs up to memory mapping, `submod` moves
+    /// every memory cell into a module of its own (`qrtl_memories`), the
+    /// mapping runs, `flatten` puts the mapped memories back and the
+    /// command finishes. Each memory cell carries its ports' registers, so
+    /// the same primitives come out; only `memory_libmap`'s time changes
+    /// (it rebuilds its index of a module after each memory).
+    OwnModule,
+}
+
+impl MemoryMapping {
+    /// The mapping for a design whose RTL files are `texts`.
+    pub fn for_design<'a>(texts: impl IntoIterator<Item = &'a str>, above: usize) -> MemoryMapping {
+        if texts.into_iter().map(count_memories).sum::<usize>() > above {
+            MemoryMapping::OwnModule
+        } else {
+            MemoryMapping::InPlace
+        }
+    }
+}
+
+/// The memories (unpacked `reg` arrays, `reg [w:0] name [0:d];`) Verilog
+/// text declares, one declaration a line as the emitters write them.
+pub fn count_memories(text: &str) -> usize {
+    text.lines().filter(|l| declares_memory(l)).count()
+}
+
+fn declares_memory(line: &str) -> bool {
+    let code = line.split("//").next().unwrap_or("").trim_start();
+    let Some(rest) = code.strip_prefix("reg") else {
+        return false;
+    };
+    if !rest.starts_with([' ', '\t', '[']) {
+        return false; // `register_x <= ...`
+    }
+    let rest = rest.trim_start();
+    // Past the packed range, if any.
+    let rest = match rest.strip_prefix('[') {
+        Some(r) => r
+            .split_once(']')
+            .map_or("", |(_, after)| after)
+            .trim_start(),
+        None => rest,
+    };
+    let name_end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
+        .unwrap_or(rest.len());
+    name_end > 0 && rest[name_end..].trim_start().starts_with('[')
 }
 
 /// What `qrtl synth` measured.
@@ -143,6 +212,11 @@ pub struct SynthReport {
     /// targets: measured on the mapped netlist before placement).
     #[serde(default)]
     pub logic_depth: Option<depth::LogicDepth>,
+    /// The tools that ran that are not YoWASP builds (a native Yosys from
+    /// `$QRTL_YOSYS` or Debian's), as `yosys: PATH`: figures from them may
+    /// differ slightly from the pinned builds'.
+    #[serde(default)]
+    pub native_tools: Vec<String>,
 }
 
 /// The JSON object `qrtl synth` prints (SPEC §2), keys in this order.
@@ -375,7 +449,7 @@ pub fn ooc_wrapper(m: &Manifest) -> String {
 pub const ECP5_ABC9_SCRIPT: &str =
     "+&scorr;&sweep;&dc2;&dch,-f,-r;&ps;&if,-W,300,-v,-t;&mfs;&ps,-l";
 
-pub fn yosys_script(m: &Manifest, target: Target) -> String {
+pub fn yosys_script(m: &Manifest, target: Target, memories: MemoryMapping) -> String {
     let mut s = format!(
         "# Written by qrtl synth: {} for {}.\n# Run from the project directory.\n",
         m.top,
@@ -388,13 +462,15 @@ pub fn yosys_script(m: &Manifest, target: Target) -> String {
         s.push_str(&format!("read_verilog -defer -D{define} {f}\n"));
     }
     let t = target.name();
-    match target {
-        Target::Xc6v | Target::Xc7 => {
-            s.push_str(&format!(
-                "synth_xilinx -family {t} -top {} -flatten -noiopad -noclkbuf\n",
+    let (command, top, map_label) = match target {
+        Target::Xc6v | Target::Xc7 => (
+            format!(
+                "synth_xilinx -family {t} -top {} -flatten -noiopad -noclkbuf",
                 m.top
-            ));
-        }
+            ),
+            m.top.as_str(),
+            "map_memory",
+        ),
         Target::Ecp5 | Target::Ice40 => {
             s.push_str("read_verilog -defer build/qrtl_ooc.v\n");
             if target == Target::Ecp5 {
@@ -403,10 +479,23 @@ pub fn yosys_script(m: &Manifest, target: Target) -> String {
                      scratchpad -set abc9.script \"{ECP5_ABC9_SCRIPT}\"\n"
                 ));
             }
-            s.push_str(&format!(
-                "synth_{t} -top qrtl_ooc -json build/{t}_ooc.json\n"
-            ));
+            (
+                format!("synth_{t} -top qrtl_ooc -json build/{t}_ooc.json"),
+                "qrtl_ooc",
+                "map_ram",
+            )
         }
+    };
+    match memories {
+        MemoryMapping::InPlace => s.push_str(&format!("{command}\n")),
+        MemoryMapping::OwnModule => s.push_str(&format!(
+            "# The memories are mapped in a module of their own (see MemoryMapping).\n\
+             {command} -run :{map_label}\n\
+             submod -name qrtl_memories {top}/t:$mem_v2\n\
+             {command} -run {map_label}:map_ffram\n\
+             flatten\n\
+             {command} -run map_ffram:\n"
+        )),
     }
     s.push_str(&format!("tee -q -o build/{t}_stat.json stat -json\n"));
     s
@@ -472,8 +561,15 @@ pub fn synthesize(dir: &Path, opts: &SynthOptions) -> Result<SynthReport, SynthE
     if pnr.is_some() {
         write("build/qrtl_ooc.v", &ooc_wrapper(&m))?;
     }
+    let mut texts = Vec::with_capacity(m.files.len());
+    for f in &m.files {
+        let p = dir.join(f);
+        texts.push(std::fs::read_to_string(&p).map_err(io_err(&p))?);
+    }
+    let memories =
+        MemoryMapping::for_design(texts.iter().map(String::as_str), opts.memory_module_above);
     let script = format!("build/qrtl_synth_{t}.ys");
-    write(&script, &yosys_script(&m, target))?;
+    write(&script, &yosys_script(&m, target, memories))?;
     let stat_rel = format!("build/{t}_stat.json");
     // A stale result must not pass for this run's.
     let _ = std::fs::remove_file(dir.join(&stat_rel));
@@ -622,6 +718,11 @@ pub fn synthesize(dir: &Path, opts: &SynthOptions) -> Result<SynthReport, SynthE
         seconds: start.elapsed().as_secs_f64(),
         fmax_seeds,
         logic_depth,
+        native_tools: std::iter::once(&yosys)
+            .chain(pnr.as_ref())
+            .filter(|t| !t.yowasp)
+            .map(|t| format!("{}: {}", t.kind.native(), t.program.display()))
+            .collect(),
     };
     // The full record next to the logs: tools, cell counts, every seed.
     let detail = serde_json::json!({
@@ -635,6 +736,10 @@ pub fn synthesize(dir: &Path, opts: &SynthOptions) -> Result<SynthReport, SynthE
         "yosys": yosys.program,
         "pnr": pnr.as_ref().map(|p| p.program.clone()),
         "script": script,
+        "memory_mapping": match memories {
+            MemoryMapping::InPlace => "in place",
+            MemoryMapping::OwnModule => "own module",
+        },
     });
     write(
         &format!("build/synth-{t}.json"),

@@ -64,7 +64,7 @@ fn wrapper_of_one_bit_ports_has_no_empty_ranges() {
 #[test]
 fn scripts_use_project_relative_paths_only() {
     let m = manifest(&[("clk", "input", 1)]);
-    let x = yosys_script(&m, Target::Xc6v);
+    let x = yosys_script(&m, Target::Xc6v, MemoryMapping::InPlace);
     assert!(x.contains(
         "read_verilog -defer -DQRTL_TARGET_XC6V rtl/a.v\n\
          read_verilog -defer -DQRTL_TARGET_XC6V rtl/core_top.v\n"
@@ -72,7 +72,7 @@ fn scripts_use_project_relative_paths_only() {
     assert!(x.contains("synth_xilinx -family xc6v -top core_top -flatten -noiopad -noclkbuf\n"));
     assert!(x.contains("tee -q -o build/xc6v_stat.json stat -json\n"));
     assert!(!x.contains("qrtl_ooc"));
-    let e = yosys_script(&m, Target::Ecp5);
+    let e = yosys_script(&m, Target::Ecp5, MemoryMapping::InPlace);
     assert!(
         e.contains("read_verilog -defer -DQRTL_TARGET_ECP5 rtl/a.v\n"),
         "{e}"
@@ -83,7 +83,7 @@ fn scripts_use_project_relative_paths_only() {
          scratchpad -set abc9.script \"{ECP5_ABC9_SCRIPT}\"\n\
          synth_ecp5 -top qrtl_ooc -json build/ecp5_ooc.json\n"
     )));
-    let i = yosys_script(&m, Target::Ice40);
+    let i = yosys_script(&m, Target::Ice40, MemoryMapping::InPlace);
     assert!(i.contains("read_verilog -defer build/qrtl_ooc.v\nsynth_ice40 -top qrtl_ooc"));
     // Only the ECP5 timing flow maps for delay; the area figures keep
     // Yosys's default mapping.
@@ -139,6 +139,7 @@ fn summary_has_exactly_the_contract_keys() {
         seconds: 12.345,
         fmax_seeds: vec![151.234],
         logic_depth: None,
+        native_tools: vec!["yosys: /usr/bin/yosys".into()],
     };
     let j = serde_json::to_string(&r.summary()).unwrap();
     assert_eq!(
@@ -302,4 +303,53 @@ fn logic_depth_counts_lut_levels_into_every_register_and_output() {
     assert!(depth::logic_depth(&v, "other")
         .unwrap_err()
         .contains("no module `other`"));
+}
+
+#[test]
+fn memories_are_counted_from_their_declarations() {
+    let v = "\
+    reg  [31:0] c0_mem0 [0:63]; // row bits 31:0
+    reg  [5:0] c0_wa0, c0_ra0; // depth
+    reg [7:0] names[0:255];
+    reg flag_q;
+    reg  q [0:3];
+    // reg [3:0] commented [0:1];
+    register_file [3] <= 1'b0;
+    wire [3:0] w [0:1];
+";
+    assert_eq!(count_memories(v), 3);
+    let texts = [v, v];
+    assert_eq!(MemoryMapping::for_design(texts, 6), MemoryMapping::InPlace);
+    assert_eq!(
+        MemoryMapping::for_design(texts, 5),
+        MemoryMapping::OwnModule
+    );
+}
+
+#[test]
+fn many_memories_are_mapped_in_their_own_module() {
+    let m = manifest(&[("clk", "input", 1)]);
+    let x = yosys_script(&m, Target::Xc6v, MemoryMapping::OwnModule);
+    let cmd = "synth_xilinx -family xc6v -top core_top -flatten -noiopad -noclkbuf";
+    assert!(
+        x.contains(&format!(
+            "{cmd} -run :map_memory\n\
+             submod -name qrtl_memories core_top/t:$mem_v2\n\
+             {cmd} -run map_memory:map_ffram\n\
+             flatten\n\
+             {cmd} -run map_ffram:\n\
+             tee -q -o build/xc6v_stat.json stat -json\n"
+        )),
+        "{x}"
+    );
+    let e = yosys_script(&m, Target::Ecp5, MemoryMapping::OwnModule);
+    let cmd = "synth_ecp5 -top qrtl_ooc -json build/ecp5_ooc.json";
+    assert!(
+        e.contains(&format!(
+            "{cmd} -run :map_ram\n\
+             submod -name qrtl_memories qrtl_ooc/t:$mem_v2\n\
+             {cmd} -run map_ram:map_ffram\n"
+        )),
+        "{e}"
+    );
 }
