@@ -329,27 +329,31 @@ fn memories_are_counted_from_their_declarations() {
 #[test]
 fn many_memories_are_mapped_in_their_own_module() {
     let m = manifest(&[("clk", "input", 1)]);
-    let x = yosys_script(&m, Target::Xc6v, MemoryMapping::OwnModule);
-    let cmd = "synth_xilinx -family xc6v -top core_top -flatten -noiopad -noclkbuf";
-    assert!(
-        x.contains(&format!(
-            "{cmd} -run :map_memory\n\
-             submod -name qrtl_memories core_top/t:$mem_v2\n\
-             {cmd} -run map_memory:map_ffram\n\
-             flatten\n\
-             {cmd} -run map_ffram:\n\
-             tee -q -o build/xc6v_stat.json stat -json\n"
-        )),
-        "{x}"
-    );
-    let e = yosys_script(&m, Target::Ecp5, MemoryMapping::OwnModule);
-    let cmd = "synth_ecp5 -top qrtl_ooc -json build/ecp5_ooc.json";
-    assert!(
-        e.contains(&format!(
-            "{cmd} -run :map_ram\n\
-             submod -name qrtl_memories qrtl_ooc/t:$mem_v2\n\
-             {cmd} -run map_ram:map_ffram\n"
-        )),
-        "{e}"
-    );
+    for (target, cmd, top, label) in [
+        (
+            Target::Xc6v,
+            "synth_xilinx -family xc6v -top core_top -flatten -noiopad -noclkbuf",
+            "core_top",
+            "map_memory",
+        ),
+        (
+            Target::Ecp5,
+            "synth_ecp5 -top qrtl_ooc -json build/ecp5_ooc.json",
+            "qrtl_ooc",
+            "map_ram",
+        ),
+    ] {
+        let s = yosys_script(&m, target, MemoryMapping::OwnModule);
+        assert!(
+            s.contains(&format!(
+                "{cmd} -run :{label}\n\
+                 submod -name qrtl_memories {top}/t:$mem_v2\n\
+                 {cmd} -run {label}:map_ffram\n\
+                 flatten\n\
+                 {cmd} -run map_ffram:\n\
+                 tee -q -o build/{target}_stat.json stat -json\n"
+            )),
+            "{s}"
+        );
+    }
 }
