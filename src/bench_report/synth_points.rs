@@ -26,11 +26,17 @@ pub struct Source {
 }
 
 impl Source {
-    fn of(p: &CachedPoint, this_run: bool) -> Source {
+    /// `p`'s source; tool paths inside the checkout `root` relative to it.
+    fn of(p: &CachedPoint, this_run: bool, root: &Path) -> Source {
+        let prefix = format!("{}/", root.display());
         Source {
             this_run,
             measured: p.measured.clone(),
-            native_tools: p.native_tools.clone(),
+            native_tools: p
+                .native_tools
+                .iter()
+                .map(|t| t.replacen(&prefix, "", 1))
+                .collect(),
         }
     }
 
@@ -68,10 +74,12 @@ pub struct Runner {
     /// Targets whose tool is missing: later points are not tried again.
     missing_tool: Vec<(Target, String)>,
     pub measured_now: usize,
+    /// The checkout: tool paths inside it are shown relative to it.
+    root: PathBuf,
 }
 
 impl Runner {
-    pub fn new(o: &Options, _root: &Path) -> Result<Runner, String> {
+    pub fn new(o: &Options, root: &Path) -> Result<Runner, String> {
         let path = o.out.join("data/synth-points.json");
         Ok(Runner {
             cache: SynthCache::load(&path)?,
@@ -80,6 +88,7 @@ impl Runner {
             time_limit: o.time_limit,
             missing_tool: Vec::new(),
             measured_now: 0,
+            root: root.to_path_buf(),
         })
     }
 
@@ -123,7 +132,7 @@ impl Runner {
             .find_map(|k| self.cache.points.get(&k))
         {
             eprintln!("   {label} {target}: from the cache ({})", p.measured);
-            return Outcome::Done(p.data.clone(), Source::of(p, false));
+            return Outcome::Done(p.data.clone(), Source::of(p, false, &self.root));
         }
         // A flow stopped at a time limit answers unless this run allows
         // it longer (a run with no limit, or a longer one, tries again).
@@ -183,7 +192,7 @@ impl Runner {
                     data: data.clone(),
                     native_tools: r.native_tools.clone(),
                 };
-                let source = Source::of(&point, true);
+                let source = Source::of(&point, true, &self.root);
                 self.cache.stopped.remove(&key);
                 self.cache.points.insert(key, point);
                 self.measured_now += 1;
@@ -303,7 +312,10 @@ mod tests {
                 seeds: 3,
                 measured: utc_stamp(0),
                 data: data.clone(),
-                native_tools: vec!["nextpnr-ecp5: /usr/bin/nextpnr-ecp5".into()],
+                native_tools: vec![
+                    "nextpnr-ecp5: /usr/bin/nextpnr-ecp5".into(),
+                    format!("yosys: {}/bench/tools/y", tmp.display()),
+                ],
             },
         );
         // The same RTL with one seed: asked for one, the 3-seed point still
@@ -345,7 +357,10 @@ mod tests {
                     Source {
                         this_run: false,
                         measured: utc_stamp(0),
-                        native_tools: vec!["nextpnr-ecp5: /usr/bin/nextpnr-ecp5".into()],
+                        native_tools: vec![
+                            "nextpnr-ecp5: /usr/bin/nextpnr-ecp5".into(),
+                            "yosys: bench/tools/y".into(),
+                        ],
                     }
                 )
             );
@@ -355,7 +370,7 @@ mod tests {
             Outcome::Done(_, src) => assert_eq!(
                 src.cell(),
                 "cache (1970-01-01 00:00 UTC); not the pinned YoWASP build: \
-                 nextpnr-ecp5: /usr/bin/nextpnr-ecp5"
+                 nextpnr-ecp5: /usr/bin/nextpnr-ecp5, yosys: bench/tools/y"
             ),
             other => panic!("{other:?}"),
         }
