@@ -1,4 +1,4 @@
-// Trace driver for `qrtl_sax` (rtl-templates/sax.v), used by tests/sax_rtl.rs.
+// Trace driver for `qrtl_sax` (rtl-templates/xpath/sax.v), used by tests/sax_rtl.rs.
 //
 //   sax_trace STIMULUS OUTPUT [IDLE_SEED]
 //

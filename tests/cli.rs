@@ -108,7 +108,7 @@ fn check_reports_every_error_with_location_and_exits_1() {
 
 #[test]
 fn check_accepts_the_sample_and_nitf_suites() {
-    let mixed = qrtl_compiler::workload::nitf_dir().join("queries/mixed.txt");
+    let mixed = qrtl_xpath::workload::nitf_dir().join("queries/mixed.txt");
     for f in [
         "queries/xpath/news.txt",
         mixed.to_str().expect("UTF-8 path"),

@@ -5,9 +5,9 @@ mod common;
 
 use common::design_from_text;
 use proptest::prelude::*;
-use qrtl_compiler::ir::xpath::{Mode, SiblingOrder};
-use qrtl_compiler::refmodel::xpath::{DocResult, Engine, EngineConfig};
-use qrtl_compiler::xml::XmlConfig;
+use qrtl_xpath::ir::xpath::{Mode, SiblingOrder};
+use qrtl_xpath::refmodel::{DocResult, Engine, EngineConfig};
+use qrtl_xpath::xml::XmlConfig;
 
 const QUERIES: &str = r#"//a
 /r/a[b]/c

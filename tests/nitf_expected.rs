@@ -4,8 +4,8 @@
 mod common;
 
 use common::{design_from_text, nitf_dir};
-use qrtl_compiler::ir::xpath::Mode;
-use qrtl_compiler::refmodel::xpath::{Engine, EngineConfig};
+use qrtl_xpath::ir::xpath::Mode;
+use qrtl_xpath::refmodel::{Engine, EngineConfig};
 use std::collections::BTreeSet;
 
 fn check_suite(suite: &str) {

@@ -1,4 +1,4 @@
-//! File-driven tests of the XPath parser (`qrtl_compiler::frontend::xpath`).
+//! File-driven tests of the XPath parser (`qrtl_xpath::syntax`).
 //!
 //! - `tests/parse/ok/NAME.txt`: query files that must parse without a single
 //!   diagnostic. `NAME.ast` holds a dump of every parsed query (one node per
@@ -30,8 +30,8 @@
 #[path = "parse/support.rs"]
 mod support;
 
-use qrtl_compiler::diag::Diagnostic;
-use qrtl_compiler::frontend::xpath::{parse_query, parse_query_file, SourceQuery, XPathErrorKind};
+use qrtl_core::diag::Diagnostic;
+use qrtl_xpath::syntax::{parse_query, parse_query_file, SourceQuery, XPathErrorKind};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -257,7 +257,7 @@ fn every_error_kind_has_a_case() {
 
 #[test]
 fn yfilter_nitf_queries_all_parse() {
-    let dir = qrtl_compiler::workload::nitf_dir().join("queries");
+    let dir = qrtl_xpath::workload::nitf_dir().join("queries");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e} (the YFilter suites are required)", dir.display()))
         .map(|e| e.expect("directory entry").path())

@@ -13,12 +13,12 @@
 mod support;
 
 use proptest::prelude::*;
-use qrtl_compiler::diag::Span;
-use qrtl_compiler::frontend::xpath::ast::{
+use qrtl_core::diag::Span;
+use qrtl_xpath::syntax::ast::{
     Axis, CmpOp, Comparison, Expr, ExprKind, Literal, NameTest, Predicate, PredicateKind, Query,
     Step,
 };
-use qrtl_compiler::frontend::xpath::{parse_query, parse_query_file};
+use qrtl_xpath::syntax::{parse_query, parse_query_file};
 use support::strip_spans;
 
 const TOKENS: &[&str] = &[

@@ -22,10 +22,10 @@
 mod common;
 
 use common::design_from_text;
-use qrtl_compiler::driver::{build_xpath_hw, XpathHw, XpathHwOptions};
-use qrtl_compiler::emit::verilog::xpath::{RtlShape, SplitRule};
-use qrtl_compiler::ir::xpath::{Mode, SiblingOrder};
-use qrtl_compiler::passes::registry::{stack_passes, StackPassConfig};
+use qrtl_xpath::hw::{build_xpath_hw, XpathHw, XpathHwOptions};
+use qrtl_xpath::emit::xpath::{RtlShape, SplitRule};
+use qrtl_xpath::ir::xpath::{Mode, SiblingOrder};
+use qrtl_xpath::passes::registry::{stack_passes, StackPassConfig};
 use std::fs;
 use std::path::{Path, PathBuf};
 

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use qrtl_compiler::project::{write_project, Port, PortDir, ProjectSpec};
+use qrtl_core::project::{write_project, Port, PortDir, ProjectSpec};
 use serde_json::{json, Value};
 
 const TINY_V: &str = "\

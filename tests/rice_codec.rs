@@ -4,7 +4,7 @@
 //! `refmodel::rice`.
 
 use proptest::prelude::*;
-use qrtl_compiler::refmodel::rice::{
+use qrtl_rice::refmodel::{
     decode, decode_into, encode, BitOrder, DecodeError, EncodeError, RiceConfig, StreamDecoder,
     Tail, Unary,
 };
@@ -125,7 +125,7 @@ fn oracle_decode(cfg: &RiceConfig, bytes: &[u8]) -> (Vec<u64>, End) {
 
 // ---- helpers -------------------------------------------------------------
 
-fn end_of(r: Result<qrtl_compiler::refmodel::rice::Decoded, DecodeError>) -> End {
+fn end_of(r: Result<qrtl_rice::refmodel::Decoded, DecodeError>) -> End {
     match r {
         Ok(d) => End::Tail(d.tail.bit_offset, d.tail.bits, d.tail.has_delimiter),
         Err(DecodeError::QuotientOverflow {

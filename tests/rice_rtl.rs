@@ -8,10 +8,10 @@
 //! One Verilator build per design, many streams per build. `QRTL_SOAK=1`
 //! adds more streams per design.
 
-use qrtl_compiler::driver_rice::{simulate_rice_with, RiceSimRun};
-use qrtl_compiler::emit::verilog::rice::{emit_rice, nostall_latency, RiceArch, RiceHwConfig};
-use qrtl_compiler::refmodel::rice::{BitOrder, DecodeError, RiceConfig, StreamDecoder, Unary};
-use qrtl_compiler::sim::{BuildOptions, Simulator, Stalls};
+use qrtl_rice::hw::{simulate_rice_with, RiceSimRun};
+use qrtl_rice::emit::{emit_rice, nostall_latency, RiceArch, RiceHwConfig};
+use qrtl_rice::refmodel::{BitOrder, DecodeError, RiceConfig, StreamDecoder, Unary};
+use qrtl_core::sim::{BuildOptions, Simulator, Stalls};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -460,7 +460,7 @@ fn generated_rtl_is_lint_clean() {
 
 /// Golden RTL: the generated top for small designs of every arch, in
 /// `tests/emit/rice/` (regenerate with `QRTL_BLESS=1 cargo test --release
-/// --test rice_rtl golden`). The other modules are `rtl-templates/rice_*.v`
+/// --test rice_rtl golden`). The other modules are `rtl-templates/rice/rice_*.v`
 /// verbatim.
 #[test]
 fn golden_tops() {
@@ -485,7 +485,7 @@ fn golden_tops() {
         for (file, text) in &rtl.files {
             if file != "qrtl_rice_top.v" {
                 let template = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                    .join("rtl-templates")
+                    .join("rtl-templates/rice")
                     .join(file);
                 assert_eq!(&std::fs::read_to_string(template).unwrap(), text, "{file}");
                 continue;

@@ -1,5 +1,5 @@
-//! Differential test of the RTL SAX parser `qrtl_sax` (`rtl-templates/sax.v`)
-//! against the byte-level tokenizer (`qrtl_compiler::xml`), in Verilator.
+//! Differential test of the RTL SAX parser `qrtl_sax` (`rtl-templates/xpath/sax.v`)
+//! against the byte-level tokenizer (`qrtl_xpath::xml`), in Verilator.
 //!
 //! The rendered module is built once per configuration with a small C++
 //! trace driver (`sim/sax_trace.cpp`), in a directory keyed by a hash of the
@@ -38,10 +38,10 @@ use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use qrtl_compiler::emit::verilog::sax::{sax_module, SaxParams};
-use qrtl_compiler::workload::{DocGen, DocGenConfig, Vocab};
-use qrtl_compiler::xml::trace::escape;
-use qrtl_compiler::xml::{Sink, Tokenizer, XmlConfig, XmlError};
+use qrtl_xpath::emit::sax::{sax_module, SaxParams};
+use qrtl_xpath::workload::{DocGen, DocGenConfig, Vocab};
+use qrtl_xpath::xml::trace::escape;
+use qrtl_xpath::xml::{Sink, Tokenizer, XmlConfig, XmlError};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use qrtl_compiler::sim::{
+use qrtl_core::sim::{
     build, build_with, BuildOptions, Built, DriverSpec, ResetPulse, SimError, SimRun, Simulator,
     Stalls,
 };
@@ -400,7 +400,7 @@ fn traces_are_written() {
 #[test]
 fn bad_specs_are_rejected_before_building() {
     let rtl = fixture("axis_sum.v");
-    use qrtl_compiler::sim::{MAX_IN_BITS, MAX_OUT_BITS};
+    use qrtl_core::sim::{MAX_IN_BITS, MAX_OUT_BITS};
     const { assert!(MAX_IN_BITS >= 1024 && MAX_OUT_BITS >= 4096) };
     for (in_bits, out_bits) in [
         (12, 32),
@@ -440,7 +440,7 @@ fn bad_specs_are_rejected_before_building() {
 
 #[test]
 fn a_written_project_simulates() {
-    use qrtl_compiler::project::{write_project, Port, PortDir, ProjectSpec};
+    use qrtl_core::project::{write_project, Port, PortDir, ProjectSpec};
     let port = |name: &str, dir, width| Port {
         name: name.into(),
         dir,
@@ -471,7 +471,7 @@ fn a_written_project_simulates() {
         readme_extra: String::new(),
     };
     write_project(&dir, &spec).unwrap();
-    let (driver, rtl) = qrtl_compiler::sim::project_sources(&dir).unwrap();
+    let (driver, rtl) = qrtl_core::sim::project_sources(&dir).unwrap();
     assert_eq!(driver, DriverSpec::axis("axis_sum"));
     assert_eq!(rtl, spec.rtl);
     let packets = random_packets(12, 20, 1..=16);

@@ -10,12 +10,12 @@ mod common;
 use common::{
     design_from_text, nitf_dir, nitf_docs, random_docs, random_queries, random_twig_queries,
 };
-use qrtl_compiler::driver::{build_xpath_hw, XpathHwOptions};
-use qrtl_compiler::ir::xpath::Mode;
-use qrtl_compiler::passes::registry::StackPassConfig;
-use qrtl_compiler::refmodel::stacks::run_document;
-use qrtl_compiler::refmodel::xpath::{Engine, EngineConfig};
-use qrtl_compiler::xml::XmlConfig;
+use qrtl_xpath::hw::{build_xpath_hw, XpathHwOptions};
+use qrtl_xpath::ir::xpath::Mode;
+use qrtl_xpath::passes::registry::StackPassConfig;
+use qrtl_xpath::refmodel::stacks::run_document;
+use qrtl_xpath::refmodel::{Engine, EngineConfig};
+use qrtl_xpath::xml::XmlConfig;
 
 /// The option grid: every stack pass on and off (one at a time and all),
 /// one cluster and small clusters.
@@ -65,7 +65,7 @@ fn grid_small() -> Vec<StackPassConfig> {
 
 fn check_design(
     name: &str,
-    design: qrtl_compiler::ir::xpath::Design,
+    design: qrtl_xpath::ir::xpath::Design,
     docs: &[Vec<u8>],
     xml: XmlConfig,
     points: &[StackPassConfig],
@@ -122,7 +122,7 @@ fn nitf_simple_paths_all_pass_combinations() {
 #[test]
 fn nitf_simple_predicates_without_text_or_position() {
     let text = std::fs::read_to_string(nitf_dir().join("queries/simple_predicates.txt")).unwrap();
-    let subset = qrtl_compiler::workload::path_rtl_subset(&text);
+    let subset = qrtl_xpath::workload::path_rtl_subset(&text);
     // 1000 queries minus 54 with `text()` and 10 positional ones.
     assert_eq!(
         subset.lines().count(),
@@ -214,7 +214,7 @@ fn nitf_twigs_ordered() {
         let text =
             std::fs::read_to_string(nitf_dir().join(format!("queries/{suite}.txt"))).unwrap();
         let mut design = design_from_text(suite, &text, Mode::Holistic);
-        design.order = qrtl_compiler::ir::xpath::SiblingOrder::Ordered;
+        design.order = qrtl_xpath::ir::xpath::SiblingOrder::Ordered;
         check_design(
             suite,
             design,
@@ -246,7 +246,7 @@ fn random_twigs_ordered() {
         let queries = random_twig_queries(seed, 60);
         let docs = random_docs(seed, 40);
         let mut design = design_from_text("ordered", &queries, Mode::Holistic);
-        design.order = qrtl_compiler::ir::xpath::SiblingOrder::Ordered;
+        design.order = qrtl_xpath::ir::xpath::SiblingOrder::Ordered;
         check_design(
             &format!("ordered-{seed}"),
             design,

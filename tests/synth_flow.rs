@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use qrtl_compiler::synth::tools::{self, ToolKind};
+use qrtl_core::synth::tools::{self, ToolKind};
 use serde_json::Value;
 
 fn qrtl<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {

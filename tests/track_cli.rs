@@ -275,7 +275,7 @@ fn compile_writes_project() {
     );
     // The project simulates through the harness from its manifest alone.
     let (spec, rtl) =
-        qrtl_compiler::sim::project_sources(Path::new(&out)).expect("project sources");
+        qrtl_core::sim::project_sources(Path::new(&out)).expect("project sources");
     assert_eq!(spec.in_data_bits, 64);
     assert_eq!(rtl.len(), files.len());
 }

@@ -4,10 +4,10 @@
 //! Regenerate after an intended change with
 //! `QRTL_BLESS=1 cargo test --release --test track_emit` and review the diff.
 
-use qrtl_compiler::ir::track::Strategy;
-use qrtl_compiler::lower::track::EngineConfig;
-use qrtl_compiler::track::flow::{design_for, parse_patterns};
-use qrtl_compiler::track::hw::{build_track_hw, TrackHwOptions};
+use qrtl_track::ir::Strategy;
+use qrtl_track::lower::EngineConfig;
+use qrtl_track::flow::{design_for, parse_patterns};
+use qrtl_track::hw::{build_track_hw, TrackHwOptions};
 use std::fs;
 use std::path::Path;
 

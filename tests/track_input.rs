@@ -8,7 +8,7 @@
 //!
 //! Regenerate with `QRTL_BLESS=1 cargo test --release --test track_input`.
 
-use qrtl_compiler::track::input::{detect_events, RegionMap, Sample, TrajReader, NO_REGION};
+use qrtl_track::input::{detect_events, RegionMap, Sample, TrajReader, NO_REGION};
 use std::fs;
 use std::path::{Path, PathBuf};
 

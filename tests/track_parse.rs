@@ -5,7 +5,7 @@
 //! canonical text of every parsed pattern must parse back to the same tree.
 //! Regenerate with `QRTL_BLESS=1 cargo test --release --test track_parse`.
 
-use qrtl_compiler::frontend::flextrack::{parse_pattern, parse_pattern_file, TrackErrorKind};
+use qrtl_track::syntax::{parse_pattern, parse_pattern_file, TrackErrorKind};
 use std::fs;
 use std::path::Path;
 

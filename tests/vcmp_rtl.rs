@@ -1,4 +1,4 @@
-//! Differential test of the value comparators (`rtl-templates/vcmp.v`,
+//! Differential test of the value comparators (`rtl-templates/xpath/vcmp.v`,
 //! `emit::verilog::values`) in Verilator against `ir::value`.
 //!
 //! One test design holds a comparator instance for every comparison below;
@@ -8,11 +8,11 @@
 //! idle cycles between units). Every result bit is checked against
 //! `ir::value::compare_bytes` on the concatenated bytes.
 
-use qrtl_compiler::emit::verilog::values::{
+use qrtl_xpath::emit::values::{
     stimulus, units_to_bytes, vcmp_module, Plan, Unit, VcmpModel,
 };
-use qrtl_compiler::ir::value::compare_bytes;
-use qrtl_compiler::ir::xpath::{CmpOp, Compare, Value};
+use qrtl_xpath::ir::value::compare_bytes;
+use qrtl_xpath::ir::xpath::{CmpOp, Compare, Value};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::path::{Path, PathBuf};

@@ -1,5 +1,5 @@
 //! File-driven tokenizer tests: every `tests/xml/NAME.xml` is tokenized and
-//! its event trace (format: `qrtl_compiler::xml::trace`) compared with
+//! its event trace (format: `qrtl_xpath::xml::trace`) compared with
 //! `tests/xml/NAME.expected`. The document is also fed in 1-, 2-, 3- and
 //! 7-byte chunks, which must give the same trace.
 //!
@@ -17,8 +17,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use qrtl_compiler::xml::trace::trace_document;
-use qrtl_compiler::xml::XmlConfig;
+use qrtl_xpath::xml::trace::trace_document;
+use qrtl_xpath::xml::XmlConfig;
 
 fn config_of(doc: &[u8]) -> XmlConfig {
     let mut config = XmlConfig::default();

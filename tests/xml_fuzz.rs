@@ -9,8 +9,8 @@
 //! tokenizer reused after `reset` behaves like a fresh one.
 
 use proptest::prelude::*;
-use qrtl_compiler::xml::trace::{trace_document, TraceSink};
-use qrtl_compiler::xml::{DocStatus, Sink, Tokenizer, XmlConfig};
+use qrtl_xpath::xml::trace::{trace_document, TraceSink};
+use qrtl_xpath::xml::{DocStatus, Sink, Tokenizer, XmlConfig};
 
 #[path = "xml/docgen.rs"]
 mod docgen;

@@ -16,8 +16,8 @@
 
 use std::fmt::Write as _;
 
-use qrtl_compiler::xml::trace::escape;
-use qrtl_compiler::xml::{Sink, Tokenizer, XmlConfig};
+use qrtl_xpath::xml::trace::escape;
+use qrtl_xpath::xml::{Sink, Tokenizer, XmlConfig};
 use quick_xml::events::Event;
 use quick_xml::Reader;
 use rand::rngs::SmallRng;
@@ -251,7 +251,7 @@ fn random_valid_documents_agree_with_quick_xml() {
 
 #[test]
 fn nitf_documents_agree_with_quick_xml() {
-    let dir = qrtl_compiler::workload::nitf_dir().join("docs");
+    let dir = qrtl_xpath::workload::nitf_dir().join("docs");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.expect("dir entry").path())

@@ -33,13 +33,13 @@ mod common;
 mod sxd_oracle;
 
 use common::design_from_text;
-use qrtl_compiler::frontend::xpath::ast::{
+use qrtl_xpath::syntax::ast::{
     self, Axis, CmpOp, ExprKind, Literal, NameTest, PredicateKind,
 };
-use qrtl_compiler::frontend::xpath::parse_query;
-use qrtl_compiler::ir::xpath::Mode;
-use qrtl_compiler::refmodel::xpath::{Engine, EngineConfig};
-use qrtl_compiler::xml::DocStatus;
+use qrtl_xpath::syntax::parse_query;
+use qrtl_xpath::ir::xpath::Mode;
+use qrtl_xpath::refmodel::{Engine, EngineConfig};
+use qrtl_xpath::xml::DocStatus;
 use std::fmt::Write as _;
 use std::path::Path;
 use sxd_oracle::{oracle_document, Oracle};

@@ -34,9 +34,9 @@ mod common;
 mod sxd_oracle;
 
 use common::design_from_text;
-use qrtl_compiler::ir::xpath::Mode;
-use qrtl_compiler::refmodel::xpath::{Engine, EngineConfig};
-use qrtl_compiler::xml::{DocStatus, XmlError};
+use qrtl_xpath::ir::xpath::Mode;
+use qrtl_xpath::refmodel::{Engine, EngineConfig};
+use qrtl_xpath::xml::{DocStatus, XmlError};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};

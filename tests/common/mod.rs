@@ -1,16 +1,16 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use qrtl_compiler::frontend::xpath::parse_query_file;
-use qrtl_compiler::ir::xpath::{Design, Mode};
-use qrtl_compiler::lower::xpath::lower_queries;
-use qrtl_compiler::passes::{run_pipeline, PassConfig};
-use qrtl_compiler::refmodel::xpath::{Engine, EngineConfig};
+use qrtl_xpath::syntax::parse_query_file;
+use qrtl_xpath::ir::xpath::{Design, Mode};
+use qrtl_xpath::lower::xpath::lower_queries;
+use qrtl_xpath::passes::{run_pipeline, PassConfig};
+use qrtl_xpath::refmodel::{Engine, EngineConfig};
 use std::path::PathBuf;
 
 /// YFilter's NITF suites (`../shared/data/yfilter-nitf`, see `workload::nitf_dir`).
 pub fn nitf_dir() -> PathBuf {
-    qrtl_compiler::workload::nitf_dir()
+    qrtl_xpath::workload::nitf_dir()
 }
 
 /// Parse, lower and run the pass pipeline over a query file's text.
@@ -41,7 +41,7 @@ pub fn engine_for(text: &str, mode: Mode) -> Engine {
 /// predicates; twig branches with `prob_twig`), plus three queries about the
 /// deep `<a x='1'>` documents of [`random_docs`].
 pub fn random_queries(seed: u64, count: usize, prob_twig: f64) -> String {
-    use qrtl_compiler::workload::{QueryGen, QueryGenConfig, Vocab};
+    use qrtl_xpath::workload::{QueryGen, QueryGenConfig, Vocab};
     let mut g = QueryGen::new(
         Vocab::nitf(),
         QueryGenConfig {
@@ -69,7 +69,7 @@ pub fn random_queries(seed: u64, count: usize, prob_twig: f64) -> String {
 /// predicates.
 #[allow(dead_code)]
 pub fn random_twig_queries(seed: u64, count: usize) -> String {
-    use qrtl_compiler::workload::{QueryGen, QueryGenConfig, Vocab};
+    use qrtl_xpath::workload::{QueryGen, QueryGenConfig, Vocab};
     let mut g = QueryGen::new(
         Vocab::nitf(),
         QueryGenConfig {
@@ -99,7 +99,7 @@ pub fn random_twig_queries(seed: u64, count: usize) -> String {
 /// or a deep `<a x='1'>` nest (1–39 levels), so malformed and too-deep
 /// documents are mixed in. Never empty.
 pub fn random_docs(seed: u64, count: usize) -> Vec<Vec<u8>> {
-    use qrtl_compiler::workload::{DocGen, DocGenConfig, Vocab};
+    use qrtl_xpath::workload::{DocGen, DocGenConfig, Vocab};
     use rand::rngs::SmallRng;
     use rand::{Rng, SeedableRng};
     let mut gen = DocGen::new(

@@ -2,8 +2,8 @@
 //! (included with `#[path]`; not a test crate of its own).
 #![allow(dead_code)]
 
-use qrtl_compiler::diag::Span;
-use qrtl_compiler::frontend::xpath::ast::{
+use qrtl_core::diag::Span;
+use qrtl_xpath::syntax::ast::{
     Comparison, Expr, ExprKind, Predicate, PredicateKind, Query, Step,
 };
 use std::fmt::Write;

@@ -1,4 +1,0 @@
-//! Emitters: IR → text (Verilog from `rtl-templates/`, manifests).
-//! Emitters see only IR, never syntax trees.
-
-pub mod verilog;

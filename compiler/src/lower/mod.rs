@@ -1,5 +1,0 @@
-//! Lowering: syntax trees → IR. The only code that sees both.
-
-pub mod stacks;
-pub mod track;
-pub mod xpath;

@@ -1,0 +1,482 @@
+//! FlexTrack IR → Verilog: the event detector, region decoders, time
+//! comparators and per-pattern engines of ch. 4.4 from
+//! `rtl-templates/track/track_top.v` and `rtl-templates/track/track_cluster.v`.
+//!
+//! Reads only the IR ([`TrackDesign`] for the dictionary and windows,
+//! [`EngineSet`] for nodes, buffers and clusters). Names: node `p17_i2` is
+//! item 2 of pattern 17 (`p17_e5_i2`: of its expansion 5), `_p` its gated
+//! previous state, `_d` its next state, `_b_x` its buffer of variable `@x`;
+//! `r_NAME` a decoded region, `w3` time window 3, `dom_p17_x` the one-hot of
+//! the event's region within `@x`'s region set. Every node carries a comment
+//! with its pattern's line and column.
+
+use crate::ir::{EngineSet, NodeTest, SlotId, TrackDesign};
+use askama::Template;
+use std::collections::BTreeSet;
+
+pub const RESULT_WIDTH: u32 = 32;
+
+/// Options of the emitted RTL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrackRtlConfig {
+    /// All clusters see the event stream in the same cycle (ch. 4.5.3's
+    /// non-pipelined clusters) instead of one pipeline stage per cluster.
+    pub broadcast: bool,
+    /// The pattern file's name (for comments).
+    pub source: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RtlFile {
+    pub name: String,
+    pub text: String,
+}
+
+/// Where each pattern's match bit is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PatternBit {
+    pub id: usize,
+    pub line: usize,
+    pub text: String,
+    pub cluster: usize,
+    /// Result word (1-based: word 0 is the event count) and bit.
+    pub word: usize,
+    pub bit: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrackRtl {
+    pub top: String,
+    pub files: Vec<RtlFile>,
+    pub patterns: Vec<PatternBit>,
+    /// Words per trajectory: the event count, then the bitmap.
+    pub result_words: usize,
+    /// Event pipeline stages (1 with broadcast input).
+    pub stages: usize,
+    /// Cycles from accepting a trajectory's last beat to its first result word.
+    pub latency: u64,
+}
+
+#[derive(Template)]
+#[template(path = "track_cluster.v", escape = "none")]
+struct ClusterT<'a> {
+    module: String,
+    index: usize,
+    pattern_count: usize,
+    node_count: usize,
+    strategy: &'a str,
+    source: &'a str,
+    decoder: Vec<String>,
+    windows: Vec<String>,
+    decls: Vec<String>,
+    logic: Vec<String>,
+    resets: Vec<String>,
+    updates: Vec<String>,
+    matches: Vec<String>,
+}
+
+struct BitT {
+    pos: usize,
+    idx: usize,
+    comment: String,
+}
+
+struct ClusterInstT {
+    module: String,
+    inst: String,
+    stage: usize,
+    patterns: usize,
+    bits: Vec<BitT>,
+}
+
+#[derive(Template)]
+#[template(path = "track_top.v", escape = "none")]
+struct TopT<'a> {
+    module: &'a str,
+    pattern_count: usize,
+    strategy: &'a str,
+    input_mode: &'a str,
+    result_words: usize,
+    stages: usize,
+    clusters: Vec<ClusterInstT>,
+    sr_width: usize,
+    left_width: usize,
+}
+
+/// A one-line comment-safe rendering of source text.
+fn comment(s: &str) -> String {
+    s.replace(['\n', '\r'], " ").replace("*/", "* /")
+}
+
+fn region_wire(d: &TrackDesign, code: u32) -> String {
+    format!("r_{}", d.region_name(code).unwrap_or("none"))
+}
+
+fn slot_var(set: &EngineSet, d: &TrackDesign, s: SlotId) -> String {
+    let slot = &set.slots[s.index()];
+    d.patterns[slot.pattern].vars[slot.var.index()].name.clone()
+}
+
+fn emit_cluster(
+    d: &TrackDesign,
+    set: &EngineSet,
+    ci: usize,
+    cfg: &TrackRtlConfig,
+) -> (String, String) {
+    let c = &set.clusters[ci];
+    let module = format!("qrtl_track_c{ci}");
+    let nodes = &set.nodes[c.nodes.clone()];
+    // Regions and windows this cluster uses; slots it holds.
+    let mut regions: BTreeSet<u32> = BTreeSet::new();
+    let mut windows: BTreeSet<u32> = BTreeSet::new();
+    let mut slots: BTreeSet<SlotId> = BTreeSet::new();
+    for n in nodes {
+        if let Some(w) = n.window {
+            windows.insert(w.0);
+        }
+        match &n.test {
+            Some(NodeTest::Region(r)) | Some(NodeTest::NotRegion(r)) => {
+                regions.insert(*r);
+            }
+            Some(NodeTest::InSet(s)) => regions.extend(s.iter().copied()),
+            Some(NodeTest::VarFirst(s)) | Some(NodeTest::VarAgain(s)) => {
+                slots.insert(*s);
+                regions.extend(set.slots[s.index()].domain.iter().copied());
+            }
+            _ => {}
+        }
+        slots.extend(n.carries.iter().copied());
+    }
+    let decoder: Vec<String> = regions
+        .iter()
+        .map(|&r| {
+            format!(
+                "wire {} = (ev_region == 16'd{r}); // region `{}`",
+                region_wire(d, r),
+                comment(d.region_name(r).unwrap_or(""))
+            )
+        })
+        .collect();
+    let windows: Vec<String> = windows
+        .iter()
+        .map(|&w| {
+            let win = &d.windows[w as usize];
+            // Comparisons that always hold (against 0 or 2^32-1) are left
+            // out: they are constant and lint would flag them.
+            let (lo, hi) = match win.op {
+                crate::syntax::ast::TimeOp::Overlap => ("ev_exit", "ev_entry"),
+                crate::syntax::ast::TimeOp::Inside => ("ev_entry", "ev_exit"),
+            };
+            let mut terms = Vec::new();
+            if win.from > 0 {
+                terms.push(format!("({lo} >= 32'd{})", win.from));
+            }
+            if win.to < u32::MAX {
+                terms.push(format!("({hi} <= 32'd{})", win.to));
+            }
+            let expr = if terms.is_empty() {
+                "1'b1".to_string()
+            } else {
+                terms.join(" & ")
+            };
+            format!(
+                "wire w{w} = {expr}; // {} ({}:{})",
+                win.op.as_str(),
+                win.from,
+                win.to
+            )
+        })
+        .collect();
+    let width = |s: SlotId| set.slots[s.index()].domain.len();
+    let mut decls = Vec::new();
+    let mut logic = Vec::new();
+    let mut resets = Vec::new();
+    let mut updates = Vec::new();
+    // Domain one-hots: bit k = the event is in domain[k].
+    for &s in &slots {
+        let slot = &set.slots[s.index()];
+        let bits: Vec<String> = slot
+            .domain
+            .iter()
+            .rev()
+            .map(|&r| region_wire(d, r))
+            .collect();
+        decls.push(format!(
+            "wire [{}:0] dom_{} = {{{}}}; // @{} of pattern {}: {{{}}}",
+            width(s) - 1,
+            slot.name,
+            bits.join(", "),
+            slot_var(set, d, s),
+            slot.pattern,
+            slot.domain
+                .iter()
+                .map(|&r| d.region_name(r).unwrap_or(""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    // A node's state register exists only if something reads it (a
+    // successor, or itself as an aggregator); an accepting node's next
+    // state feeds its pattern's match flag directly.
+    let mut read = vec![false; set.nodes.len()];
+    for (k, n) in nodes.iter().enumerate() {
+        for q in &n.preds {
+            read[q.index()] = true;
+        }
+        if n.is_aggregator() {
+            read[c.nodes.start + k] = true;
+        }
+    }
+    for (k, n) in nodes.iter().enumerate() {
+        let p = &d.patterns[n.pattern];
+        let item = p
+            .items
+            .iter()
+            .find(|i| i.col == n.col)
+            .map_or(String::new(), |i| i.text.clone());
+        if !read[c.nodes.start + k] {
+            decls.push(format!(
+                "// {}: pattern {} line {} col {}: {} (accepting; feeds m_p{})",
+                n.name,
+                n.pattern,
+                n.line,
+                n.col,
+                comment(&item),
+                n.pattern
+            ));
+            continue;
+        }
+        decls.push(format!(
+            "reg  {name}; // pattern {} line {} col {}: {}",
+            n.pattern,
+            n.line,
+            n.col,
+            comment(&item),
+            name = n.name
+        ));
+        decls.push(format!("wire {0}_p = {0} & ~ev_first;", n.name));
+        resets.push(format!("{} <= 1'b0;", n.name));
+        updates.push(format!("{0} <= {0}_d;", n.name));
+        for &s in &n.carries {
+            let w = width(s);
+            let b = format!("{}_b_{}", n.name, slot_var(set, d, s));
+            decls.push(format!("reg  [{}:0] {b};", w - 1));
+            resets.push(format!("{b} <= {w}'d0;"));
+            updates.push(format!("{b} <= {b}_d;"));
+        }
+    }
+    for n in nodes {
+        let mut terms: Vec<String> = Vec::new();
+        let enable = if n.from_start {
+            "1'b1".to_string()
+        } else {
+            let preds: Vec<String> = n
+                .preds
+                .iter()
+                .map(|q| format!("{}_p", set.nodes[q.index()].name))
+                .collect();
+            if preds.len() == 1 {
+                preds[0].clone()
+            } else {
+                format!("({})", preds.join(" | "))
+            }
+        };
+        // Incoming buffer of slot s: OR of active predecessors' buffers
+        // (a buffer is zero while its node is off; `_p` gates the first event).
+        let incoming = |s: SlotId| -> String {
+            let w = width(s);
+            let parts: Vec<String> = n
+                .preds
+                .iter()
+                .filter(|q| set.nodes[q.index()].carries.contains(&s))
+                .map(|q| {
+                    let qn = &set.nodes[q.index()].name;
+                    format!("({{{w}{{{qn}_p}}}} & {qn}_b_{})", slot_var(set, d, s))
+                })
+                .collect();
+            if parts.is_empty() {
+                format!("{w}'d0")
+            } else {
+                parts.join(" | ")
+            }
+        };
+        let mut own: Option<(SlotId, String)> = None;
+        let next = match &n.test {
+            None => format!("{enable} | {}_p", n.name),
+            Some(t) => {
+                if !n.from_start {
+                    terms.push(enable);
+                }
+                if let Some(w) = n.window {
+                    terms.push(format!("w{}", w.0));
+                }
+                match t {
+                    NodeTest::Any => {}
+                    NodeTest::Region(r) => terms.push(region_wire(d, *r)),
+                    NodeTest::NotRegion(r) => terms.push(format!("~{}", region_wire(d, *r))),
+                    NodeTest::InSet(s) => {
+                        let rs: Vec<String> = s.iter().map(|&r| region_wire(d, r)).collect();
+                        terms.push(format!("({})", rs.join(" | ")));
+                    }
+                    NodeTest::VarFirst(s) => {
+                        terms.push(format!("(|dom_{})", set.slots[s.index()].name));
+                        own = Some((*s, format!("dom_{}", set.slots[s.index()].name)));
+                    }
+                    NodeTest::VarAgain(s) => {
+                        let hit = format!("{}_hit", n.name);
+                        logic.push(format!(
+                            "wire [{}:0] {hit} = ({}) & dom_{}; // @{} again: regions still bound",
+                            width(*s) - 1,
+                            incoming(*s),
+                            set.slots[s.index()].name,
+                            slot_var(set, d, *s)
+                        ));
+                        terms.push(format!("(|{hit})"));
+                        own = Some((*s, hit));
+                    }
+                }
+                if terms.is_empty() {
+                    "1'b1".to_string()
+                } else {
+                    terms.join(" & ")
+                }
+            }
+        };
+        logic.push(format!("wire {}_d = {next};", n.name));
+        for &s in &n.carries {
+            let w = width(s);
+            let b = format!("{}_b_{}", n.name, slot_var(set, d, s));
+            let value = match &own {
+                Some((os, v)) if *os == s => v.clone(),
+                _ if n.test.is_none() => {
+                    format!("{} | ({{{w}{{{}_p}}}} & {b})", incoming(s), n.name)
+                }
+                _ => incoming(s),
+            };
+            logic.push(format!(
+                "wire [{}:0] {b}_d = {{{w}{{{}_d}}}} & ({value});",
+                w - 1,
+                n.name
+            ));
+        }
+    }
+    let mut matches = Vec::new();
+    for (k, &pid) in c.patterns.iter().enumerate() {
+        let o = &set.outs[pid];
+        let p = &d.patterns[pid];
+        let now = if o.always {
+            "1'b1".to_string()
+        } else {
+            o.accepts
+                .iter()
+                .map(|a| format!("{}_d", set.nodes[a.index()].name))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        };
+        matches.push(format!(
+            "// pattern {pid} (line {}): {}",
+            p.line,
+            comment(p.text.trim())
+        ));
+        matches.push(format!("reg  m_p{pid};"));
+        matches.push(format!(
+            "wire m_p{pid}_now = (m_p{pid} & ~ev_first) | {now};"
+        ));
+        matches.push(format!(
+            "always @(posedge clk) begin\n        if (rst) m_p{pid} <= 1'b0;\n        else if (ev_valid) m_p{pid} <= m_p{pid}_now;\n    end"
+        ));
+        matches.push(format!("assign q_match[{k}] = m_p{pid}_now;"));
+    }
+    let t = ClusterT {
+        module: module.clone(),
+        index: ci,
+        pattern_count: c.patterns.len(),
+        node_count: nodes.len(),
+        strategy: set.strategy.as_str(),
+        source: &cfg.source,
+        decoder,
+        windows,
+        decls,
+        logic,
+        resets,
+        updates,
+        matches,
+    };
+    (module, t.render().expect("cluster template renders") + "\n")
+}
+
+/// Emit the cluster modules and the top.
+pub fn emit_track(d: &TrackDesign, set: &EngineSet, cfg: &TrackRtlConfig) -> TrackRtl {
+    let mut files = Vec::new();
+    let mut insts = Vec::new();
+    let mut bits = Vec::new();
+    let stages = if cfg.broadcast { 1 } else { set.clusters.len() };
+    for ci in 0..set.clusters.len() {
+        let (module, text) = emit_cluster(d, set, ci, cfg);
+        files.push(RtlFile {
+            name: format!("{module}.v"),
+            text,
+        });
+        let c = &set.clusters[ci];
+        let cbits: Vec<BitT> = c
+            .patterns
+            .iter()
+            .enumerate()
+            .map(|(k, &pid)| {
+                let p = &d.patterns[pid];
+                bits.push(PatternBit {
+                    id: pid,
+                    line: p.line,
+                    text: p.text.clone(),
+                    cluster: ci,
+                    word: 1 + pid / 32,
+                    bit: pid % 32,
+                });
+                BitT {
+                    pos: 32 + pid,
+                    idx: k,
+                    comment: format!("pattern {pid}, line {}", p.line),
+                }
+            })
+            .collect();
+        insts.push(ClusterInstT {
+            module,
+            inst: format!("c{ci}"),
+            stage: if cfg.broadcast { 0 } else { ci },
+            patterns: c.patterns.len(),
+            bits: cbits,
+        });
+    }
+    let result_words = 1 + d.patterns.len().div_ceil(32);
+    let left_width = (usize::BITS - result_words.leading_zeros()) as usize;
+    let top = "qrtl_track_top".to_string();
+    let t = TopT {
+        module: &top,
+        pattern_count: d.patterns.len(),
+        strategy: set.strategy.as_str(),
+        input_mode: if cfg.broadcast {
+            "broadcast"
+        } else {
+            "pipelined"
+        },
+        result_words,
+        stages,
+        clusters: insts,
+        sr_width: 32 * result_words,
+        left_width,
+    };
+    files.push(RtlFile {
+        name: format!("{top}.v"),
+        text: t.render().expect("top template renders") + "\n",
+    });
+    bits.sort_by_key(|b| b.id);
+    TrackRtl {
+        top,
+        files,
+        patterns: bits,
+        result_words,
+        stages,
+        // last beat -> cur/flush (1) -> s0 (1) -> stage k (stages-1) -> res_valid (1)
+        latency: 2 + stages as u64,
+    }
+}

@@ -1,0 +1,14 @@
+//! qrtl's FlexTrack motion-pattern engine (SPEC §4, dissertation ch. 4), one
+//! stage per module: `syntax` (patterns → AST), `input` (trajectories, region
+//! maps, events) → `lower` (AST → `TrackDesign` → `EngineSet`) → `emit`
+//! (Verilog), with `refmodel` running the same IR in software.
+//! See `ARCHITECTURE.md` at the repository root.
+
+pub mod emit;
+pub mod flow;
+pub mod hw;
+pub mod input;
+pub mod ir;
+pub mod lower;
+pub mod refmodel;
+pub mod syntax;

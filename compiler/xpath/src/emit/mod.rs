@@ -1,0 +1,6 @@
+//! Verilog emission from the askama templates in `rtl-templates/xpath/`.
+//! Emitters see only IR, never syntax trees.
+
+pub mod sax;
+pub mod values;
+pub mod xpath;

@@ -1,0 +1,10 @@
+//! Intermediate representations of the XPath engine. Built by `lower`,
+//! rewritten by `passes`, run by `refmodel` and emitted by `emit`. Index
+//! arenas only (`qrtl_core::id_type!`): every cross reference is a typed
+//! `u32` index, never a pointer.
+
+
+pub mod print;
+pub mod stacks;
+pub mod value;
+pub mod xpath;

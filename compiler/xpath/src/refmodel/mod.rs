@@ -1,0 +1,12 @@
+//! Reference models of the XPath engine: the software filtering engine
+//! (the product's `filter`, checked against `sxd-xpath`, libxml2's answers
+//! and `quick-xml`) and `stacks`, which runs the stack IR column by column
+//! as the RTL does.
+
+mod engine;
+mod program;
+pub mod stacks;
+#[cfg(test)]
+mod tests;
+
+pub use engine::{DocResult, Engine, EngineConfig, EngineStats};

@@ -1,3 +1,0 @@
-fn main() {
-    std::process::exit(qrtl_compiler::cli::main())
-}
