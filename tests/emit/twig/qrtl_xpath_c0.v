@@ -201,7 +201,7 @@ module qrtl_xpath_c0 (
     wire [1:0] c0_cnt0 = c0_tos_mut[1:0];
     wire c0_cnt0_inc = ev_open & c0_tag_2_a;
     wire [1:0] c0_cnt0_next = c0_cnt0 + { 1'd0, c0_cnt0_inc & ~(&c0_cnt0) };
-    wire c0_cond0 = c0_cnt0_inc & (c0_cnt0_next == 2'd2); // [position() = 4611686018427387904]
+    wire c0_cond0 = c0_cnt0_inc & (c0_cnt0_next == 2'd2); // [position() = 2]
 
     // ---- query nodes: fire when an element opens and the node matches it ----
     // A node matches the opening element on depth, parent column,
@@ -224,7 +224,7 @@ module qrtl_xpath_c0 (
     //   q0_s2_a: in its column's pre-register
     // /b: q0 (line 3) step 2
     //   q0_s2_b: in its column's pre-register
-    // /a[position() = 4611686018427387904]: q1 (line 4) step 2
+    // /a[position() = 2]: q1 (line 4) step 2
     reg  q1_s2_a_pre;
     wire q1_s2_a = q1_s2_a_pre & c0_cond0;
     // //a: q2 (line 5) step 1
@@ -275,25 +275,25 @@ module qrtl_xpath_c0 (
     // ---- pop nodes: checked when an element closes (an end tag, or <x/>) ----
     // full: the node's push column is set in the closing row, its children
     // reported into that row, its text() conditions hold there.
-    // q0_s2_a_pop //a: q0 (line 3) step 2
+    // q0_s2_a_pop /a: q0 (line 3) step 2
     wire q0_s2_a_pop_full = (ev_close & c0_col0_tos & c0_gs_2_a) | (ev_open_empty & c0_row[4] & c0_row[1]);
     wire q0_s2_a_pop_arrive = q0_s2_a_pop_full;
-    // q0_s2_b_pop //b: q0 (line 3) step 2
+    // q0_s2_b_pop /b: q0 (line 3) step 2
     wire q0_s2_b_pop_full = (ev_close & c0_col0_tos & c0_gs_3_b) | (ev_open_empty & c0_row[4] & c0_row[2]);
     wire q0_s2_b_pop_arrive = q0_s2_b_pop_full;
-    // q0_s1_r_pop //r: q0 (line 3) step 1, q1 (line 4) step 1; needs q0_s2_a_pop, q0_s2_b_pop
+    // q0_s1_r_pop /r: q0 (line 3) step 1, q1 (line 4) step 1; needs q0_s2_a_pop, q0_s2_b_pop
     wire q0_s1_r_pop_full = ev_close & c0_col0_tos & c0_gs_1_r & c0_tos_mut[5] & c0_tos_mut[6];
-    // q1_s2_a_pop //a[position() = 4611686018427387904]: q1 (line 4) step 2; needs [text() = "y"]
+    // q1_s2_a_pop /a[position() = 2]: q1 (line 4) step 2; needs [text() = "y"]
     wire q1_s2_a_pop_full = ev_close & c0_col1_tos & c0_gs_2_a & c0_tos_mut[2];
-    // q2_s1_a_pop ////a: q2 (line 5) step 1; needs [text()]
+    // q2_s1_a_pop //a: q2 (line 5) step 1; needs [text()]
     wire q2_s1_a_pop_full = ev_close & q2_s1_a_m_tos & c0_tos_mut[3];
-    // q3_s2_c_pop ////c: q3 (line 6) step 2
+    // q3_s2_c_pop //c: q3 (line 6) step 2
     wire q3_s2_c_pop_full = (ev_close & c0_col0_tos & c0_gs_4_c) | (ev_open_empty & c0_row[4] & c0_row[3]);
     wire q3_s2_c_pop_arrive = q3_s2_c_pop_full | (ev_close & c0_tos_mut[4]);
-    // q3_s2_b_pop //b: q3 (line 6) step 2
+    // q3_s2_b_pop /b: q3 (line 6) step 2
     wire q3_s2_b_pop_full = (ev_close & c0_col1_tos & c0_gs_3_b) | (ev_open_empty & c0_row[5] & c0_row[2]);
     wire q3_s2_b_pop_arrive = q3_s2_b_pop_full;
-    // q3_s1_r_pop ////r: q3 (line 6) step 1; needs q3_s2_c_pop, q3_s2_b_pop
+    // q3_s1_r_pop //r: q3 (line 6) step 1; needs q3_s2_c_pop, q3_s2_b_pop
     wire q3_s1_r_pop_full = ev_close & c0_col1_tos & c0_gs_1_r & c0_tos_mut[7] & c0_tos_mut[8];
     // The row the reports go to: the parent's (end tag) or the top's (<x/>).
     wire [8:0] c0_pmut = ev_close ? c0_below[16:8] : c0_tos_counted;

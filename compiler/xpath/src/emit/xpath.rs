@@ -614,7 +614,9 @@ fn cond_text(d: &StackDesign, c: CondId) -> String {
                 v
             )
         }
-        CondKind::Position { op, value, .. } => format!("[position() {} {value}]", op.as_str()),
+        CondKind::Position { op, value, .. } => {
+            format!("[position() {} {}]", op.as_str(), f64::from_bits(*value))
+        }
         CondKind::TextExists => "[text()]".to_string(),
         CondKind::TextCmp(cmp) => {
             let v = match &cmp.value {
@@ -1739,10 +1741,10 @@ fn mutable_part(x: MutableCtx<'_>) -> Mutable {
             .chain(pop.close_conds.iter().map(|c| cond_text(d, *c)))
             .collect();
         pops.push(PopLogic {
+            // `node_comment` starts with the push node's own axis.
             comment: format!(
-                "{} {}{}{}",
+                "{} {}{}",
                 name,
-                if pop.axis == Axis::Child { "/" } else { "//" },
                 node_comment(d, cl, pop.push),
                 if needs.is_empty() {
                     String::new()
