@@ -22,7 +22,7 @@
 mod common;
 
 use common::design_from_text;
-use qrtl_xpath::hw::{build_xpath_hw, XpathHw, XpathHwOptions};
+use qrtl_xpath::engine::{build_xpath_hw, XpathHw, XpathHwOptions};
 use qrtl_xpath::emit::xpath::{RtlShape, SplitRule};
 use qrtl_xpath::ir::xpath::{Mode, SiblingOrder};
 use qrtl_xpath::passes::registry::{stack_passes, StackPassConfig};

@@ -15,7 +15,7 @@ mod common;
 use common::{
     design_from_text, nitf_dir, nitf_docs, random_docs, random_queries, random_twig_queries,
 };
-use qrtl_xpath::hw::{build_xpath_hw, simulate_xpath_with, XpathHw, XpathHwOptions};
+use qrtl_xpath::engine::{build_xpath_hw, simulate_xpath_with, XpathHw, XpathHwOptions};
 use qrtl_xpath::emit::xpath::{EventInput, RtlShape, SplitRule};
 use qrtl_xpath::ir::xpath::{Mode, SiblingOrder};
 use qrtl_xpath::passes::registry::StackPassConfig;
@@ -69,7 +69,7 @@ fn check(
     docs: &[Vec<u8>],
     simulator: Simulator,
     stalls: Stalls,
-) -> qrtl_xpath::hw::XpathSimRun {
+) -> qrtl_xpath::engine::XpathSimRun {
     // Unoptimized C++: the NITF designs build several times faster, and
     // their short inputs simulate fast enough.
     let build = BuildOptions {
@@ -101,7 +101,7 @@ fn check(
 fn differences(
     engine: &mut Engine,
     docs: &[Vec<u8>],
-    got: &[qrtl_xpath::hw::SimDoc],
+    got: &[qrtl_xpath::engine::SimDoc],
 ) -> Vec<String> {
     assert_eq!(got.len(), docs.len(), "one result per document");
     let mut failures = Vec::new();
@@ -134,7 +134,7 @@ fn check_timing(
     case: &Case,
     hw: &XpathHw,
     docs: &[Vec<u8>],
-    run: &qrtl_xpath::hw::XpathSimRun,
+    run: &qrtl_xpath::engine::XpathSimRun,
 ) {
     let min_len = u64::from(hw.rtl.latency + hw.rtl.result_words);
     let mut allowed_stall = 0;
@@ -205,7 +205,7 @@ fn libxml2_expected(suite: &str, keep: &dyn Fn(u64) -> Option<u32>) -> Vec<Vec<u
 }
 
 /// The RTL's answers equal libxml2's directly (not only through the engine).
-fn check_libxml2(name: &str, run: &qrtl_xpath::hw::XpathSimRun, want: &[Vec<u32>]) {
+fn check_libxml2(name: &str, run: &qrtl_xpath::engine::XpathSimRun, want: &[Vec<u32>]) {
     for (i, (d, w)) in run.docs.iter().zip(want).enumerate() {
         assert_eq!(
             &d.result.matched,
@@ -748,7 +748,7 @@ fn random_twig_sets_every_mode_and_option() {
 /// stale word after the pulse; this test fails with them.)
 #[test]
 fn mid_run_resets_leave_no_state_behind() {
-    use qrtl_xpath::hw::{build_xpath_sim, decode_xpath_run};
+    use qrtl_xpath::engine::{build_xpath_sim, decode_xpath_run};
     use qrtl_core::sim::ResetPulse;
     use qrtl_xpath::workload::{DocGen, DocGenConfig, Vocab};
     const RESET_MIN_CLOCKS: u32 = 3;

@@ -10,7 +10,7 @@ mod common;
 use common::{
     design_from_text, nitf_dir, nitf_docs, random_docs, random_queries, random_twig_queries,
 };
-use qrtl_xpath::hw::{build_xpath_hw, XpathHwOptions};
+use qrtl_xpath::engine::{build_xpath_hw, XpathHwOptions};
 use qrtl_xpath::ir::xpath::Mode;
 use qrtl_xpath::passes::registry::StackPassConfig;
 use qrtl_xpath::refmodel::stacks::run_document;

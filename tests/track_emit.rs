@@ -6,8 +6,8 @@
 
 use qrtl_track::ir::Strategy;
 use qrtl_track::lower::EngineConfig;
-use qrtl_track::flow::{design_for, parse_patterns};
-use qrtl_track::hw::{build_track_hw, TrackHwOptions};
+use qrtl_track::engine::{design_for, parse_patterns};
+use qrtl_track::engine::{build_track_hw, TrackHwOptions};
 use std::fs;
 use std::path::Path;
 

@@ -18,7 +18,7 @@ use qrtl_track::ir::{Strategy, TrackDesign};
 use qrtl_track::lower::{build_engines, EngineConfig};
 use qrtl_track::refmodel::exact::ExactEngine;
 use qrtl_track::refmodel::hw::HwModel;
-use qrtl_track::flow::{
+use qrtl_track::engine::{
     code_trajectories, design_for, read_trajectories, CodedTrajectory,
 };
 use qrtl_track::input::Event;

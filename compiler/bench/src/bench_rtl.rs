@@ -16,7 +16,7 @@
 //!
 //! Figures are reported, never asserted.
 
-use qrtl_xpath::hw::{build_xpath_hw, simulate_xpath_with, XpathHwOptions};
+use qrtl_xpath::engine::{build_xpath_hw, simulate_xpath_with, XpathHwOptions};
 use qrtl_xpath::syntax::parse_query_file;
 use qrtl_xpath::ir::xpath::Mode;
 use qrtl_xpath::lower::xpath::lower_queries;

@@ -21,7 +21,7 @@ use qrtl_track::ir::Strategy;
 use qrtl_track::lower::{build_engines, EngineConfig};
 use qrtl_track::refmodel::exact::ExactEngine;
 use qrtl_track::refmodel::hw::HwModel;
-use qrtl_track::flow::{
+use qrtl_track::engine::{
     code_trajectories, design_for, parse_patterns, read_trajectories,
 };
 use rand::rngs::SmallRng;

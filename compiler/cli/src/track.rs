@@ -1,22 +1,21 @@
-//! `qrtl track ...`: clap subcommands and their handlers. Exit codes as the
+//! `qrtl track check|filter|compile|sim` (SPEC §2, §4). Exit codes as the
 //! rest of the CLI: 0 success, 1 bad input, 2 usage.
 
-use qrtl_core::diag::{plain_error, Diagnostic};
-use qrtl_track::syntax::{parse_pattern_file, SourcePattern};
-use qrtl_track::ir::{Strategy, TrackDesign};
-use qrtl_track::lower::{build_engines, EngineConfig};
-use qrtl_core::project::write_project;
-use qrtl_track::refmodel::exact::ExactEngine;
-use qrtl_track::refmodel::hw::HwModel;
-use qrtl_core::sim::{Simulator, Stalls};
-use qrtl_track::flow::{code_trajectories, design_for, read_trajectories, CodedTrajectory};
-use qrtl_track::hw::{
-    build_track_hw, simulate_track, track_project_spec, TrackHw, TrackHwOptions,
-};
-use qrtl_track::input::RegionMap;
-use clap::{Subcommand, ValueEnum};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+use clap::{Subcommand, ValueEnum};
+use qrtl_core::engine::{Engine, Failure};
+use qrtl_track::engine::{
+    load_source, load_trajectories, TrackEngine, TrackHwOptions, TrackOptions,
+    DEFAULT_CLOCK_MHZ, DEFAULT_CLUSTER_SIZE,
+};
+use qrtl_track::ir::Strategy;
+use qrtl_track::lower::{build_engines, EngineConfig};
+use qrtl_track::refmodel::exact::ExactEngine;
+use qrtl_track::refmodel::hw::HwModel;
+
+use crate::common::{self, fail, json_string, SimArgs};
 
 #[derive(Subcommand, Debug)]
 pub enum TrackCommand {
@@ -63,7 +62,7 @@ pub enum TrackCommand {
         #[command(flatten)]
         hw: TrackHwArgs,
         #[command(flatten)]
-        sim: TrackSimArgs,
+        sim: SimArgs,
     },
 }
 
@@ -79,41 +78,15 @@ pub struct TrackHwArgs {
     #[arg(long, value_enum, default_value_t = StrategyArg::Buffer)]
     variables: StrategyArg,
     /// Nodes per cluster (each with its own region decoder); 0: one cluster.
-    #[arg(long, default_value_t = 1024)]
+    #[arg(long, default_value_t = DEFAULT_CLUSTER_SIZE)]
     cluster_size: usize,
     /// Every cluster sees the event stream in the same cycle (default: the
     /// stream is pipelined from cluster to cluster).
     #[arg(long)]
     broadcast: bool,
     /// Target clock for the generated constraints, in MHz.
-    #[arg(long, default_value_t = 200.0)]
+    #[arg(long, default_value_t = DEFAULT_CLOCK_MHZ)]
     clock_mhz: f64,
-}
-
-/// Options of a simulation run.
-#[derive(clap::Args, Debug, Clone)]
-pub struct TrackSimArgs {
-    /// Simulator: verilator (default) or icarus (small designs).
-    #[arg(long, value_enum, default_value_t = SimulatorArg::Verilator)]
-    simulator: SimulatorArg,
-    /// Write a waveform (FST with Verilator; VCD with Icarus).
-    #[arg(long, value_name = "FILE")]
-    trace: Option<PathBuf>,
-    /// Seed of the random stalls.
-    #[arg(long, default_value_t = 1)]
-    stall_seed: u64,
-    /// Percent of cycles the driver leaves s_axis_tvalid low (0-99).
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=99))]
-    in_gap: u8,
-    /// Percent of cycles the driver holds m_axis_tready low (0-99).
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=99))]
-    out_stall: u8,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SimulatorArg {
-    Verilator,
-    Icarus,
 }
 
 /// `--variables` of filter (exact or a hardware strategy).
@@ -145,7 +118,7 @@ impl From<StrategyArg> for Strategy {
 
 /// Run one `qrtl track` subcommand; returns the exit code.
 pub fn run(cmd: TrackCommand) -> i32 {
-    match cmd {
+    let r = match cmd {
         TrackCommand::Check { patterns, regions } => check(&patterns, regions.as_deref()),
         TrackCommand::Filter {
             patterns,
@@ -160,111 +133,15 @@ pub fn run(cmd: TrackCommand) -> i32 {
             hw,
             sim,
         } => sim_cmd(&patterns, &trajectories, &hw, &sim),
-    }
-}
-
-pub(crate) fn print_diagnostics(diags: &[Diagnostic]) {
-    let mut err = std::io::stderr().lock();
-    for d in diags {
-        let _ = write!(err, "{}", d.render());
-    }
-}
-
-/// Read a text file; a diagnostic line on failure.
-pub(crate) fn read_text(path: &Path, what: &str) -> Result<String, i32> {
-    let name = path.display().to_string();
-    match std::fs::read(path) {
-        Ok(bytes) => match String::from_utf8(bytes) {
-            Ok(t) => Ok(t),
-            Err(e) => {
-                let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-                let line = upto.iter().filter(|&&b| b == b'\n').count() + 1;
-                let col =
-                    upto.len() - upto.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
-                eprintln!("{name}:{line}:{col}: error: {what} is not valid UTF-8");
-                Err(1)
-            }
-        },
-        Err(e) => {
-            eprintln!("{}", plain_error(&name, format!("cannot read {what}: {e}")));
-            Err(1)
-        }
-    }
-}
-
-/// Parse a pattern file; every diagnostic and exit 1 on any error.
-pub(crate) fn load_patterns(path: &Path) -> Result<Vec<SourcePattern>, i32> {
-    let name = path.display().to_string();
-    let text = read_text(path, "pattern file")?;
-    let (patterns, diags) = parse_pattern_file(&name, &text);
-    if !diags.is_empty() {
-        print_diagnostics(&diags);
-        eprintln!(
-            "{name}: {} error{} in {} patterns",
-            diags.len(),
-            if diags.len() == 1 { "" } else { "s" },
-            patterns.len() + diags.len()
-        );
-        return Err(1);
-    }
-    if patterns.is_empty() {
-        eprintln!(
-            "{}",
-            plain_error(&name, "no patterns (every line is blank or a # comment)")
-        );
-        return Err(1);
-    }
-    Ok(patterns)
-}
-
-/// Read and parse a region map; diagnostics and exit 1 on failure.
-pub(crate) fn load_map(path: Option<&Path>) -> Result<Option<RegionMap>, i32> {
-    let Some(path) = path else { return Ok(None) };
-    let text = read_text(path, "region map")?;
-    RegionMap::parse(&path.display().to_string(), &text)
-        .map(Some)
-        .map_err(|d| {
-            print_diagnostics(&d);
-            1
-        })
-}
-
-/// Patterns lowered against the map (if any).
-pub(crate) fn load_design(patterns: &Path, map: Option<&RegionMap>) -> Result<TrackDesign, i32> {
-    let parsed = load_patterns(patterns)?;
-    design_for(&patterns.display().to_string(), &parsed, map).map_err(|d| {
-        print_diagnostics(&d);
-        1
-    })
-}
-
-/// Read trajectory files and code them into the design's dictionary.
-pub(crate) fn load_trajectories(
-    files: &[PathBuf],
-    map: Option<&RegionMap>,
-    design: &mut TrackDesign,
-) -> Result<Vec<CodedTrajectory>, i32> {
-    let mut texts = Vec::new();
-    for f in files {
-        texts.push((f.display().to_string(), read_text(f, "trajectory file")?));
-    }
-    let (trajs, names) = read_trajectories(&texts, map).map_err(|d| {
-        print_diagnostics(&d);
-        let n = d.len();
-        eprintln!(
-            "{n} error{} in the trajectory files; nothing matched",
-            if n == 1 { "" } else { "s" }
-        );
-        1
-    })?;
-    Ok(code_trajectories(design, &trajs, &names))
+    };
+    r.unwrap_or_else(fail)
 }
 
 /// One result line (SPEC §2).
-pub(crate) fn result_line(id: &str, matched: &[usize], extra: &str) -> String {
+fn result_line(id: &str, matched: &[usize], extra: &str) -> String {
     format!(
         "{{\"trajectory\":{},\"matched\":{}{extra}}}",
-        serde_json::Value::String(id.to_string()),
+        json_string(id),
         serde_json::Value::from(matched.to_vec())
     )
 }
@@ -274,19 +151,10 @@ fn filter(
     files: &[PathBuf],
     regions: Option<&Path>,
     variables: VariablesArg,
-) -> i32 {
-    let map = match load_map(regions) {
-        Ok(m) => m,
-        Err(c) => return c,
-    };
-    let mut design = match load_design(patterns, map.as_ref()) {
-        Ok(d) => d,
-        Err(c) => return c,
-    };
-    let trajs = match load_trajectories(files, map.as_ref(), &mut design) {
-        Ok(t) => t,
-        Err(c) => return c,
-    };
+) -> Result<i32, Failure> {
+    let mut source = load_source(patterns, regions)?;
+    let trajs = load_trajectories(&mut source, files)?;
+    let design = &source.design;
     let strategy = match variables {
         VariablesArg::Exact => None,
         VariablesArg::Or => Some(Strategy::Or),
@@ -300,17 +168,11 @@ fn filter(
                 strategy,
                 cluster_size: 0,
             };
-            match build_engines(&patterns.display().to_string(), &design, &cfg) {
-                Ok(e) => Some(e),
-                Err(d) => {
-                    print_diagnostics(&d);
-                    return 1;
-                }
-            }
+            Some(build_engines(&source.file, design, &cfg).map_err(|d| Failure::diagnostics(&d))?)
         }
     };
-    let exact = ExactEngine::new(&design);
-    let mut hw = engines.as_ref().map(|e| HwModel::new(&design, e));
+    let exact = ExactEngine::new(design);
+    let mut hw = engines.as_ref().map(|e| HwModel::new(design, e));
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     for t in &trajs {
@@ -319,161 +181,77 @@ fn filter(
             None => exact.matches(&t.events),
         };
         if writeln!(out, "{}", result_line(&t.id, &matched, "")).is_err() {
-            return 0; // stdout closed
+            return Ok(0); // stdout closed
         }
     }
     let _ = out.flush();
-    0
+    Ok(0)
 }
 
-fn check(patterns: &Path, regions: Option<&Path>) -> i32 {
-    let map = match load_map(regions) {
-        Ok(m) => m,
-        Err(c) => return c,
-    };
-    match load_design(patterns, map.as_ref()) {
-        Ok(p) => {
-            let _ = writeln!(
-                std::io::stdout().lock(),
-                "{}: {} patterns ok",
-                patterns.display(),
-                p.patterns.len()
-            );
-            0
-        }
-        Err(code) => code,
-    }
+fn check(patterns: &Path, regions: Option<&Path>) -> Result<i32, Failure> {
+    let source = load_source(patterns, regions)?;
+    let _ = writeln!(
+        std::io::stdout().lock(),
+        "{}: {} patterns ok",
+        patterns.display(),
+        source.design.patterns.len()
+    );
+    Ok(0)
 }
 
 impl TrackHwArgs {
-    /// Driver options, or a usage error (exit 2).
-    fn options(&self) -> Result<TrackHwOptions, i32> {
-        if !(self.clock_mhz.is_finite() && self.clock_mhz > 0.0 && self.clock_mhz <= 2000.0) {
-            eprintln!("error: --clock-mhz must be in (0, 2000]");
-            return Err(2);
-        }
-        Ok(TrackHwOptions {
-            engines: EngineConfig {
-                strategy: self.variables.into(),
-                cluster_size: self.cluster_size,
+    /// The compile options, or a usage error (exit 2).
+    fn options(&self) -> Result<TrackOptions, Failure> {
+        Ok(TrackOptions {
+            hw: TrackHwOptions {
+                engines: EngineConfig {
+                    strategy: self.variables.into(),
+                    cluster_size: self.cluster_size,
+                },
+                broadcast: self.broadcast,
             },
-            broadcast: self.broadcast,
+            clock_mhz: common::check_clock(self.clock_mhz)?,
         })
     }
 }
 
-fn compile_design(
+fn compile(patterns: &Path, out: &Path, hw: &TrackHwArgs) -> Result<i32, Failure> {
+    let opts = hw.options()?;
+    let source = load_source(patterns, hw.regions.as_deref())?;
+    common::compile(&TrackEngine, &source, &opts, out, |_| ())?;
+    Ok(0)
+}
+
+fn sim_cmd(
     patterns: &Path,
-    design: &TrackDesign,
-    opts: &TrackHwOptions,
-) -> Result<TrackHw, i32> {
-    build_track_hw(&patterns.display().to_string(), design, opts).map_err(|d| {
-        print_diagnostics(&d);
-        1
-    })
-}
-
-fn compile(patterns: &Path, out: &Path, hw: &TrackHwArgs) -> i32 {
-    let opts = match hw.options() {
-        Ok(o) => o,
-        Err(c) => return c,
-    };
-    let map = match load_map(hw.regions.as_deref()) {
-        Ok(m) => m,
-        Err(c) => return c,
-    };
-    let design = match load_design(patterns, map.as_ref()) {
-        Ok(d) => d,
-        Err(c) => return c,
-    };
-    let compiled = match compile_design(patterns, &design, &opts) {
-        Ok(c) => c,
-        Err(c) => return c,
-    };
-    let spec = track_project_spec(&compiled, &design, &opts, hw.clock_mhz);
-    if let Err(e) = write_project(out, &spec) {
-        eprintln!("error: {e}");
-        return 1;
-    }
-    0
-}
-
-fn sim_cmd(patterns: &Path, files: &[PathBuf], hw: &TrackHwArgs, sim: &TrackSimArgs) -> i32 {
-    let opts = match hw.options() {
-        Ok(o) => o,
-        Err(c) => return c,
-    };
-    let map = match load_map(hw.regions.as_deref()) {
-        Ok(m) => m,
-        Err(c) => return c,
-    };
-    let mut design = match load_design(patterns, map.as_ref()) {
-        Ok(d) => d,
-        Err(c) => return c,
-    };
+    files: &[PathBuf],
+    hw: &TrackHwArgs,
+    sim: &SimArgs,
+) -> Result<i32, Failure> {
+    let opts = hw.options()?;
+    let mut source = load_source(patterns, hw.regions.as_deref())?;
     // The trajectories' regions join the dictionary before compiling, so
     // unconstrained variables range over them (as in `filter`).
-    let trajs = match load_trajectories(files, map.as_ref(), &mut design) {
-        Ok(t) => t,
-        Err(c) => return c,
-    };
+    let trajs = load_trajectories(&mut source, files)?;
     if trajs.is_empty() {
-        eprintln!("error: no trajectories in the input files");
-        return 1;
+        return Err(Failure::input("error: no trajectories in the input files"));
     }
-    let compiled = match compile_design(patterns, &design, &opts) {
-        Ok(c) => c,
-        Err(c) => return c,
-    };
-    if let Some(t) = &sim.trace {
-        if let Err(e) = std::fs::File::create(t) {
-            eprintln!(
-                "{}",
-                plain_error(
-                    &t.display().to_string(),
-                    format!("cannot write the waveform: {e}")
-                )
-            );
-            return 1;
-        }
-    }
-    let simulator = match sim.simulator {
-        SimulatorArg::Verilator => Simulator::Verilator,
-        SimulatorArg::Icarus => Simulator::Icarus,
-    };
-    let stalls = Stalls {
-        seed: sim.stall_seed,
-        in_gap_percent: sim.in_gap,
-        out_stall_percent: sim.out_stall,
-    };
-    let samples: Vec<&[qrtl_track::input::Sample]> =
-        trajs.iter().map(|t| t.samples.as_slice()).collect();
-    let results = match simulate_track(
-        &compiled,
-        &samples,
-        simulator,
-        &stalls,
-        sim.trace.as_deref(),
-    ) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: simulation failed: {e}");
-            return 1;
-        }
-    };
+    let compiled = TrackEngine.compile(&source, &opts)?;
+    let inputs: Vec<_> = trajs.iter().collect();
+    let results = common::simulate(&TrackEngine, &compiled, &inputs, sim)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     for (t, r) in trajs.iter().zip(&results) {
         let extra = format!(
             ",\"events\":{},\"samples\":{},\"cycles\":{}",
-            r.events,
+            r.output.events,
             t.samples.len(),
-            r.cycles
+            r.latency
         );
-        if writeln!(out, "{}", result_line(&t.id, &r.matched, &extra)).is_err() {
-            return 0;
+        if writeln!(out, "{}", result_line(&t.id, &r.output.matched, &extra)).is_err() {
+            return Ok(0);
         }
     }
     let _ = out.flush();
-    0
+    Ok(0)
 }

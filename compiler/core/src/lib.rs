@@ -5,7 +5,9 @@
 //! See `ARCHITECTURE.md` at the repository root.
 
 pub mod arena;
+pub mod design;
 pub mod diag;
+pub mod engine;
 pub mod project;
 pub mod sim;
 pub mod synth;

@@ -4,5 +4,6 @@
 //! See `ARCHITECTURE.md` at the repository root.
 
 pub mod emit;
-pub mod hw;
+pub mod input;
+pub mod engine;
 pub mod refmodel;

@@ -5,8 +5,7 @@
 //! See `ARCHITECTURE.md` at the repository root.
 
 pub mod emit;
-pub mod flow;
-pub mod hw;
+pub mod engine;
 pub mod input;
 pub mod ir;
 pub mod lower;

@@ -5,7 +5,7 @@
 //! See `ARCHITECTURE.md` at the repository root.
 
 pub mod emit;
-pub mod hw;
+pub mod engine;
 pub mod ir;
 pub mod lower;
 pub mod passes;

@@ -6,10 +6,10 @@ use crate::md::{Figure, Table};
 use crate::plot::{Chart, HLine, Series};
 use crate::synth_points::{Outcome, Runner};
 use crate::{Options, FIGURES};
-use qrtl_xpath::hw::{
+use qrtl_xpath::engine::{
     build_xpath_hw, simulate_xpath_with, xpath_project_spec, XpathHw, XpathHwOptions,
 };
-use qrtl_rice::hw::rice_project_spec;
+use qrtl_rice::engine::rice_project_spec;
 use qrtl_rice::emit::{emit_rice, RiceArch, RiceHwConfig};
 use qrtl_xpath::emit::xpath::EventInput;
 use qrtl_xpath::syntax::parse_query_file;

@@ -1,0 +1,436 @@
+//! `qrtl xpath check|filter|compile|sim` (SPEC §2, §3).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::{Subcommand, ValueEnum};
+use qrtl_core::diag::plain_error;
+use qrtl_core::engine::Failure;
+use qrtl_xpath::emit::xpath::{EventInput, RtlShape};
+use qrtl_xpath::engine::{
+    disabled_pass_error, load_queries, XpathEngine, XpathHw, XpathHwOptions, XpathOptions,
+    DEFAULT_CLUSTER_SIZE, DEFAULT_CLOCK_MHZ, DEFAULT_MAX_DEPTH,
+};
+use qrtl_xpath::ir::xpath::Mode;
+use qrtl_xpath::passes::registry::{StackPassConfig, StackStats};
+use qrtl_xpath::refmodel::{Engine, EngineConfig};
+use qrtl_xpath::xml::XmlConfig;
+
+use crate::common::{self, fail, json_string, SimArgs};
+
+#[derive(Subcommand, Debug)]
+pub enum XpathCommand {
+    /// Parse a query file and report every error (exit 1 if any).
+    Check {
+        /// Query file: one query per line, `#` comments and blank lines skipped.
+        queries: PathBuf,
+        /// Print the lowered IR (conditions, counters, nodes and their stack columns).
+        #[arg(long)]
+        dump_ir: bool,
+        /// With --dump-ir: the IR after splitting twigs for this mode.
+        #[arg(long, value_enum, default_value_t = ModeArg::Holistic)]
+        mode: ModeArg,
+    },
+    /// Filter documents with the software engine; one JSON line per document.
+    Filter {
+        queries: PathBuf,
+        /// XML documents (one document per file).
+        #[arg(required = true)]
+        docs: Vec<PathBuf>,
+        #[command(flatten)]
+        opts: XpathOpts,
+        /// Print engine statistics to stderr at the end.
+        #[arg(long)]
+        stats: bool,
+    },
+    /// Compile queries to an RTL project (Verilog, constraints, scripts, manifest).
+    Compile {
+        /// Query file: path queries with attribute predicates (twigs with --mode paths|pairs).
+        queries: PathBuf,
+        /// Output directory (created if missing).
+        #[arg(short = 'o', long = "out")]
+        out: PathBuf,
+        #[command(flatten)]
+        opts: XpathOpts,
+        #[command(flatten)]
+        hw: HwOpts,
+        /// Print nodes/columns before and after each pass.
+        #[arg(long)]
+        stats: bool,
+    },
+    /// Compile, simulate the RTL on documents; `filter`'s JSON plus cycles and bytes.
+    Sim {
+        /// Query file, as for `compile`.
+        queries: PathBuf,
+        /// XML documents (one AXI4-Stream packet each).
+        #[arg(required = true)]
+        docs: Vec<PathBuf>,
+        #[command(flatten)]
+        opts: XpathOpts,
+        #[command(flatten)]
+        hw: HwOpts,
+        #[command(flatten)]
+        sim: SimArgs,
+    },
+}
+
+/// Options of the generated hardware.
+#[derive(clap::Args, Debug, Clone)]
+pub struct HwOpts {
+    /// Queries per cluster (each cluster has its own decoder, global stack
+    /// and stack memory; the input is pipelined from cluster to cluster).
+    /// 0: one cluster.
+    #[arg(long, default_value_t = DEFAULT_CLUSTER_SIZE)]
+    cluster_size: usize,
+    /// Do not share exact columns between nodes (Algorithms 1-2).
+    #[arg(long)]
+    no_compaction: bool,
+    /// Do not share common query prefixes.
+    #[arg(long)]
+    no_prefix_merge: bool,
+    /// Skip a stack pass by name (repeatable): cluster, prefix-merge,
+    /// last-column, root-gs, compaction.
+    #[arg(long = "disable-pass", value_name = "PASS")]
+    disable_pass: Vec<String>,
+    /// Target clock for the generated constraints, in MHz.
+    #[arg(long, default_value_t = DEFAULT_CLOCK_MHZ)]
+    clock_mhz: f64,
+    /// How the parser's events reach the clusters: pipelined (a register
+    /// per cluster, no fan-out to all clusters; latency grows by one clock
+    /// per cluster) or broadcast (one net per event signal to every cluster).
+    #[arg(long, value_enum, default_value_t = InputArg::Pipelined)]
+    input: InputArg,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum InputArg {
+    Pipelined,
+    Broadcast,
+}
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct XpathOpts {
+    /// How twigs are matched: holistic (exact), paths or pairs (may give false positives).
+    #[arg(long, value_enum, default_value_t = ModeArg::Holistic)]
+    mode: ModeArg,
+    /// Deepest element nesting accepted; deeper documents are flagged `too_deep`.
+    #[arg(long, default_value_t = DEFAULT_MAX_DEPTH, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    max_depth: u32,
+    /// Sibling branches of a twig must match in document order, in distinct
+    /// child subtrees (holistic mode; default: unordered, as XPath).
+    #[arg(long)]
+    ordered: bool,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ModeArg {
+    Holistic,
+    Paths,
+    Pairs,
+}
+
+impl From<ModeArg> for Mode {
+    fn from(m: ModeArg) -> Mode {
+        match m {
+            ModeArg::Holistic => Mode::Holistic,
+            ModeArg::Paths => Mode::Paths,
+            ModeArg::Pairs => Mode::Pairs,
+        }
+    }
+}
+
+/// Run one `qrtl xpath` subcommand; returns the exit code.
+pub fn run(cmd: XpathCommand) -> i32 {
+    let r = match cmd {
+        XpathCommand::Check {
+            queries,
+            dump_ir,
+            mode,
+        } => check(&queries, dump_ir, mode.into()),
+        XpathCommand::Filter {
+            queries,
+            docs,
+            opts,
+            stats,
+        } => filter(&queries, &docs, &opts, stats),
+        XpathCommand::Compile {
+            queries,
+            out,
+            opts,
+            hw,
+            stats,
+        } => compile(&queries, &out, &opts, &hw, stats),
+        XpathCommand::Sim {
+            queries,
+            docs,
+            opts,
+            hw,
+            sim,
+        } => sim_cmd(&queries, &docs, &opts, &hw, &sim),
+    };
+    r.unwrap_or_else(fail)
+}
+
+fn check(queries: &Path, dump_ir: bool, mode: Mode) -> Result<i32, Failure> {
+    let d = load_queries(queries, mode, false)?.design;
+    // A closed stdout (e.g. `| head`) is not an error worth a panic.
+    let mut out = std::io::stdout().lock();
+    if dump_ir {
+        let _ = write!(out, "{d}");
+    }
+    let _ = writeln!(out, "{}: {} queries ok", queries.display(), d.queries.len());
+    Ok(0)
+}
+
+fn filter(queries: &Path, docs: &[PathBuf], opts: &XpathOpts, stats: bool) -> Result<i32, Failure> {
+    let design = load_queries(queries, opts.mode.into(), opts.ordered)?.design;
+    let config = EngineConfig {
+        xml: XmlConfig::with_max_depth(opts.max_depth),
+        ..EngineConfig::default()
+    };
+    let mut engine = Engine::new(&design, config);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut code = 0;
+    for doc in docs {
+        let name = doc.display().to_string();
+        let result = std::fs::File::open(doc).and_then(|f| engine.filter_reader(f));
+        match result {
+            Ok(r) => {
+                // Keys in the order of SPEC §2: doc, status, matched.
+                let line = format!(
+                    "{{\"doc\":{},\"status\":\"{}\",\"matched\":{}}}",
+                    json_string(&name),
+                    r.status.as_str(),
+                    serde_json::Value::from(r.matched.clone())
+                );
+                if writeln!(out, "{line}").is_err() {
+                    return Ok(0); // stdout closed (e.g. `| head`): stop quietly
+                }
+                if let Some(e) = r.error {
+                    let _ = out.flush();
+                    eprintln!(
+                        "{name}:{}:{}: note: {}: {}",
+                        e.line,
+                        e.col,
+                        r.status.as_str(),
+                        e.error.describe()
+                    );
+                }
+            }
+            Err(e) => {
+                let _ = out.flush();
+                eprintln!(
+                    "{}",
+                    plain_error(&name, format!("cannot read document: {e}"))
+                );
+                code = 1;
+            }
+        }
+    }
+    let _ = out.flush();
+    if stats {
+        let s = engine.stats();
+        eprintln!(
+            "{{\"queries\":{},\"states\":{},\"transitions_computed\":{},\"cache_flushes\":{}}}",
+            design.queries.len(),
+            s.states,
+            s.transitions_computed,
+            s.flushes
+        );
+    }
+    Ok(code)
+}
+
+impl HwOpts {
+    /// The compile options, or a usage error (exit 2).
+    fn options(&self, opts: &XpathOpts) -> Result<XpathOptions, Failure> {
+        let mut disabled = self.disable_pass.clone();
+        if self.no_compaction {
+            disabled.push("compaction".into());
+        }
+        if self.no_prefix_merge {
+            disabled.push("prefix-merge".into());
+        }
+        let passes = StackPassConfig {
+            cluster_size: self.cluster_size,
+            disabled,
+        };
+        if let Some(e) = disabled_pass_error(&passes) {
+            return Err(Failure::usage(format!("error: --disable-pass: {e}")));
+        }
+        Ok(XpathOptions {
+            mode: opts.mode.into(),
+            ordered: opts.ordered,
+            hw: XpathHwOptions {
+                xml: XmlConfig::with_max_depth(opts.max_depth),
+                passes,
+                input: match self.input {
+                    InputArg::Pipelined => EventInput::Pipelined,
+                    InputArg::Broadcast => EventInput::Broadcast,
+                },
+                shape: RtlShape::default(),
+            },
+            clock_mhz: common::check_clock(self.clock_mhz)?,
+        })
+    }
+}
+
+/// Options first (usage errors before reading anything), then the query
+/// file, then the design.
+fn compile_hw(queries: &Path, opts: &XpathOpts, hw: &HwOpts) -> Result<XpathHw, Failure> {
+    let options = hw.options(opts)?;
+    let source = load_queries(queries, options.mode, options.ordered)?;
+    qrtl_core::engine::Engine::compile(&XpathEngine, &source, &options)
+}
+
+fn print_pass_stats(hw: &XpathHw) {
+    let mut out = std::io::stdout().lock();
+    let row = |out: &mut std::io::StdoutLock, name: &str, s: &StackStats, ran: &str| {
+        let _ = writeln!(
+            out,
+            "{name:<14} {ran:<4} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+            s.clusters, s.nodes, s.columns, s.gs_bits, s.pops, s.pop_columns
+        );
+    };
+    let _ = writeln!(
+        out,
+        "{:<14} {:<4} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "pass", "ran", "clusters", "nodes", "columns", "gs_bits", "pops", "pop_cols"
+    );
+    row(&mut out, "(lowered)", &hw.before, "");
+    for r in &hw.reports {
+        row(&mut out, r.pass, &r.after, if r.ran { "yes" } else { "no" });
+    }
+}
+
+/// `--stats`: the same queries compiled in each mode, and what each saves
+/// against holistic matching (push columns + global-stack bits + pop
+/// columns per row; paths and pairs may report false positives).
+fn print_mode_stats(queries: &Path, opts: &XpathOpts, hw: &HwOpts) {
+    let mut rows = Vec::new();
+    for mode in [ModeArg::Holistic, ModeArg::Paths, ModeArg::Pairs] {
+        let o = XpathOpts {
+            mode,
+            ..opts.clone()
+        };
+        let Ok(c) = compile_hw(queries, &o, hw) else {
+            return;
+        };
+        let s = c.reports.last().map_or(c.before, |r| r.after);
+        rows.push((Mode::from(mode), s, s.columns + s.gs_bits + s.pop_columns));
+    }
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "{:<14} {:>8} {:>8} {:>8} {:>9} {:>8}",
+        "mode", "columns", "gs_bits", "pop_cols", "row_bits", "saves"
+    );
+    let base = rows[0].2 as i64;
+    for (mode, s, bits) in rows {
+        let _ = writeln!(
+            out,
+            "{:<14} {:>8} {:>8} {:>8} {:>9} {:>8}",
+            mode.as_str(),
+            s.columns,
+            s.gs_bits,
+            s.pop_columns,
+            bits,
+            base - bits as i64
+        );
+    }
+}
+
+fn compile(
+    queries: &Path,
+    out: &Path,
+    opts: &XpathOpts,
+    hw: &HwOpts,
+    stats: bool,
+) -> Result<i32, Failure> {
+    let options = hw.options(opts)?;
+    let source = load_queries(queries, options.mode, options.ordered)?;
+    common::compile(&XpathEngine, &source, &options, out, |design| {
+        if stats {
+            print_pass_stats(design);
+            print_mode_stats(queries, opts, hw);
+        }
+    })?;
+    Ok(0)
+}
+
+/// Read every document; unreadable or empty ones are errors (an
+/// AXI4-Stream packet carries at least one byte), reported in order.
+fn read_docs(docs: &[PathBuf]) -> (Vec<Option<Vec<u8>>>, i32) {
+    let mut code = 0;
+    let mut inputs = Vec::with_capacity(docs.len());
+    for doc in docs {
+        let name = doc.display().to_string();
+        match std::fs::read(doc) {
+            Ok(bytes) if bytes.is_empty() => {
+                eprintln!(
+                    "{}",
+                    plain_error(
+                        &name,
+                        "empty document: an AXI4-Stream packet carries at least one byte \
+                         (`qrtl xpath filter` reports it as malformed)"
+                    )
+                );
+                code = 1;
+                inputs.push(None);
+            }
+            Ok(bytes) => inputs.push(Some(bytes)),
+            Err(e) => {
+                eprintln!("{}", plain_error(&name, format!("cannot read document: {e}")));
+                code = 1;
+                inputs.push(None);
+            }
+        }
+    }
+    (inputs, code)
+}
+
+fn sim_cmd(
+    queries: &Path,
+    docs: &[PathBuf],
+    opts: &XpathOpts,
+    hw: &HwOpts,
+    sim: &SimArgs,
+) -> Result<i32, Failure> {
+    let compiled = compile_hw(queries, opts, hw)?;
+    let (inputs, code) = read_docs(docs);
+    let packets: Vec<&Vec<u8>> = inputs.iter().flatten().collect();
+    if packets.is_empty() {
+        return Ok(1);
+    }
+    let results = common::simulate(&XpathEngine, &compiled, &packets, sim)?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut results = results.iter();
+    for (doc, input) in docs.iter().zip(&inputs) {
+        let Some(bytes) = input else { continue };
+        let r = results.next().expect("one result per packet");
+        let name = doc.display().to_string();
+        let line = format!(
+            "{{\"doc\":{},\"status\":\"{}\",\"matched\":{},\"cycles\":{},\"bytes\":{}}}",
+            json_string(&name),
+            r.output.status.as_str(),
+            serde_json::Value::from(r.output.matched.clone()),
+            r.latency,
+            bytes.len()
+        );
+        if writeln!(out, "{line}").is_err() {
+            return Ok(code);
+        }
+        if let Some(reason) = r.output.reason {
+            let _ = out.flush();
+            eprintln!(
+                "{name}: note: {}: {}",
+                r.output.status.as_str(),
+                reason.describe()
+            );
+        }
+    }
+    let _ = out.flush();
+    Ok(code)
+}

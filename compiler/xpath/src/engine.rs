@@ -1,0 +1,587 @@
+//! The XPath engine behind `qrtl_core::engine::Engine`: query files →
+//! XPath IR (after the XPath passes) → stack IR → stack passes → Verilog,
+//! the result words of the AXI4-Stream top, and the software engine as the
+//! model. The CLI, `qrtl build`, tests and benches go through it; each stage
+//! stays in its own module.
+
+use std::path::Path;
+
+use qrtl_core::diag::{plain_error, Diagnostic};
+use qrtl_core::engine::{Engine, Failure};
+use qrtl_core::sim::{DriverSpec, PacketResult};
+use crate::emit::xpath::{emit_xpath, EventInput, RtlShape, XpathRtl, XpathRtlConfig};
+use crate::ir::stacks::StackDesign;
+use crate::ir::xpath::{Design, Mode, SiblingOrder};
+use crate::lower::stacks::{lower_stacks, StackLowerConfig};
+use crate::passes::registry::{run_stack_pipeline, PassReport, StackPassConfig, StackStats};
+use crate::passes::{run_pipeline, PassConfig};
+use crate::syntax::parse_query_file;
+use crate::lower::xpath::lower_queries;
+use crate::xml::XmlConfig;
+
+/// Options of `qrtl xpath compile|sim`.
+#[derive(Clone, Debug, Default)]
+pub struct XpathHwOptions {
+    pub xml: XmlConfig,
+    pub passes: StackPassConfig,
+    /// How the parser's events reach the clusters.
+    pub input: EventInput,
+    /// Sizes of the clusters' processes and the top's ORs (`RtlShape`).
+    pub shape: RtlShape,
+}
+
+/// Queries per cluster by default (`--cluster-size`).
+pub const DEFAULT_CLUSTER_SIZE: usize = 256;
+/// Deepest element nesting by default (`--max-depth`).
+pub const DEFAULT_MAX_DEPTH: u32 = 32;
+/// Target clock of the generated constraints by default (`--clock-mhz`).
+pub const DEFAULT_CLOCK_MHZ: f64 = 200.0;
+
+/// Everything `qrtl xpath compile` takes besides the query file (the
+/// command line's options; also a design file's keys).
+#[derive(Clone, Debug)]
+pub struct XpathOptions {
+    /// How twigs are matched (`--mode`).
+    pub mode: Mode,
+    /// Sibling branches match in document order (`--ordered`).
+    pub ordered: bool,
+    /// The hardware: document limits, passes, event input, shape.
+    pub hw: XpathHwOptions,
+    /// Target clock of the generated constraints, in MHz.
+    pub clock_mhz: f64,
+}
+
+impl Default for XpathOptions {
+    fn default() -> Self {
+        XpathOptions {
+            mode: Mode::Holistic,
+            ordered: false,
+            hw: XpathHwOptions {
+                xml: XmlConfig::with_max_depth(DEFAULT_MAX_DEPTH),
+                passes: StackPassConfig {
+                    cluster_size: DEFAULT_CLUSTER_SIZE,
+                    disabled: Vec::new(),
+                },
+                input: EventInput::Pipelined,
+                shape: RtlShape::default(),
+            },
+            clock_mhz: DEFAULT_CLOCK_MHZ,
+        }
+    }
+}
+
+/// A checked query file: the XPath IR after the XPath passes (split for
+/// the mode), with the sibling order set.
+#[derive(Clone, Debug)]
+pub struct XpathSource {
+    /// The query file's name in diagnostics.
+    pub file: String,
+    pub design: Design,
+}
+
+/// Read, parse and lower a query file and run the XPath passes for `mode`;
+/// every diagnostic on failure (and a summary line), or "no queries".
+pub fn load_queries(path: &Path, mode: Mode, ordered: bool) -> Result<XpathSource, Failure> {
+    let name = path.display().to_string();
+    let text = match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes).map_err(|e| {
+            let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+            let line = upto.iter().filter(|&&b| b == b'\n').count() + 1;
+            Failure::input(format!("{name}:{line}: error: query file is not valid UTF-8"))
+        })?,
+        Err(e) => {
+            return Err(Failure::input(plain_error(
+                &name,
+                format!("cannot read query file: {e}"),
+            )))
+        }
+    };
+    let mut design = queries_from_text(&name, &text, mode)?;
+    if ordered {
+        design.order = SiblingOrder::Ordered;
+    }
+    Ok(XpathSource { file: name, design })
+}
+
+/// Parse and lower query text named `name`, then run the XPath passes.
+pub fn queries_from_text(name: &str, text: &str, mode: Mode) -> Result<Design, Failure> {
+    let (queries, mut diags) = parse_query_file(name, text);
+    let design = match lower_queries(name, &queries) {
+        Ok(d) => Some(d),
+        Err(more) => {
+            diags.extend(more);
+            None
+        }
+    };
+    if !diags.is_empty() {
+        diags.sort_by_key(|d| (d.line, d.span.start));
+        let mut f = Failure::diagnostics(&diags);
+        f.text.push_str(&format!(
+            "{name}: {} error{} in {} queries\n",
+            diags.len(),
+            if diags.len() == 1 { "" } else { "s" },
+            queries.len() + diags.len()
+        ));
+        return Err(f);
+    }
+    let design = design.unwrap_or_default();
+    if design.queries.is_empty() {
+        return Err(Failure::input(plain_error(
+            name,
+            "no queries (every line is blank or a # comment)",
+        )));
+    }
+    Ok(run_pipeline(design, &PassConfig { mode }))
+}
+
+/// The XPath filtering engine (SPEC §3): inputs are XML documents.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct XpathEngine;
+
+impl Engine for XpathEngine {
+    const NAME: &'static str = "xpath";
+    const INPUT: &'static str = "document";
+    type Source = XpathSource;
+    type Options = XpathOptions;
+    type Design = XpathHw;
+    type Input = Vec<u8>;
+    type Output = HwDocResult;
+
+    fn compile(&self, source: &XpathSource, opts: &XpathOptions) -> Result<XpathHw, Failure> {
+        build_xpath_hw(&source.file, &source.design, &opts.hw)
+            .map_err(|d| Failure::diagnostics(&d))
+    }
+
+    fn project(
+        &self,
+        _source: &XpathSource,
+        design: XpathHw,
+        opts: &XpathOptions,
+    ) -> qrtl_core::project::ProjectSpec {
+        xpath_project_spec(design, &opts.hw, opts.mode, opts.clock_mhz)
+    }
+
+    fn rtl_files(&self, design: &XpathHw) -> Vec<(String, String)> {
+        design
+            .rtl
+            .files
+            .iter()
+            .map(|f| (f.name.clone(), f.text.clone()))
+            .collect()
+    }
+
+    fn driver_spec(&self, design: &XpathHw) -> DriverSpec {
+        DriverSpec::axis(&design.rtl.top)
+    }
+
+    fn encode(&self, _design: &XpathHw, input: &Vec<u8>) -> Vec<u8> {
+        input.clone()
+    }
+
+    fn decode(&self, design: &XpathHw, packet: &PacketResult) -> Result<HwDocResult, String> {
+        decode_xpath_result(&packet.words, design.rtl.queries.len())
+    }
+
+    fn model(&self, design: &XpathHw, input: &Vec<u8>) -> HwDocResult {
+        let config = crate::refmodel::EngineConfig {
+            xml: design.xml,
+            ..crate::refmodel::EngineConfig::default()
+        };
+        let r = crate::refmodel::Engine::new(&design.queries, config).filter(input);
+        HwDocResult {
+            status: r.status,
+            reason: r.error.map(|e| e.error),
+            matched: r.matched,
+        }
+    }
+}
+
+/// A compiled XPath design.
+#[derive(Clone, Debug)]
+pub struct XpathHw {
+    pub stack: StackDesign,
+    /// Size of the naive stack IR, before any stack pass.
+    pub before: StackStats,
+    pub reports: Vec<PassReport>,
+    pub rtl: XpathRtl,
+    /// The XPath IR the stack IR was lowered from: the model runs it.
+    pub queries: Design,
+    /// The documents' limits, as the hardware checks them.
+    pub xml: XmlConfig,
+}
+
+/// Build the stack IR and the RTL of a (split) XPath design. `file` names the
+/// query file in diagnostics.
+pub fn build_xpath_hw(
+    file: &str,
+    design: &Design,
+    opts: &XpathHwOptions,
+) -> Result<XpathHw, Vec<Diagnostic>> {
+    let naive = lower_stacks(
+        file,
+        design,
+        &StackLowerConfig {
+            max_depth: opts.xml.max_depth,
+        },
+    )?;
+    let before = StackStats::of(&naive);
+    let (stack, reports) = run_stack_pipeline(naive, &opts.passes).map_err(|e| {
+        vec![Diagnostic {
+            code: "E0399",
+            message: e,
+            help: Some("this is a compiler bug; please report it with the query file".into()),
+            file: file.to_string(),
+            line: 0,
+            source_line: String::new(),
+            span: qrtl_core::diag::Span::point(0),
+        }]
+    })?;
+    let rtl = emit_xpath(
+        &stack,
+        &XpathRtlConfig {
+            name_stack_bytes: opts.xml.name_stack_bytes,
+            input: opts.input,
+            shape: opts.shape,
+        },
+    );
+    Ok(XpathHw {
+        stack,
+        before,
+        reports,
+        rtl,
+        queries: design.clone(),
+        xml: opts.xml,
+    })
+}
+
+/// The AXI4-Stream ports of `qrtl_xpath_top`.
+pub fn xpath_top_ports() -> Vec<qrtl_core::project::Port> {
+    use qrtl_core::project::{Port, PortDir::*};
+    let p = |name: &str, dir, width, description: &str| Port {
+        name: name.to_string(),
+        dir,
+        width,
+        description: description.to_string(),
+    };
+    vec![
+        p("clk", Input, 1, "clock"),
+        p("rst", Input, 1, "synchronous reset, active high"),
+        p("s_axis_tdata", Input, 8, "document bytes"),
+        p("s_axis_tvalid", Input, 1, "document byte valid"),
+        p("s_axis_tready", Output, 1, "document byte accepted (low only while a document's last byte waits for the previous results)"),
+        p("s_axis_tlast", Input, 1, "last byte of a document"),
+        p("m_axis_tdata", Output, 32, "result words: status word, then the match bitmap"),
+        p("m_axis_tvalid", Output, 1, "result word valid"),
+        p("m_axis_tready", Input, 1, "result word accepted"),
+        p("m_axis_tlast", Output, 1, "last result word of a document"),
+    ]
+}
+
+/// Project description of a compiled XPath design (`qrtl xpath compile -o`).
+/// Consumes the design: its Verilog texts (tens of MB for 32K queries, not
+/// worth copying) move into the spec.
+pub fn xpath_project_spec(
+    hw: XpathHw,
+    opts: &XpathHwOptions,
+    mode: crate::ir::xpath::Mode,
+    clock_mhz: f64,
+) -> qrtl_core::project::ProjectSpec {
+    use serde_json::json;
+    let rtl = &hw.rtl;
+    let queries: Vec<_> = rtl
+        .queries
+        .iter()
+        .map(|q| {
+            json!({"id": q.id, "line": q.line, "text": q.text.trim(), "cluster": q.cluster,
+                   "word": q.word, "bit": q.bit})
+        })
+        .collect();
+    let reasons: Vec<_> = crate::xml::XmlError::ALL
+        .iter()
+        .map(|e| json!({"code": e.code(), "status": e.status().as_str(), "reason": e.describe()}))
+        .collect();
+    let passes: Vec<_> = hw
+        .reports
+        .iter()
+        .map(|r| {
+            json!({"pass": r.pass, "ran": r.ran, "nodes": r.after.nodes,
+                        "columns": r.after.columns, "gs_bits": r.after.gs_bits,
+                        "pop_nodes": r.after.pops, "pop_columns": r.after.pop_columns})
+        })
+        .collect();
+    let last = hw.reports.last().map(|r| r.after).unwrap_or(hw.before);
+    let manifest_extra = json!({
+        "kind": "xpath",
+        "parameters": {
+            "mode": mode.as_str(),
+            "ordered": hw.stack.order == crate::ir::xpath::SiblingOrder::Ordered,
+            "max_depth": opts.xml.max_depth,
+            "name_stack_bytes": opts.xml.name_stack_bytes,
+            "cluster_size": opts.passes.cluster_size,
+            "clusters": hw.stack.clusters.len(),
+            "event_input": opts.input.name(),
+            "disabled_passes": opts.passes.disabled,
+            "bytes_per_clock": 1,
+            "result_width": crate::emit::xpath::RESULT_WIDTH,
+        },
+        "result": {
+            "words_per_document": rtl.result_words,
+            "status_word": {"status": "bits 1:0", "reason": "bits 6:2",
+                            "status_codes": {"ok": 0, "malformed": 1, "too_deep": 2},
+                            "reasons": reasons},
+            "bitmap": "word 1 + q/32, bit q%32 for query id q",
+            "latency_cycles": rtl.latency,
+        },
+        "queries": queries,
+        "stats": {"before": {"nodes": hw.before.nodes, "columns": hw.before.columns},
+                  "after": {"nodes": last.nodes, "columns": last.columns, "gs_bits": last.gs_bits},
+                  "passes": passes},
+    });
+    let readme_extra = format!(
+        "## XPath filtering engine\n\n\
+         {} queries ({} mode), {} cluster(s), maximum document depth {}. \
+         Stream each document as one AXI4-Stream packet on `s_axis` (one byte per clock); \
+         for each document `m_axis` returns {} words: the status word (bits 1:0: 0 ok, \
+         1 malformed, 2 too_deep; bits 6:2: the reason code listed in `manifest.json`) and the \
+         match bitmap (bit q%32 of word 1 + q/32 for query id q). `manifest.json` maps query \
+         ids to their lines and bits. Latency: the status word is valid {} cycles after the \
+         document's last byte is accepted.\n",
+        rtl.queries.len(),
+        mode.as_str(),
+        hw.stack.clusters.len(),
+        opts.xml.max_depth,
+        rtl.result_words,
+        rtl.latency
+    );
+    let top = rtl.top.clone();
+    let files = hw.rtl.files.into_iter().map(|f| (f.name, f.text)).collect();
+    qrtl_core::project::ProjectSpec {
+        name: "qrtl_xpath".to_string(),
+        top,
+        rtl: files,
+        clock_mhz,
+        clock_port: "clk".to_string(),
+        reset_port: "rst".to_string(),
+        ports: xpath_top_ports(),
+        manifest_extra,
+        readme_extra,
+    }
+}
+
+/// One document's result as the RTL reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HwDocResult {
+    pub status: crate::xml::DocStatus,
+    /// The parser's first error, if any.
+    pub reason: Option<crate::xml::XmlError>,
+    pub matched: Vec<u32>,
+}
+
+/// Decode a document's result words (status word, then the bitmap).
+pub fn decode_xpath_result(words: &[u32], query_count: usize) -> Result<HwDocResult, String> {
+    let expect = 1 + query_count.div_ceil(32);
+    if words.len() != expect {
+        return Err(format!("{} result words, expected {expect}", words.len()));
+    }
+    let status_word = words[0];
+    let status = crate::xml::DocStatus::from_code((status_word & 3) as u8)
+        .ok_or_else(|| format!("bad status word {status_word:#x}"))?;
+    let code = ((status_word >> 2) & 31) as u8;
+    let reason = crate::xml::XmlError::from_code(code);
+    if status_word >> 7 != 0 || (code != 0 && reason.is_none()) {
+        return Err(format!("bad status word {status_word:#x}"));
+    }
+    let mut matched = Vec::new();
+    for (w, word) in words[1..].iter().enumerate() {
+        for b in 0..32 {
+            if word >> b & 1 == 1 {
+                let q = w * 32 + b;
+                if q >= query_count {
+                    return Err(format!("bit for query {q} set; only {query_count} queries"));
+                }
+                matched.push(q as u32);
+            }
+        }
+    }
+    Ok(HwDocResult {
+        status,
+        reason,
+        matched,
+    })
+}
+
+/// Per-document outcome of a simulation run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimDoc {
+    pub result: HwDocResult,
+    /// Cycles from the document's first accepted byte to its status word.
+    pub cycles: u64,
+}
+
+/// A simulation of many documents through one build.
+#[derive(Clone, Debug)]
+pub struct XpathSimRun {
+    pub docs: Vec<SimDoc>,
+    pub run: qrtl_core::sim::SimRun,
+    pub build: qrtl_core::sim::Built,
+}
+
+/// Build (or reuse from the cache) the design for `simulator` and stream
+/// `docs` through it, one AXI4-Stream packet each.
+pub fn simulate_xpath(
+    hw: &XpathHw,
+    docs: &[Vec<u8>],
+    simulator: qrtl_core::sim::Simulator,
+    stalls: &qrtl_core::sim::Stalls,
+    trace: Option<&std::path::Path>,
+) -> Result<XpathSimRun, String> {
+    simulate_xpath_with(
+        hw,
+        docs,
+        simulator,
+        stalls,
+        trace,
+        &qrtl_core::sim::BuildOptions::default(),
+    )
+}
+
+/// The simulation build of an XPath design (cached; see `qrtl_core::sim`),
+/// to run many inputs through ([`qrtl_core::sim::Built::run`],
+/// `run_with_resets`).
+pub fn build_xpath_sim(
+    hw: &XpathHw,
+    simulator: qrtl_core::sim::Simulator,
+    options: &qrtl_core::sim::BuildOptions,
+) -> Result<qrtl_core::sim::Built, String> {
+    qrtl_core::engine::build_sim(&XpathEngine, hw, simulator, Some(options.clone()))
+}
+
+/// Each document's result words of a run of an XPath design, decoded.
+pub fn decode_xpath_run(hw: &XpathHw, run: &qrtl_core::sim::SimRun) -> Result<Vec<SimDoc>, String> {
+    Ok(qrtl_core::engine::decode_run(&XpathEngine, hw, run)?
+        .into_iter()
+        .map(|r| SimDoc {
+            result: r.output,
+            cycles: r.latency,
+        })
+        .collect())
+}
+
+/// [`simulate_xpath`] with explicit build options (e.g. unoptimized C++ for
+/// large designs simulated on short inputs).
+pub fn simulate_xpath_with(
+    hw: &XpathHw,
+    docs: &[Vec<u8>],
+    simulator: qrtl_core::sim::Simulator,
+    stalls: &qrtl_core::sim::Stalls,
+    trace: Option<&std::path::Path>,
+    options: &qrtl_core::sim::BuildOptions,
+) -> Result<XpathSimRun, String> {
+    let settings = qrtl_core::engine::SimSettings {
+        simulator,
+        stalls: *stalls,
+        trace,
+        build: Some(options.clone()),
+    };
+    let inputs: Vec<&Vec<u8>> = docs.iter().collect();
+    let sim = qrtl_core::engine::simulate(&XpathEngine, hw, &inputs, &settings)?;
+    let docs = sim
+        .results
+        .into_iter()
+        .map(|r| SimDoc {
+            result: r.output,
+            cycles: r.latency,
+        })
+        .collect();
+    let run = sim.runs.into_iter().next().expect("one run");
+    Ok(XpathSimRun {
+        docs,
+        run,
+        build: sim.build,
+    })
+}
+
+// ---- design files -------------------------------------------------------------
+
+/// The stack passes `--disable-pass` (design files: `disable_pass`) may
+/// name: all but the mandatory ones, in pipeline order.
+pub fn optional_pass_names() -> Vec<&'static str> {
+    crate::passes::registry::stack_passes()
+        .iter()
+        .map(|p| p.name())
+        .filter(|n| *n != "naming")
+        .collect()
+}
+
+/// The passes of `passes.disabled` that are unknown or mandatory, as the
+/// message `--disable-pass` reports, or `None` when all may be disabled.
+pub fn disabled_pass_error(passes: &StackPassConfig) -> Option<String> {
+    let unknown = crate::passes::registry::unknown_stack_passes(passes);
+    (!unknown.is_empty()).then(|| {
+        format!(
+            "unknown or mandatory pass {} (passes: {})",
+            unknown.join(", "),
+            optional_pass_names().join(", ")
+        )
+    })
+}
+
+/// `--mode` values.
+pub const MODES: [(&str, Mode); 3] = [
+    ("holistic", Mode::Holistic),
+    ("paths", Mode::Paths),
+    ("pairs", Mode::Pairs),
+];
+
+/// `--input` values.
+pub const EVENT_INPUTS: [(&str, EventInput); 2] = [
+    ("pipelined", EventInput::Pipelined),
+    ("broadcast", EventInput::Broadcast),
+];
+
+/// One design of a design file (`engine: xpath`): `queries` (required), and
+/// the options of `qrtl xpath compile` under their flag names (`mode`,
+/// `ordered`, `max_depth`, `cluster_size`, `no_compaction`,
+/// `no_prefix_merge`, `disable_pass`, `clock_mhz`, `input`) with the same
+/// defaults. Then the query file is loaded as `compile` loads it.
+pub fn from_design(
+    mut f: qrtl_core::design::Fields<'_>,
+) -> Result<(XpathSource, XpathOptions), Failure> {
+    let d = XpathOptions::default();
+    let queries = f.input("queries");
+    let mode = f.choice("mode", d.mode, &MODES);
+    let ordered = f.flag("ordered", d.ordered);
+    let max_depth = f.uint("max_depth", u64::from(DEFAULT_MAX_DEPTH), 1, 4096) as u32;
+    let cluster_size = f.uint("cluster_size", DEFAULT_CLUSTER_SIZE as u64, 0, u32::MAX as u64);
+    let mut disabled = f.strings("disable_pass");
+    if f.flag("no_compaction", false) {
+        disabled.push("compaction".into());
+    }
+    if f.flag("no_prefix_merge", false) {
+        disabled.push("prefix-merge".into());
+    }
+    let clock_mhz = f.positive("clock_mhz", DEFAULT_CLOCK_MHZ, 2000.0);
+    let input = f.choice("input", d.hw.input, &EVENT_INPUTS);
+    let passes = StackPassConfig {
+        cluster_size: cluster_size as usize,
+        disabled,
+    };
+    if let Some(e) = disabled_pass_error(&passes) {
+        f.reject("disable_pass", format!("`disable_pass`: {e}"), None);
+    }
+    f.finish().map_err(|d| Failure::diagnostics(&d))?;
+    let queries = queries.expect("finish reports a missing or bad `queries`");
+    let source = load_queries(&queries, mode, ordered)?;
+    let opts = XpathOptions {
+        mode,
+        ordered,
+        hw: XpathHwOptions {
+            xml: XmlConfig::with_max_depth(max_depth),
+            passes,
+            input,
+            shape: d.hw.shape,
+        },
+        clock_mhz,
+    };
+    Ok((source, opts))
+}
