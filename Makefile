@@ -62,6 +62,14 @@ demo: deps
 	@echo "--- compiled to RTL ($(DEMO)/track-rtl), then simulated in Verilator (filter's JSON plus events and cycles):"
 	$(QRTL) track compile queries/track/patterns.txt --regions queries/track/regions.yaml -o $(DEMO)/track-rtl
 	$(QRTL) track sim --variables expand queries/track/patterns.txt queries/track/city.csv --regions queries/track/regions.yaml
+	@echo "--- Golomb-Rice: integers encoded, decoded in software, then by the no-stall decoder in Verilator:"
+	@mkdir -p $(DEMO)
+	@seq 0 7 400 > $(DEMO)/ints.txt
+	$(QRTL) rice encode $(DEMO)/ints.txt --k 3 -o $(DEMO)/ints.gr
+	$(QRTL) rice decode $(DEMO)/ints.gr --k 3 | tail -n 3
+	$(QRTL) rice sim $(DEMO)/ints.gr --k 3 --width 32 --stats | tail -n 3
+	@echo "--- one design file, three engines: queries/designs/all.yaml -> $(DEMO)/build/{news,city,decoder}:"
+	$(QRTL) build queries/designs/all.yaml -o $(DEMO)/build
 
 test: deps
 	$(CARGO) test --release --workspace
@@ -72,14 +80,14 @@ test: deps
 BENCH_TIME_LIMIT ?= 45
 
 bench: deps deps-synth
-	$(CARGO) build --release --bin qrtl-bench --bin qrtl-bench-rtl --bin qrtl-bench-rice
+	$(CARGO) build --release -p qrtl-bench --bin qrtl-bench --bin qrtl-bench-rtl --bin qrtl-bench-rice
 	$(TARGET_DIR)/release/qrtl-bench | tee bench/REPORT-engine.md
 	$(TARGET_DIR)/release/qrtl-bench-rtl | tee bench/REPORT-rtl.md
 	$(TARGET_DIR)/release/qrtl-bench-rice | tee bench/REPORT-rice.md
-	$(CARGO) build --release --bin qrtl-bench-track
+	$(CARGO) build --release -p qrtl-bench --bin qrtl-bench-track
 	$(TARGET_DIR)/release/qrtl-bench-track | tee bench/REPORT-track.md
 	@echo "--- bench/REPORT.md: figures (a)-(f) with SVG plots; synthesis points come from bench/data/synth-points.json unless the RTL changed (then Yosys/nextpnr run, niced)"
-	$(CARGO) build --release --bin qrtl-bench-report
+	$(CARGO) build --release -p qrtl-bench --bin qrtl-bench-report
 	nice -n 10 $(TARGET_DIR)/release/qrtl-bench-report --time-limit $(BENCH_TIME_LIMIT)
 
 clean:
