@@ -10,5 +10,6 @@ pub mod hw;
 pub mod input;
 pub mod ir;
 pub mod lower;
+pub mod passes;
 pub mod refmodel;
 pub mod syntax;
