@@ -196,3 +196,36 @@ pub fn run_stack_pipeline(
         .run(STACK_PIPELINE, design, config, &config.disabled)
         .map_err(|e| e.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn naming_is_the_one_mandatory_stack_pass() {
+        let all: Vec<&str> = stack_passes().iter().map(|p| p.name()).collect();
+        assert_eq!(
+            all,
+            [
+                "cluster",
+                "prefix-merge",
+                "last-column",
+                "root-gs",
+                "compaction",
+                "naming"
+            ]
+        );
+        assert_eq!(optional_stack_pass_names(), all[..5]);
+        let config = StackPassConfig {
+            disabled: vec!["compaction".into(), "naming".into(), "bogus".into()],
+            ..StackPassConfig::default()
+        };
+        assert_eq!(unknown_stack_passes(&config), ["naming", "bogus"]);
+    }
+
+    #[test]
+    fn the_xpath_pipeline_is_split_twigs() {
+        let names: Vec<&str> = passes().iter().map(|p| p.name()).collect();
+        assert_eq!(names, ["split-twigs"]);
+    }
+}
