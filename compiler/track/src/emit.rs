@@ -164,8 +164,8 @@ fn emit_cluster(
             // Comparisons that always hold (against 0 or 2^32-1) are left
             // out: they are constant and lint would flag them.
             let (lo, hi) = match win.op {
-                crate::syntax::ast::TimeOp::Overlap => ("ev_exit", "ev_entry"),
-                crate::syntax::ast::TimeOp::Inside => ("ev_entry", "ev_exit"),
+                crate::ir::WindowOp::Overlap => ("ev_exit", "ev_entry"),
+                crate::ir::WindowOp::Inside => ("ev_entry", "ev_exit"),
             };
             let mut terms = Vec::new();
             if win.from > 0 {

@@ -15,8 +15,6 @@
 //!
 //! Index arenas only: nodes, slots, windows and variables are `u32` ids.
 
-use crate::syntax::ast::TimeOp;
-
 qrtl_core::id_type!(
     /// A shared time window (one comparator pair in the decoder).
     WindowId
@@ -34,11 +32,32 @@ qrtl_core::id_type!(
     SlotId
 );
 
+/// How a visit `[entry, exit]` must relate to a time window (SPEC §4.2).
+/// The IR's own copy of the syntax's time operator: lowering maps one to
+/// the other, so nothing after lowering depends on the syntax tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WindowOp {
+    /// The visit intersects the window.
+    Overlap,
+    /// The visit lies within the window.
+    Inside,
+}
+
+impl WindowOp {
+    /// The operator as written in a pattern (`overlap`, `inside`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WindowOp::Overlap => "overlap",
+            WindowOp::Inside => "inside",
+        }
+    }
+}
+
 /// `op` against `[from, to]` (SPEC §4.2): `overlap` needs the visit
 /// `[entry, exit]` to intersect the window, `inside` to lie within it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Window {
-    pub op: TimeOp,
+    pub op: WindowOp,
     pub from: u32,
     pub to: u32,
 }
@@ -46,8 +65,8 @@ pub struct Window {
 impl Window {
     pub fn holds(&self, entry: u32, exit: u32) -> bool {
         match self.op {
-            TimeOp::Overlap => entry <= self.to && exit >= self.from,
-            TimeOp::Inside => entry >= self.from && exit <= self.to,
+            WindowOp::Overlap => entry <= self.to && exit >= self.from,
+            WindowOp::Inside => entry >= self.from && exit <= self.to,
         }
     }
 }

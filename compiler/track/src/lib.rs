@@ -9,5 +9,6 @@ pub mod engine;
 pub mod input;
 pub mod ir;
 pub mod lower;
+pub mod passes;
 pub mod refmodel;
 pub mod syntax;

@@ -119,7 +119,7 @@ pub fn lower_patterns(
                     };
                     let window = time.map(|t| {
                         let w = Window {
-                            op: *op,
+                            op: window_op(*op),
                             from: t.from,
                             to: t.to,
                         };
@@ -170,6 +170,14 @@ pub fn lower_patterns(
     }
 }
 
+/// The IR's window operator for the syntax's time operator.
+fn window_op(op: ast::TimeOp) -> WindowOp {
+    match op {
+        ast::TimeOp::Overlap => WindowOp::Overlap,
+        ast::TimeOp::Inside => WindowOp::Inside,
+    }
+}
+
 /// Options of [`build_engines`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EngineConfig {
@@ -187,60 +195,21 @@ impl Default for EngineConfig {
     }
 }
 
-/// Node sharing key (variable-free nodes only): equal keys mean equal
-/// state at every event.
-type NodeKey = (Option<NodeTest>, Option<WindowId>, bool, Vec<NodeId>);
-
+/// Builds the naive [`EngineSet`]: one chain of fresh nodes per pattern
+/// (per expansion for `expand`), in pattern order, all in one cluster. The
+/// FlexTrack passes (`crate::passes`) then cluster and share.
 struct Builder<'a> {
     design: &'a TrackDesign,
     set: EngineSet,
-    shared: HashMap<NodeKey, NodeId>,
-    cluster_start: usize,
 }
 
 impl Builder<'_> {
     fn node(&mut self, mut node: Node) -> NodeId {
         node.preds.sort_unstable();
         node.preds.dedup();
-        let shareable = node.carries.is_empty()
-            && !matches!(
-                node.test,
-                Some(NodeTest::VarFirst(_) | NodeTest::VarAgain(_))
-            );
-        let key = (
-            node.test.clone(),
-            node.window,
-            node.from_start,
-            node.preds.clone(),
-        );
-        if shareable {
-            if let Some(&id) = self.shared.get(&key) {
-                return id;
-            }
-        }
         let id = NodeId(self.set.nodes.len() as u32);
         self.set.nodes.push(node);
-        if shareable {
-            self.shared.insert(key, id);
-        }
         id
-    }
-
-    fn close_cluster(&mut self) {
-        let end = self.set.nodes.len();
-        if let Some(c) = self.set.clusters.last_mut() {
-            c.nodes = self.cluster_start..end;
-        }
-    }
-
-    fn open_cluster(&mut self) {
-        self.close_cluster();
-        self.cluster_start = self.set.nodes.len();
-        self.shared.clear();
-        self.set.clusters.push(Cluster {
-            nodes: self.cluster_start..self.cluster_start,
-            patterns: Vec::new(),
-        });
     }
 
     /// One chain of nodes for `p` with variables resolved by `bind` (expand)
@@ -325,9 +294,11 @@ pub fn expansions(p: &Pattern, d: &TrackDesign) -> usize {
         .fold(1usize, |a, n| a.saturating_mul(n))
 }
 
-/// Build the hardware engines of every pattern under one strategy. Fails
-/// (E0652) when `expand` would exceed [`MAX_EXPANSIONS`] engines for a
-/// pattern.
+/// Build the hardware engines of every pattern under one strategy: lower
+/// naively (a chain of nodes per pattern, one cluster), then run the
+/// FlexTrack pipeline (`crate::passes::registry`: clustering by
+/// `cfg.cluster_size`, common-prefix sharing). Fails (E0652) when `expand`
+/// would exceed [`MAX_EXPANSIONS`] engines for a pattern.
 pub fn build_engines(
     file: &str,
     d: &TrackDesign,
@@ -365,22 +336,14 @@ pub fn build_engines(
             nodes: Vec::new(),
             slots: Vec::new(),
             outs: Vec::new(),
-            clusters: Vec::new(),
+            clusters: vec![Cluster {
+                nodes: 0..0,
+                patterns: Vec::new(),
+            }],
         },
-        shared: HashMap::new(),
-        cluster_start: 0,
     };
-    b.open_cluster();
     for p in &d.patterns {
-        let weight = match cfg.strategy {
-            Strategy::Expand => p.items.len() * expansions(p, d),
-            _ => p.items.len(),
-        };
-        let used = b.set.nodes.len() - b.cluster_start;
-        if cfg.cluster_size > 0 && used > 0 && used + weight > cfg.cluster_size {
-            b.open_cluster();
-        }
-        let cluster = b.set.clusters.len() - 1;
+        let cluster = 0;
         b.set.clusters[cluster].patterns.push(p.id);
         let mut out = EngineOut {
             pattern: p.id,
@@ -435,8 +398,6 @@ pub fn build_engines(
         }
         b.set.outs.push(out);
     }
-    b.close_cluster();
-    let set = b.set;
-    debug_assert_eq!(set.verify(), Ok(()));
-    Ok(set)
+    b.set.clusters[0].nodes = 0..b.set.nodes.len();
+    Ok(crate::passes::registry::run_engine_pipeline(b.set, cfg))
 }

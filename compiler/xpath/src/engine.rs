@@ -503,16 +503,6 @@ pub fn simulate_xpath_with(
 
 // ---- design files -------------------------------------------------------------
 
-/// The stack passes `--disable-pass` (design files: `disable_pass`) may
-/// name: all but the mandatory ones, in pipeline order.
-pub fn optional_pass_names() -> Vec<&'static str> {
-    crate::passes::registry::stack_passes()
-        .iter()
-        .map(|p| p.name())
-        .filter(|n| *n != "naming")
-        .collect()
-}
-
 /// The passes of `passes.disabled` that are unknown or mandatory, as the
 /// message `--disable-pass` reports, or `None` when all may be disabled.
 pub fn disabled_pass_error(passes: &StackPassConfig) -> Option<String> {
@@ -521,7 +511,7 @@ pub fn disabled_pass_error(passes: &StackPassConfig) -> Option<String> {
         format!(
             "unknown or mandatory pass {} (passes: {})",
             unknown.join(", "),
-            optional_pass_names().join(", ")
+            crate::passes::registry::optional_stack_pass_names().join(", ")
         )
     })
 }

@@ -6,12 +6,13 @@
 //! prefix land in one cluster (prefix merging only works inside a cluster).
 //! Must run before `prefix-merge` and every column pass.
 
-use super::registry::{StackPass, StackPassConfig};
+use super::registry::StackPassConfig;
+use qrtl_core::pass::Pass;
 use crate::ir::stacks::{Cluster, ColId, FlagId, FlagSrc, HwNodeId, PopId, StackDesign};
 
 pub struct ClusterQueries;
 
-impl StackPass for ClusterQueries {
+impl Pass<StackDesign, StackPassConfig> for ClusterQueries {
     fn name(&self) -> &'static str {
         "cluster"
     }

@@ -8,14 +8,15 @@
 //! from one query's stack to the whole cluster, which shares one stack
 //! pointer and one memory. First fit, in node order.
 
-use super::registry::{StackPass, StackPassConfig};
+use super::registry::StackPassConfig;
+use qrtl_core::pass::Pass;
 use crate::ir::stacks::{ColId, ColKind, Column, StackDesign};
 use crate::ir::xpath::{TagId, Test};
 use rustc_hash::FxHashSet as HashSet;
 
 pub struct Compaction;
 
-impl StackPass for Compaction {
+impl Pass<StackDesign, StackPassConfig> for Compaction {
     fn name(&self) -> &'static str {
         "compaction"
     }

@@ -3,13 +3,14 @@
 //! keeps its exact column only for `/` successors or a pop node checking it
 //! at close time, and its carry column only for `//` successors.
 
-use super::registry::{StackPass, StackPassConfig};
+use super::registry::StackPassConfig;
+use qrtl_core::pass::Pass;
 use crate::ir::stacks::StackDesign;
 use crate::ir::xpath::Axis;
 
 pub struct LastColumn;
 
-impl StackPass for LastColumn {
+impl Pass<StackDesign, StackPassConfig> for LastColumn {
     fn name(&self) -> &'static str {
         "last-column"
     }

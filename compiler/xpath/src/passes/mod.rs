@@ -10,6 +10,6 @@ pub mod root_gs;
 pub mod split_twigs;
 
 pub use registry::{
-    passes, run_pipeline, run_stack_pipeline, stack_passes, Pass, PassConfig, StackPass,
-    StackPassConfig,
+    optional_stack_pass_names, passes, run_pipeline, run_stack_pipeline, stack_passes, Pass,
+    PassConfig, StackPassConfig,
 };

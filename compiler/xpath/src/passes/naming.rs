@@ -4,7 +4,8 @@
 //! (carry); a column shared by several nodes is `c<k>_col<j>`; a pop node
 //! is `<node>_pop`; a flag is `<node>_seen` or `<pop node>_seen`. Clashes get a numeric suffix. Must run last.
 
-use super::registry::{StackPass, StackPassConfig};
+use super::registry::StackPassConfig;
+use qrtl_core::pass::Pass;
 use crate::ir::stacks::{ColKind, FlagSrc, StackDesign};
 use crate::ir::xpath::Test;
 use rustc_hash::FxHashSet as HashSet;
@@ -41,12 +42,16 @@ fn unique(taken: &mut HashSet<String>, base: String) -> String {
         .expect("some suffix is free")
 }
 
-impl StackPass for Naming {
+impl Pass<StackDesign, StackPassConfig> for Naming {
     fn name(&self) -> &'static str {
         "naming"
     }
     fn description(&self) -> &'static str {
         "choose RTL identifiers from query ids, steps and tags"
+    }
+    /// The emitter needs the names: never skipped.
+    fn mandatory(&self) -> bool {
+        true
     }
     fn run(&self, mut design: StackDesign, _config: &StackPassConfig) -> StackDesign {
         let tags = design.tags.clone();

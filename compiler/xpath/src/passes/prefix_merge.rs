@@ -4,14 +4,15 @@
 //! "minimal tree" of Fig. 2.12). Pop nodes of identical twig subtrees are
 //! shared the same way. Runs after `cluster`, before the column passes.
 
-use super::registry::{StackPass, StackPassConfig};
+use super::registry::StackPassConfig;
+use qrtl_core::pass::Pass;
 use crate::ir::stacks::{Cluster, FlagId, FlagSrc, HwNodeId, PopId, StackDesign};
 use crate::ir::xpath::{Axis, CondId, Test};
 use rustc_hash::FxHashMap as HashMap;
 
 pub struct PrefixMerge;
 
-impl StackPass for PrefixMerge {
+impl Pass<StackDesign, StackPassConfig> for PrefixMerge {
     fn name(&self) -> &'static str {
         "prefix-merge"
     }

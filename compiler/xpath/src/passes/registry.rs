@@ -22,11 +22,25 @@
 //! |                | After `last-column`/`root-gs` so only stored columns are packed.  |
 //! | `naming`       | choose RTL identifiers. Always last, never skipped.               |
 //!
-//! Every stack pass but `naming` can be switched off by name
-//! (`--no-compaction`, `--no-prefix-merge`, `--disable-pass NAME`).
+//! Every stack pass but `naming` (the one whose `mandatory()` is true) can
+//! be switched off by name (`--no-compaction`, `--no-prefix-merge`,
+//! `--disable-pass NAME`).
+//!
+//! Both lists are `qrtl_core::pass::PassManager`s: [`xpath_passes`] (the
+//! `xpath` pipeline) and [`stack_pass_manager`] (the `stacks` pipeline). The
+//! manager verifies the IR after every pass and reports each pass.
 
 use crate::ir::stacks::StackDesign;
 use crate::ir::xpath::{Design, Mode};
+use qrtl_core::pass::{Ir, PassManager};
+use std::rc::Rc;
+
+pub use qrtl_core::pass::Pass;
+
+/// The pipeline of the XPath IR.
+pub const XPATH_PIPELINE: &str = "xpath";
+/// The pipeline of the stack IR.
+pub const STACK_PIPELINE: &str = "stacks";
 
 /// Options that select and configure passes.
 #[derive(Clone, Copy, Debug, Default)]
@@ -34,25 +48,37 @@ pub struct PassConfig {
     pub mode: Mode,
 }
 
-/// A pass: a name, a one-line description and the transformation.
-pub trait Pass {
-    fn name(&self) -> &'static str;
-    fn description(&self) -> &'static str;
-    fn run(&self, design: Design, config: &PassConfig) -> Design;
+impl Ir for Design {
+    type Stats = ();
+    fn verify(&self) -> Result<(), String> {
+        Design::verify(self)
+    }
+    fn stats(&self) {}
+}
+
+/// Every pass on the XPath IR and its pipeline.
+pub fn xpath_passes() -> PassManager<Design, PassConfig> {
+    PassManager::new()
+        .pass(super::split_twigs::SplitTwigs)
+        // The only pass so far; it must stay first: passes after it see
+        // only the split parts.
+        .pipeline(XPATH_PIPELINE, &["split-twigs"])
 }
 
 /// All passes on the XPath IR, in pipeline order.
-pub fn passes() -> Vec<Box<dyn Pass>> {
-    vec![Box::new(super::split_twigs::SplitTwigs)]
+pub fn passes() -> Vec<Rc<dyn Pass<Design, PassConfig>>> {
+    xpath_passes()
+        .pipeline_passes(XPATH_PIPELINE)
+        .expect("the xpath pipeline")
 }
 
-/// Run every pass in order, verifying the IR after each.
-pub fn run_pipeline(mut design: Design, config: &PassConfig) -> Design {
-    for pass in passes() {
-        design = pass.run(design, config);
-        debug_assert_eq!(design.verify(), Ok(()), "after pass {}", pass.name());
+/// Run every pass in order, verifying the IR after each (a broken
+/// invariant is a compiler bug: it panics).
+pub fn run_pipeline(design: Design, config: &PassConfig) -> Design {
+    match xpath_passes().run_all(XPATH_PIPELINE, design, config) {
+        Ok((design, _)) => design,
+        Err(e) => panic!("{e}"),
     }
-    design
 }
 
 /// Options of the stack-IR passes.
@@ -60,7 +86,8 @@ pub fn run_pipeline(mut design: Design, config: &PassConfig) -> Design {
 pub struct StackPassConfig {
     /// Queries per cluster; 0 puts every query in one cluster.
     pub cluster_size: usize,
-    /// Names of passes to skip (`naming` cannot be skipped).
+    /// Names of passes to skip (mandatory passes, i.e. `naming`, cannot be
+    /// skipped).
     pub disabled: Vec<String>,
 }
 
@@ -73,23 +100,45 @@ impl Default for StackPassConfig {
     }
 }
 
-/// A pass over the stack IR.
-pub trait StackPass {
-    fn name(&self) -> &'static str;
-    fn description(&self) -> &'static str;
-    fn run(&self, design: StackDesign, config: &StackPassConfig) -> StackDesign;
+/// Every pass on the stack IR and its pipeline.
+pub fn stack_pass_manager() -> PassManager<StackDesign, StackPassConfig> {
+    PassManager::new()
+        .pass(super::cluster::ClusterQueries)
+        .pass(super::prefix_merge::PrefixMerge)
+        .pass(super::last_column::LastColumn)
+        .pass(super::root_gs::RootViaGlobalStack)
+        .pass(super::compaction::Compaction)
+        .pass(super::naming::Naming)
+        .pipeline(
+            STACK_PIPELINE,
+            &[
+                // First: the other passes work inside a cluster.
+                "cluster",
+                // Before the column passes, so merged nodes get one set of
+                // columns.
+                "prefix-merge",
+                "last-column",
+                "root-gs",
+                // After last-column and root-gs: only stored columns are
+                // packed.
+                "compaction",
+                // Mandatory and last: names the final nodes and columns.
+                "naming",
+            ],
+        )
 }
 
 /// All stack-IR passes, in pipeline order.
-pub fn stack_passes() -> Vec<Box<dyn StackPass>> {
-    vec![
-        Box::new(super::cluster::ClusterQueries),
-        Box::new(super::prefix_merge::PrefixMerge),
-        Box::new(super::last_column::LastColumn),
-        Box::new(super::root_gs::RootViaGlobalStack),
-        Box::new(super::compaction::Compaction),
-        Box::new(super::naming::Naming),
-    ]
+pub fn stack_passes() -> Vec<Rc<dyn Pass<StackDesign, StackPassConfig>>> {
+    stack_pass_manager()
+        .pipeline_passes(STACK_PIPELINE)
+        .expect("the stacks pipeline")
+}
+
+/// The stack passes a user may disable (the non-mandatory ones), in
+/// pipeline order.
+pub fn optional_stack_pass_names() -> Vec<&'static str> {
+    stack_pass_manager().optional_names(STACK_PIPELINE)
 }
 
 /// Size of a stack design, reported before and after each pass.
@@ -117,45 +166,66 @@ impl StackStats {
     }
 }
 
-/// One row of `--stats`: a pass and the design size after it.
-#[derive(Clone, Debug)]
-pub struct PassReport {
-    pub pass: &'static str,
-    pub ran: bool,
-    pub after: StackStats,
+impl Ir for StackDesign {
+    type Stats = StackStats;
+    fn verify(&self) -> Result<(), String> {
+        StackDesign::verify(self)
+    }
+    fn stats(&self) -> StackStats {
+        StackStats::of(self)
+    }
 }
 
-/// Unknown names in `config.disabled`, for a usage error.
+/// One row of `--stats`: a pass and the design size after it.
+pub type PassReport = qrtl_core::pass::PassReport<StackStats>;
+
+/// Names in `config.disabled` that are not passes one may disable (unknown
+/// or mandatory), for a usage error.
 pub fn unknown_stack_passes(config: &StackPassConfig) -> Vec<String> {
-    let names: Vec<&str> = stack_passes().iter().map(|p| p.name()).collect();
-    config
-        .disabled
-        .iter()
-        .filter(|d| !names.contains(&d.as_str()) || d.as_str() == "naming")
-        .cloned()
-        .collect()
+    stack_pass_manager().refused(STACK_PIPELINE, &config.disabled)
 }
 
 /// Run the stack passes in order (skipping disabled ones), verifying the IR
-/// after each; returns the design and one report per pass.
+/// after each; returns the design and one report per pass. Disabling an
+/// unknown or mandatory pass is an error.
 pub fn run_stack_pipeline(
-    mut design: StackDesign,
+    design: StackDesign,
     config: &StackPassConfig,
 ) -> Result<(StackDesign, Vec<PassReport>), String> {
-    let mut reports = Vec::new();
-    for pass in stack_passes() {
-        let ran = pass.name() == "naming" || !config.disabled.iter().any(|d| d == pass.name());
-        if ran {
-            design = pass.run(design, config);
-            design
-                .verify()
-                .map_err(|e| format!("internal error after pass {}: {e}", pass.name()))?;
-        }
-        reports.push(PassReport {
-            pass: pass.name(),
-            ran,
-            after: StackStats::of(&design),
-        });
+    stack_pass_manager()
+        .run(STACK_PIPELINE, design, config, &config.disabled)
+        .map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn naming_is_the_one_mandatory_stack_pass() {
+        let all: Vec<&str> = stack_passes().iter().map(|p| p.name()).collect();
+        assert_eq!(
+            all,
+            [
+                "cluster",
+                "prefix-merge",
+                "last-column",
+                "root-gs",
+                "compaction",
+                "naming"
+            ]
+        );
+        assert_eq!(optional_stack_pass_names(), all[..5]);
+        let config = StackPassConfig {
+            disabled: vec!["compaction".into(), "naming".into(), "bogus".into()],
+            ..StackPassConfig::default()
+        };
+        assert_eq!(unknown_stack_passes(&config), ["naming", "bogus"]);
     }
-    Ok((design, reports))
+
+    #[test]
+    fn the_xpath_pipeline_is_split_twigs() {
+        let names: Vec<&str> = passes().iter().map(|p| p.name()).collect();
+        assert_eq!(names, ["split-twigs"]);
+    }
 }

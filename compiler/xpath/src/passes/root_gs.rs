@@ -4,12 +4,13 @@
 //! conditions keeps its column (the global stack holds tags only), and so
 //! does a root a pop node checks at close time.
 
-use super::registry::{StackPass, StackPassConfig};
+use super::registry::StackPassConfig;
+use qrtl_core::pass::Pass;
 use crate::ir::stacks::StackDesign;
 
 pub struct RootViaGlobalStack;
 
-impl StackPass for RootViaGlobalStack {
+impl Pass<StackDesign, StackPassConfig> for RootViaGlobalStack {
     fn name(&self) -> &'static str {
         "root-gs"
     }

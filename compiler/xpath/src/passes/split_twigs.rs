@@ -11,13 +11,14 @@
 //! document, which admits false positives (parts may match at unrelated
 //! places) but never false negatives. Identical parts are shared.
 
-use super::registry::{Pass, PassConfig};
+use super::registry::PassConfig;
+use qrtl_core::pass::Pass;
 use crate::ir::xpath::{Axis, CondId, Design, Mode, Node, NodeId, Origin, Part, PartId, Test};
 use rustc_hash::FxHashMap as HashMap;
 
 pub struct SplitTwigs;
 
-impl Pass for SplitTwigs {
+impl Pass<Design, PassConfig> for SplitTwigs {
     fn name(&self) -> &'static str {
         "split-twigs"
     }
