@@ -1,4 +1,4 @@
-//! Generated FPGA project (compiler/src/project): every file is written with
+//! Generated FPGA project (qrtl_core::project): every file is written with
 //! the right top, clock period and ports, and the Yosys scripts run.
 
 use std::path::{Path, PathBuf};

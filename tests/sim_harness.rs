@@ -1,4 +1,4 @@
-//! The simulation harness (compiler/src/sim) on small AXI4-Stream test
+//! The simulation harness (qrtl_core::sim) on small AXI4-Stream test
 //! designs in tests/sim/fixtures/. Verilator and Icarus Verilog are required:
 //! these tests fail (never skip) when either is missing.
 

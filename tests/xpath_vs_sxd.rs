@@ -1277,7 +1277,7 @@ fn soak() {
 // ======================================================================
 
 /// sxd-document errors for conditions the engine documents as not checked
-/// (`compiler/src/xml/tokenizer.rs`, "What is not checked"; SPEC §3.2 lists
+/// (`compiler/xpath/src/xml/tokenizer.rs`, "What is not checked"; SPEC §3.2 lists
 /// what `malformed` covers): duplicate attribute names. The contents of the
 /// XML declaration are not checked either: see `in_xml_decl`.
 const NOT_CHECKED_BY_ENGINE: &[&str] = &["DuplicateAttribute"];

@@ -359,9 +359,8 @@ impl EngineSet {
             {
                 return Err(format!("pattern {id} is not inside cluster {}", o.cluster));
             }
-            if !o.always && o.accepts.is_empty() {
-                return Err(format!("pattern {id} has no accepting node"));
-            }
+            // No accepting node and not `always`: the pattern never matches
+            // (`expand` of a variable whose set is empty: no combination).
         }
         Ok(())
     }
