@@ -55,19 +55,26 @@ impl ClusterCx<'_> {
 
     /// The comparator module of a comparison (see [`comparators`]).
     pub fn comparator(&self, c: CondId) -> String {
-        format!("qrtl_vcmp_{}", c.0)
+        comparator_name(c)
     }
+}
+
+fn comparator_name(c: CondId) -> String {
+    format!("qrtl_vcmp_{}", c.0)
 }
 
 /// All distinct comparisons of the design, each one comparator module.
 pub(super) fn comparators(d: &StackDesign) -> Vec<(CondId, String)> {
-    let mut out = Vec::new();
-    for (i, c) in d.conds.iter().enumerate() {
-        if let CondKind::AttrCmp(..) | CondKind::TextCmp(_) = c {
-            out.push((CondId(i as u32), format!("qrtl_vcmp_{i}")));
-        }
-    }
-    out
+    (0..d.conds.len())
+        .map(|i| CondId(i as u32))
+        .filter(|c| {
+            matches!(
+                d.conds[c.index()],
+                CondKind::AttrCmp(..) | CondKind::TextCmp(_)
+            )
+        })
+        .map(|c| (c, comparator_name(c)))
+        .collect()
 }
 
 pub(super) struct VcmpInst {

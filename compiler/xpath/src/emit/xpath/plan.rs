@@ -337,8 +337,58 @@ pub(super) fn plan_top(d: &StackDesign, input: EventInput, shape: &RtlShape) -> 
 
 #[cfg(test)]
 mod tests {
-    use super::{cut, lut4_levels, mem_groups, pre_group_size, SplitRule};
-    use crate::emit::xpath::MEM_GROUP_BITS;
+    use super::{cut, lut4_levels, mem_groups, plan_cluster, pre_group_size, SplitRule, StackTop};
+    use crate::emit::xpath::{RtlShape, MEM_GROUP_BITS};
+    use crate::hw::{build_xpath_hw, XpathHwOptions};
+    use crate::ir::stacks::StackDesign;
+    use crate::lower::xpath::lower_queries;
+    use crate::passes::{run_pipeline, PassConfig};
+    use crate::syntax::parse_query_file;
+
+    fn stack_design(queries: &str) -> StackDesign {
+        let (qs, diags) = parse_query_file("t", queries);
+        assert!(diags.is_empty(), "{diags:?}");
+        let design = run_pipeline(
+            lower_queries("t", &qs).expect("lowers"),
+            &PassConfig::default(),
+        );
+        build_xpath_hw("t", &design, &XpathHwOptions::default())
+            .expect("compiles")
+            .stack
+    }
+
+    #[test]
+    fn nodes_reading_the_same_stack_top_share_a_ctx_register() {
+        // b and c read a's column; d is a `/` root (depth 1), as is e; f is
+        // a `//` root, with no stack-top part.
+        let d = stack_design("/a/b\n/a/c[@x]\n/d\n/e\n//f\n");
+        let cl = &d.clusters[0];
+        let plan = plan_cluster(&d, 0, cl, &RtlShape::default());
+        let node = |name: &str| {
+            let i = cl
+                .nodes
+                .iter()
+                .position(|n| n.name.ends_with(name))
+                .unwrap_or_else(|| {
+                    panic!(
+                        "{name} in {:?}",
+                        cl.nodes.iter().map(|n| &n.name).collect::<Vec<_>>()
+                    )
+                });
+            &plan.nodes[i]
+        };
+        let (b, c, dd, e, f) = (node("_b"), node("_c"), node("_d"), node("_e"), node("_f"));
+        assert!(b.ctx.is_some() && b.ctx == c.ctx);
+        assert!(dd.ctx.is_some() && dd.ctx == e.ctx && dd.ctx != b.ctx);
+        assert_eq!(f.ctx, None);
+        let tops: Vec<StackTop> = plan.ctx_regs.iter().map(|r| r.top).collect();
+        assert!(tops.contains(&StackTop::Depth1));
+        // One register per distinct part, named after its first node.
+        for (k, r) in plan.ctx_regs.iter().enumerate() {
+            assert_eq!(tops.iter().filter(|t| **t == r.top).count(), 1);
+            assert_eq!(plan.nodes[r.owner.index()].ctx, Some(k));
+        }
+    }
 
     #[test]
     fn split_rules_cut_as_before() {
