@@ -10,6 +10,8 @@
 //!   `--mem-groups MAX/PIECE`, `--max-or-chain N`, see `RtlShape`);
 //!   the full pipeline runs and the generated cluster and top Verilog are
 //!   compared with the golden files `tests/emit/NAME/*.v`.
+//!   Their step comments (`// /a[2]: q1 (line 4) step 2`) must name the
+//!   query steps they implement: each re-parses as step S of query N.
 //!
 //! Regenerate after an intended change with
 //!
@@ -26,7 +28,7 @@ use qrtl_xpath::emit::xpath::{RtlShape, SplitRule};
 use qrtl_xpath::hw::{build_xpath_hw, XpathHw, XpathHwOptions};
 use qrtl_xpath::ir::xpath::{Mode, SiblingOrder};
 use qrtl_xpath::passes::registry::{stack_passes, StackPassConfig};
-use qrtl_xpath::syntax::{ast, parse_query, parse_query_file};
+use qrtl_xpath::syntax::{ast, parse_query, parse_query_file, SourceQuery};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -252,11 +254,80 @@ fn steps_by_depth<'a>(steps: &'a [ast::Step], depth: usize, out: &mut Vec<(usize
     }
 }
 
+/// A step comment of the RTL: `// STEP: qN (line L) step S, ...` (a
+/// node) or `// NAME_pop STEP: qN (line L) step S...; needs ...` (a pop
+/// node).
+struct StepComment {
+    /// STEP, and for a pop node the `text()` conditions it needs after it.
+    step: String,
+    pop: bool,
+    /// (query, line, step) of each origin listed.
+    origins: Vec<Result<(usize, usize, usize), String>>,
+}
+
+fn step_comment(line: &str) -> Option<StepComment> {
+    let c = line.trim_start().strip_prefix("// ")?;
+    let (head, rest) = c.split_once(": q")?;
+    if !rest.contains(" step ") {
+        return None;
+    }
+    let (origins, needs) = match rest.split_once("; needs ") {
+        Some((o, n)) => (o, Some(n)),
+        None => (rest, None),
+    };
+    let (mut step, pop) = match head.split_once(' ') {
+        Some((name, s)) if name.ends_with("_pop") => (s.to_string(), true),
+        _ => (head.to_string(), false),
+    };
+    for x in needs.into_iter().flat_map(|n| n.split(", ")) {
+        if x.starts_with('[') {
+            step.push_str(x);
+        }
+    }
+    let origin = |o: &str| -> Option<(usize, usize, usize)> {
+        let (q, r) = o.strip_prefix('q')?.split_once(" (line ")?;
+        let (l, s) = r.split_once(") step ")?;
+        Some((q.parse().ok()?, l.parse().ok()?, s.parse().ok()?))
+    };
+    let origins = ("q".to_string() + origins)
+        .split(", ")
+        .filter(|o| !o.starts_with("and "))
+        .map(|o| origin(o).ok_or_else(|| o.to_string()))
+        .collect();
+    Some(StepComment { step, pop, origins })
+}
+
+/// Whether `got` (a comment's step) is step `s` of `q`; else a message
+/// naming `q` and its steps at depth `s`.
+fn check_step(got: &ast::Step, pop: bool, q: &SourceQuery, s: usize) -> Result<(), String> {
+    let mut all = Vec::new();
+    steps_by_depth(&q.ast.steps, 1, &mut all);
+    let (got_open, got_text) = comment_predicates(got);
+    let at_s: Vec<&ast::Step> = all.iter().filter(|(d, _)| *d == s).map(|x| x.1).collect();
+    let same = at_s.iter().any(|want| {
+        let (open, text) = comment_predicates(want);
+        want.axis == got.axis
+            && want.test == got.test
+            && open == got_open
+            && (!pop || text == got_text)
+    });
+    if same {
+        return Ok(());
+    }
+    let sep = |a| if a == ast::Axis::Child { "/" } else { "//" };
+    let wants: Vec<String> = at_s.iter().map(|w| format!("{}{w}", sep(w.axis))).collect();
+    Err(format!(
+        "is not step {s} of q{} `{}` (step {s}: {})",
+        q.id,
+        q.text.trim(),
+        wants.join(" or ")
+    ))
+}
+
 /// The step comments of the golden cases name their steps right: in every
-/// `// STEP: qN (line L) step S, ...` (a node) and `// NAME_pop STEP: qN
-/// (line L) step S...; needs ...` (a pop node, whose `text()` conditions
-/// are in its needs), STEP parses as a one-step query equal to step S of
-/// query N (axis, name test, predicates but twig branches).
+/// node and pop-node step comment ([`StepComment`]) STEP parses as a
+/// one-step query equal to step S of query N (axis, name test, predicates
+/// but twig branches; a pop node's with the `text()` tests it needs).
 #[test]
 fn step_comments_name_their_steps() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/emit");
@@ -264,8 +335,7 @@ fn step_comments_name_their_steps() {
     let mut checked = 0;
     for f in case_files(&root) {
         let case = f.file_stem().unwrap().to_string_lossy().to_string();
-        let text = fs::read_to_string(&f).expect("case file");
-        let (queries, diags) = parse_query_file(&case, &text);
+        let (queries, diags) = parse_query_file(&case, &fs::read_to_string(&f).expect("case file"));
         assert!(diags.is_empty(), "{case}: the queries parse");
         let hw = compile(&f, None);
         for file in hw
@@ -275,61 +345,31 @@ fn step_comments_name_their_steps() {
             .filter(|f| f.name.starts_with("qrtl_xpath_c"))
         {
             for (ln, line) in file.text.lines().enumerate() {
-                let Some(c) = line.trim_start().strip_prefix("// ") else {
+                let Some(c) = step_comment(line) else {
                     continue;
-                };
-                let Some((head, origins)) = c.split_once(": q") else {
-                    continue;
-                };
-                if !origins.contains(" step ") {
-                    continue;
-                }
-                let (origins, needs) = match origins.split_once("; needs ") {
-                    Some((o, n)) => (o, Some(n)),
-                    None => (origins, None),
-                };
-                // A pop node's comment starts with its name.
-                let (step_text, pop) = match head.split_once(' ') {
-                    Some((name, s)) if name.ends_with("_pop") => (s.to_string(), true),
-                    _ => (head.to_string(), false),
                 };
                 let at = format!("{case}: {} line {}: `{}`", file.name, ln + 1, line.trim());
-                let mut shown = step_text.clone();
-                if let Some(n) = needs {
-                    for x in n.split(", ").filter(|x| x.starts_with('[')) {
-                        shown.push_str(x);
-                    }
-                }
-                let got = match parse_query(&shown) {
+                let got = match parse_query(&c.step) {
                     Ok(q) if q.steps.len() == 1 => q.steps.into_iter().next().unwrap(),
                     Ok(_) => {
-                        failures.push(format!("{at}: `{shown}` is not one step"));
+                        failures.push(format!("{at}: `{}` is not one step", c.step));
                         continue;
                     }
                     Err(e) => {
-                        failures.push(format!("{at}: `{shown}` does not parse: {e:?}"));
+                        failures.push(format!(
+                            "{at}: `{}` does not parse: {}",
+                            c.step, e[0].message
+                        ));
                         continue;
                     }
                 };
-                let (got_open, got_text) = comment_predicates(&got);
-                for o in ("q".to_string() + origins).split(", ") {
-                    if o.starts_with("and ") {
-                        continue;
-                    }
-                    let parsed = o
-                        .strip_prefix('q')
-                        .and_then(|o| o.split_once(" (line "))
-                        .and_then(|(q, r)| {
-                            let (l, s) = r.split_once(") step ")?;
-                            Some((
-                                q.parse::<usize>().ok()?,
-                                l.parse::<usize>().ok()?,
-                                s.parse::<usize>().ok()?,
-                            ))
-                        });
-                    let Some((qn, line_no, s)) = parsed else {
-                        failures.push(format!("{at}: origin `{o}` unreadable"));
-                        continue;
+                for o in &c.origins {
+                    let (qn, line_no, s) = match o {
+                        Ok(o) => *o,
+                        Err(o) => {
+                            failures.push(format!("{at}: origin `{o}` unreadable"));
+                            continue;
+                        }
                     };
                     let Some(q) = queries.iter().find(|q| q.id == qn) else {
                         failures.push(format!("{at}: no query q{qn}"));
@@ -338,33 +378,8 @@ fn step_comments_name_their_steps() {
                     if q.line != line_no {
                         failures.push(format!("{at}: q{qn} is on line {}, not {line_no}", q.line));
                     }
-                    let mut all = Vec::new();
-                    steps_by_depth(&q.ast.steps, 1, &mut all);
-                    let same = all.iter().filter(|(d, _)| *d == s).any(|(_, want)| {
-                        let (open, text) = comment_predicates(want);
-                        want.axis == got.axis
-                            && want.test == got.test
-                            && open == got_open
-                            && (!pop || text == got_text)
-                    });
-                    if !same {
-                        let wants: Vec<String> = all
-                            .iter()
-                            .filter(|(d, _)| *d == s)
-                            .map(|(_, w)| {
-                                let sep = if w.axis == ast::Axis::Child {
-                                    "/"
-                                } else {
-                                    "//"
-                                };
-                                format!("{sep}{w}")
-                            })
-                            .collect();
-                        failures.push(format!(
-                            "{at}: `{shown}` is not step {s} of q{qn} `{}` (step {s}: {})",
-                            q.text.trim(),
-                            wants.join(" or ")
-                        ));
+                    if let Err(e) = check_step(&got, c.pop, q, s) {
+                        failures.push(format!("{at}: `{}` {e}", c.step));
                     }
                     checked += 1;
                 }
