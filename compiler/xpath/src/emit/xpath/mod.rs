@@ -59,6 +59,7 @@ pub struct XpathRtlConfig {
 /// designs (256 queries a cluster, lengths up to 8, or 2K queries of
 /// length 4 in one cluster) keep one process per concern and their chains,
 /// which read best; tests set them low to simulate the other form.
+/// The planning step (`plan.rs`) applies them before anything is printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RtlShape {
     /// The pipeline registers (`_ctx`, `_pre`) and the result bits
