@@ -10,6 +10,8 @@
 //!   `--mem-groups MAX/PIECE`, `--max-or-chain N`, see `RtlShape`);
 //!   the full pipeline runs and the generated cluster and top Verilog are
 //!   compared with the golden files `tests/emit/NAME/*.v`.
+//!   Their step comments (`// /a[2]: q1 (line 4) step 2`) must name the
+//!   query steps they implement: each re-parses as step S of query N.
 //!
 //! Regenerate after an intended change with
 //!
@@ -22,10 +24,11 @@
 mod common;
 
 use common::design_from_text;
-use qrtl_xpath::engine::{build_xpath_hw, XpathHw, XpathHwOptions};
 use qrtl_xpath::emit::xpath::{RtlShape, SplitRule};
+use qrtl_xpath::engine::{build_xpath_hw, XpathHw, XpathHwOptions};
 use qrtl_xpath::ir::xpath::{Mode, SiblingOrder};
 use qrtl_xpath::passes::registry::{stack_passes, StackPassConfig};
+use qrtl_xpath::syntax::{ast, parse_query, parse_query_file, SourceQuery};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -184,4 +187,205 @@ fn golden_rtl() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A predicate of a step as the RTL comments can show it: `[N]` is
+/// `[position() = N]`, an `and` list is its terms one by one, and a path
+/// term (a twig branch, its own nodes) is left out.
+fn comment_predicates(step: &ast::Step) -> (Vec<String>, Vec<String>) {
+    let (mut open, mut text) = (Vec::new(), Vec::new());
+    for p in &step.predicates {
+        match &p.kind {
+            ast::PredicateKind::Index(n) => open.push(format!(
+                "{:?}",
+                ast::ExprKind::Position {
+                    op: ast::CmpOp::Eq,
+                    value: *n
+                }
+            )),
+            ast::PredicateKind::And(exprs) => {
+                for e in exprs {
+                    let shown = format!("{:?}", strip_spans(&e.kind));
+                    match e.kind {
+                        ast::ExprKind::Path(_) => {}
+                        ast::ExprKind::Text { .. } => text.push(shown),
+                        _ => open.push(shown),
+                    }
+                }
+            }
+        }
+    }
+    (open, text)
+}
+
+/// An expression without the spans of its literal (they differ between
+/// the query file and the comment).
+fn strip_spans(k: &ast::ExprKind) -> ast::ExprKind {
+    let clean = |c: &Option<ast::Comparison>| {
+        c.as_ref().map(|c| ast::Comparison {
+            span: Default::default(),
+            ..c.clone()
+        })
+    };
+    match k {
+        ast::ExprKind::Attr { name, cmp } => ast::ExprKind::Attr {
+            name: name.clone(),
+            cmp: clean(cmp),
+        },
+        ast::ExprKind::Text { cmp } => ast::ExprKind::Text { cmp: clean(cmp) },
+        other => other.clone(),
+    }
+}
+
+/// Every step of a query's tree with its 1-based depth (the `step S` of
+/// the RTL comments: the main path's steps and those of predicate paths).
+fn steps_by_depth<'a>(steps: &'a [ast::Step], depth: usize, out: &mut Vec<(usize, &'a ast::Step)>) {
+    for (i, s) in steps.iter().enumerate() {
+        out.push((depth + i, s));
+        for p in &s.predicates {
+            if let ast::PredicateKind::And(exprs) = &p.kind {
+                for e in exprs {
+                    if let ast::ExprKind::Path(b) = &e.kind {
+                        steps_by_depth(b, depth + i + 1, out);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A step comment of the RTL: `// STEP: qN (line L) step S, ...` (a
+/// node) or `// NAME_pop STEP: qN (line L) step S...; needs ...` (a pop
+/// node).
+struct StepComment {
+    /// STEP, and for a pop node the `text()` conditions it needs after it.
+    step: String,
+    pop: bool,
+    /// (query, line, step) of each origin listed.
+    origins: Vec<Result<(usize, usize, usize), String>>,
+}
+
+fn step_comment(line: &str) -> Option<StepComment> {
+    let c = line.trim_start().strip_prefix("// ")?;
+    let (head, rest) = c.split_once(": q")?;
+    if !rest.contains(" step ") {
+        return None;
+    }
+    let (origins, needs) = match rest.split_once("; needs ") {
+        Some((o, n)) => (o, Some(n)),
+        None => (rest, None),
+    };
+    let (mut step, pop) = match head.split_once(' ') {
+        Some((name, s)) if name.ends_with("_pop") => (s.to_string(), true),
+        _ => (head.to_string(), false),
+    };
+    for x in needs.into_iter().flat_map(|n| n.split(", ")) {
+        if x.starts_with('[') {
+            step.push_str(x);
+        }
+    }
+    let origin = |o: &str| -> Option<(usize, usize, usize)> {
+        let (q, r) = o.strip_prefix('q')?.split_once(" (line ")?;
+        let (l, s) = r.split_once(") step ")?;
+        Some((q.parse().ok()?, l.parse().ok()?, s.parse().ok()?))
+    };
+    let origins = ("q".to_string() + origins)
+        .split(", ")
+        .filter(|o| !o.starts_with("and "))
+        .map(|o| origin(o).ok_or_else(|| o.to_string()))
+        .collect();
+    Some(StepComment { step, pop, origins })
+}
+
+/// Whether `got` (a comment's step) is step `s` of `q`; else a message
+/// naming `q` and its steps at depth `s`.
+fn check_step(got: &ast::Step, pop: bool, q: &SourceQuery, s: usize) -> Result<(), String> {
+    let mut all = Vec::new();
+    steps_by_depth(&q.ast.steps, 1, &mut all);
+    let (got_open, got_text) = comment_predicates(got);
+    let at_s: Vec<&ast::Step> = all.iter().filter(|(d, _)| *d == s).map(|x| x.1).collect();
+    let same = at_s.iter().any(|want| {
+        let (open, text) = comment_predicates(want);
+        want.axis == got.axis
+            && want.test == got.test
+            && open == got_open
+            && (!pop || text == got_text)
+    });
+    if same {
+        return Ok(());
+    }
+    let sep = |a| if a == ast::Axis::Child { "/" } else { "//" };
+    let wants: Vec<String> = at_s.iter().map(|w| format!("{}{w}", sep(w.axis))).collect();
+    Err(format!(
+        "is not step {s} of q{} `{}` (step {s}: {})",
+        q.id,
+        q.text.trim(),
+        wants.join(" or ")
+    ))
+}
+
+/// The step comments of the golden cases name their steps right: in every
+/// node and pop-node step comment ([`StepComment`]) STEP parses as a
+/// one-step query equal to step S of query N (axis, name test, predicates
+/// but twig branches; a pop node's with the `text()` tests it needs).
+#[test]
+fn step_comments_name_their_steps() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/emit");
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for f in case_files(&root) {
+        let case = f.file_stem().unwrap().to_string_lossy().to_string();
+        let (queries, diags) = parse_query_file(&case, &fs::read_to_string(&f).expect("case file"));
+        assert!(diags.is_empty(), "{case}: the queries parse");
+        let hw = compile(&f, None);
+        for file in hw
+            .rtl
+            .files
+            .iter()
+            .filter(|f| f.name.starts_with("qrtl_xpath_c"))
+        {
+            for (ln, line) in file.text.lines().enumerate() {
+                let Some(c) = step_comment(line) else {
+                    continue;
+                };
+                let at = format!("{case}: {} line {}: `{}`", file.name, ln + 1, line.trim());
+                let got = match parse_query(&c.step) {
+                    Ok(q) if q.steps.len() == 1 => q.steps.into_iter().next().unwrap(),
+                    Ok(_) => {
+                        failures.push(format!("{at}: `{}` is not one step", c.step));
+                        continue;
+                    }
+                    Err(e) => {
+                        failures.push(format!(
+                            "{at}: `{}` does not parse: {}",
+                            c.step, e[0].message
+                        ));
+                        continue;
+                    }
+                };
+                for o in &c.origins {
+                    let (qn, line_no, s) = match o {
+                        Ok(o) => *o,
+                        Err(o) => {
+                            failures.push(format!("{at}: origin `{o}` unreadable"));
+                            continue;
+                        }
+                    };
+                    let Some(q) = queries.iter().find(|q| q.id == qn) else {
+                        failures.push(format!("{at}: no query q{qn}"));
+                        continue;
+                    };
+                    if q.line != line_no {
+                        failures.push(format!("{at}: q{qn} is on line {}, not {line_no}", q.line));
+                    }
+                    if let Err(e) = check_step(&got, c.pop, q, s) {
+                        failures.push(format!("{at}: `{}` {e}", c.step));
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(checked >= 20, "only {checked} step comments found");
 }

@@ -690,7 +690,6 @@ fn describe(cmp: &Compare) -> String {
 /// after the last unit, and after `rst`/`start` alone it describes the
 /// empty value).
 pub fn vcmp_module(module_name: &str, cmp: &crate::ir::xpath::Compare, comment: &str) -> String {
-    let plan = Plan::new(cmp);
     let mut t = VcmpTemplate {
         name: module_name,
         comment: comment.lines().next().unwrap_or(""),
@@ -710,119 +709,133 @@ pub fn vcmp_module(module_name: &str, cmp: &crate::ir::xpath::Compare, comment: 
         fpos_max: 0,
         result_expr: String::new(),
     };
-    match &plan {
-        Plan::Const(v) => {
-            t.const_result = *v;
-        }
-        Plan::Str { lit, negate } => {
-            t.kind = "str";
-            t.negate = *negate;
-            t.lit_len = lit.len();
-            t.pos_w = bits_for(lit.len());
-            t.lit_text = escape_literal(lit);
-            let w = t.pos_w;
-            t.lit_bytes = lit
-                .iter()
-                .enumerate()
-                .map(|(i, &b)| RomEntry {
-                    idx: i,
-                    val: format!("8'h{b:02x}"),
-                })
-                .collect();
-            t.lit_chars = (0..lit.len())
-                .filter_map(|i| {
-                    let (cp, len) = lit_char(lit, i)?;
-                    Some(RomEntry {
-                        idx: i,
-                        val: format!("{{1'b1, {w}'d{}, 21'h{cp:05x}}}", i + len),
-                    })
-                })
-                .collect();
-        }
-        Plan::Num(p) => {
-            t.kind = "num";
-            let shape = p.shape();
-            t.cnt_w = shape.cnt_w;
-            t.cnt_max = shape.cnt_max;
-            t.fpos_w = shape.fpos_w;
-            t.fpos_max = shape.fpos_max;
-            let rom = |digits: &[u8]| -> Vec<RomEntry> {
-                digits
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, &d)| d != 0)
-                    .map(|(i, &d)| RomEntry {
-                        idx: i,
-                        val: format!("4'd{d}"),
-                    })
-                    .collect()
-            };
-            for (is_lower, b) in [(true, &p.lower), (false, &p.upper)] {
-                let Some(b) = b else { continue };
-                let name = if is_lower { "lo" } else { "hi" };
-                let n_int = b.magnitude.int.len();
-                let n_frac = b.magnitude.frac.len();
-                let m = format!("{name}_mag");
-                let eq = if b.inside {
-                    String::new()
-                } else {
-                    format!(" || {m} == C_EQ")
-                };
-                let test = match (is_lower, b.negative) {
-                    // below: D < lower (or at it, when not inside)
-                    (true, false) => format!("neg_nz || {m} == C_LT{eq}"),
-                    (true, true) => format!("neg_nz && ({m} == C_GT{eq})"),
-                    // above: D > upper (or at it, when not inside)
-                    (false, false) => format!("!neg_nz && ({m} == C_GT{eq})"),
-                    (false, true) => format!("!neg_nz || {m} == C_LT{eq}"),
-                };
-                t.bounds.push(BoundView {
-                    name,
-                    role: if is_lower {
-                        "below: number(value) < literal".into()
-                    } else {
-                        "above: number(value) > literal".into()
-                    },
-                    text: short_text(&b.text()),
-                    negative: b.negative,
-                    inside: b.inside,
-                    n_int,
-                    n_frac,
-                    int_rom: rom(&b.magnitude.int),
-                    frac_rom: rom(&b.magnitude.frac),
-                    cnt_lt: if n_int == 0 {
-                        "1'b0".into()
-                    } else {
-                        format!("cnt < {}'d{n_int}", shape.cnt_w)
-                    },
-                    fpos_lt: if n_frac == 0 {
-                        "1'b0".into()
-                    } else {
-                        format!("fpos < {}'d{n_frac}", shape.fpos_w)
-                    },
-                    test,
-                });
-            }
-            let below = if p.lower.is_some() { "lo_test" } else { "1'b0" };
-            let above = if p.upper.is_some() { "hi_test" } else { "1'b0" };
-            t.result_expr = match p.op {
-                CmpOp::Lt => format!("!is_nan && {below}"),
-                CmpOp::Ge => format!("!is_nan && !{below}"),
-                CmpOp::Gt => format!("!is_nan && {above}"),
-                CmpOp::Le => format!("!is_nan && !{above}"),
-                CmpOp::Eq => format!("!is_nan && !{below} && !{above}"),
-                CmpOp::Ne => format!("is_nan || {below} || {above}"),
-            }
-            .replace("!1'b0", "1'b1")
-            .replace(" && 1'b1", "")
-            .replace(" || 1'b0", "");
-        }
+    match &Plan::new(cmp) {
+        Plan::Const(v) => t.const_result = *v,
+        Plan::Str { lit, negate } => string_view(&mut t, lit, *negate),
+        Plan::Num(p) => number_view(&mut t, p),
     }
     let mut text = t.render().expect("vcmp template renders");
     if !text.ends_with('\n') {
         text.push('\n');
     }
     text
+}
+
+/// A string comparison's part of the template: the literal's bytes and
+/// the characters starting in it, as ROMs.
+fn string_view(t: &mut VcmpTemplate<'_>, lit: &[u8], negate: bool) {
+    t.kind = "str";
+    t.negate = negate;
+    t.lit_len = lit.len();
+    t.pos_w = bits_for(lit.len());
+    t.lit_text = escape_literal(lit);
+    let w = t.pos_w;
+    t.lit_bytes = lit
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| RomEntry {
+            idx: i,
+            val: format!("8'h{b:02x}"),
+        })
+        .collect();
+    t.lit_chars = (0..lit.len())
+        .filter_map(|i| {
+            let (cp, len) = lit_char(lit, i)?;
+            Some(RomEntry {
+                idx: i,
+                val: format!("{{1'b1, {w}'d{}, 21'h{cp:05x}}}", i + len),
+            })
+        })
+        .collect();
+}
+
+/// A number comparison's part of the template: its counters' shape, its
+/// bounds and the result from their tests.
+fn number_view(t: &mut VcmpTemplate<'_>, p: &NumPlan) {
+    t.kind = "num";
+    let shape = p.shape();
+    t.cnt_w = shape.cnt_w;
+    t.cnt_max = shape.cnt_max;
+    t.fpos_w = shape.fpos_w;
+    t.fpos_max = shape.fpos_max;
+    for (is_lower, b) in [(true, &p.lower), (false, &p.upper)] {
+        if let Some(b) = b {
+            t.bounds.push(bound_view(is_lower, b, &shape));
+        }
+    }
+    let below = if p.lower.is_some() { "lo_test" } else { "1'b0" };
+    let above = if p.upper.is_some() { "hi_test" } else { "1'b0" };
+    t.result_expr = match p.op {
+        CmpOp::Lt => format!("!is_nan && {below}"),
+        CmpOp::Ge => format!("!is_nan && !{below}"),
+        CmpOp::Gt => format!("!is_nan && {above}"),
+        CmpOp::Le => format!("!is_nan && !{above}"),
+        CmpOp::Eq => format!("!is_nan && !{below} && !{above}"),
+        CmpOp::Ne => format!("is_nan || {below} || {above}"),
+    }
+    .replace("!1'b0", "1'b1")
+    .replace(" && 1'b1", "")
+    .replace(" || 1'b0", "");
+}
+
+/// A bound's digit ROM: its nonzero digits.
+fn digit_rom(digits: &[u8]) -> Vec<RomEntry> {
+    digits
+        .iter()
+        .enumerate()
+        .filter(|(_, &d)| d != 0)
+        .map(|(i, &d)| RomEntry {
+            idx: i,
+            val: format!("4'd{d}"),
+        })
+        .collect()
+}
+
+/// The lower (`lo`) or upper (`hi`) bound's part of the template.
+fn bound_view(is_lower: bool, b: &Bound, shape: &NumShape) -> BoundView {
+    let name = if is_lower { "lo" } else { "hi" };
+    let n_int = b.magnitude.int.len();
+    let n_frac = b.magnitude.frac.len();
+    let m = format!("{name}_mag");
+    let eq = if b.inside {
+        String::new()
+    } else {
+        format!(" || {m} == C_EQ")
+    };
+    let test = match (is_lower, b.negative) {
+        // below: D < lower (or at it, when not inside)
+        (true, false) => format!("neg_nz || {m} == C_LT{eq}"),
+        (true, true) => format!("neg_nz && ({m} == C_GT{eq})"),
+        // above: D > upper (or at it, when not inside)
+        (false, false) => format!("!neg_nz && ({m} == C_GT{eq})"),
+        (false, true) => format!("!neg_nz || {m} == C_LT{eq}"),
+    };
+    BoundView {
+        name,
+        role: if is_lower {
+            "below: number(value) < literal".into()
+        } else {
+            "above: number(value) > literal".into()
+        },
+        text: short_text(&b.text()),
+        negative: b.negative,
+        inside: b.inside,
+        n_int,
+        n_frac,
+        int_rom: digit_rom(&b.magnitude.int),
+        frac_rom: digit_rom(&b.magnitude.frac),
+        cnt_lt: if n_int == 0 {
+            "1'b0".into()
+        } else {
+            format!("cnt < {}'d{n_int}", shape.cnt_w)
+        },
+        fpos_lt: if n_frac == 0 {
+            "1'b0".into()
+        } else {
+            format!("fpos < {}'d{n_frac}", shape.fpos_w)
+        },
+        test,
+    }
 }
 
 // ---------------------------------------------------------------------------

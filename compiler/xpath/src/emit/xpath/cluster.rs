@@ -1,0 +1,501 @@
+//! A cluster's module: the context its parts are printed from
+//! ([`ClusterCx`]: the design, the cluster, its plan and its names) and
+//! the template context of `rtl-templates/xpath/xpath_cluster.v`, built
+//! from the decoders (`trie.rs`), the conditions, the stack row, the push
+//! side (`nodes.rs`), the mutable part (`mutable.rs`), the flags and
+//! results, and the stack memory.
+
+use super::comment::{comment_text, cond_text, query_comment};
+use super::mutable::mutable_part;
+use super::mutable::{CounterLogic, PopLogic, PosCond, TextBit};
+use super::nodes::{push_logic, ColInput, NodeLogic};
+use super::plan::{cut, ClusterPlan, MemGroup, StepForm};
+use super::trie::{decoder, CharLine, Line, TrieBit};
+use super::MEM_GROUP_BITS;
+use crate::ir::stacks::{Cluster, ColKind, FlagSrc, StackDesign};
+use crate::ir::xpath::{AttrId, CondId, CondKind, TagId};
+use crate::passes::naming::sanitize;
+use askama::Template;
+
+/// What every part of a cluster's module is printed from.
+pub(super) struct ClusterCx<'a> {
+    pub d: &'a StackDesign,
+    pub k: usize,
+    pub cl: &'a Cluster,
+    /// The cluster's name, the prefix of its signals.
+    pub p: &'a str,
+    pub plan: &'a ClusterPlan,
+}
+
+impl ClusterCx<'_> {
+    /// The tag decoder's line for `t`.
+    pub fn tag_line(&self, t: TagId) -> String {
+        format!("{}_tag_{}_{}", self.p, t.0, sanitize(self.d.tags.name(t)))
+    }
+
+    /// The attribute decoder's line for `a`.
+    pub fn attr_line(&self, a: AttrId) -> String {
+        format!("{}_attr_{}_{}", self.p, a.0, sanitize(self.d.attrs.name(a)))
+    }
+
+    /// An open-time condition's signal.
+    pub fn cond_name(&self, c: CondId) -> String {
+        format!("{}_cond{}", self.p, c.0)
+    }
+
+    /// The global-stack bit of `t` at the stack top.
+    pub fn gs_name(&self, t: TagId) -> String {
+        format!("{}_gs_{}_{}", self.p, t.0, sanitize(self.d.tags.name(t)))
+    }
+
+    /// Column `j` at the stack top.
+    pub fn col_tos(&self, j: usize) -> String {
+        format!("{}_tos", self.cl.columns[j].name)
+    }
+
+    /// The comparator module of a comparison (see [`comparators`]).
+    pub fn comparator(&self, c: CondId) -> String {
+        comparator_name(c)
+    }
+}
+
+fn comparator_name(c: CondId) -> String {
+    format!("qrtl_vcmp_{}", c.0)
+}
+
+/// All distinct comparisons of the design, each one comparator module.
+pub(super) fn comparators(d: &StackDesign) -> Vec<(CondId, String)> {
+    (0..d.conds.len())
+        .map(|i| CondId(i as u32))
+        .filter(|c| {
+            matches!(
+                d.conds[c.index()],
+                CondKind::AttrCmp(..) | CondKind::TextCmp(_)
+            )
+        })
+        .map(|c| (c, comparator_name(c)))
+        .collect()
+}
+
+pub(super) struct VcmpInst {
+    pub module: String,
+    pub inst: String,
+    pub out: String,
+}
+
+pub(super) struct CondReg {
+    name: String,
+    attr_line: String,
+    value_ok: Option<String>,
+    comment: String,
+}
+
+pub(super) struct RowBit {
+    pub bit: usize,
+    pub name: String,
+    pub comment: String,
+    /// What is pushed into this bit (global-stack bits only: the tag line).
+    pub src: String,
+}
+
+/// One register assignment of a clocked process: `lhs <= rhs;`.
+pub(super) struct Assign {
+    pub lhs: String,
+    pub rhs: String,
+}
+
+pub(super) struct RangeAssign {
+    pub range: String,
+    pub expr: String,
+}
+
+struct FlagLogic {
+    name: String,
+    /// What sets the flag in this cycle.
+    set: String,
+}
+
+struct QueryOut {
+    idx: usize,
+    expr: String,
+    comment: String,
+}
+
+#[derive(Template)]
+#[template(path = "xpath_cluster.v", escape = "none")]
+pub(super) struct ClusterTemplate {
+    pub module: String,
+    prefix: String,
+    mem_words: u32,
+    addr_width: u32,
+    sp_width: u32,
+    row_width: usize,
+    pub queries: usize,
+    tag_chars: Vec<CharLine>,
+    attr_chars: Vec<CharLine>,
+    tag_trie: Vec<TrieBit>,
+    tag_lines: Vec<Line>,
+    attr_trie: Vec<TrieBit>,
+    attr_lines: Vec<Line>,
+    vcmps: Vec<VcmpInst>,
+    text_vcmps: Vec<VcmpInst>,
+    conds: Vec<CondReg>,
+    counters: Vec<CounterLogic>,
+    pos_conds: Vec<PosCond>,
+    mut_width: usize,
+    full_width: usize,
+    mem_group_bits: usize,
+    mem_groups_piece: usize,
+    /// The groups' counters step without the `_up`/`_down` functions.
+    inline_steps: bool,
+    /// The stack memory's groups, in processes of `mem_groups_piece`.
+    mem_chunks: Vec<Vec<MemGroupLogic>>,
+    counted_assigns: Vec<RangeAssign>,
+    pops: Vec<PopLogic>,
+    pmut_assigns: Vec<RangeAssign>,
+    text_bits: Vec<TextBit>,
+    gs_bits: Vec<RowBit>,
+    col_bits: Vec<RowBit>,
+    nodes: Vec<NodeLogic>,
+    /// The `_ctx` registers' names.
+    ctx_regs: Vec<String>,
+    col_inputs: Vec<ColInput>,
+    assigns_piece: usize,
+    /// The pure pipeline registers (`_ctx`, `_pre`), in processes of at
+    /// most `assigns_piece`.
+    pipe_chunks: Vec<Vec<Assign>>,
+    flags: Vec<FlagLogic>,
+    /// The result bits, in processes of at most `assigns_piece`.
+    out_chunks: Vec<Vec<QueryOut>>,
+    unused: Vec<String>,
+    uses_depth1: bool,
+    uses_depth2: bool,
+    uses_depth_ge2: bool,
+}
+
+/// The template context of cluster `x`.
+pub(super) fn cluster_template(x: &ClusterCx<'_>) -> ClusterTemplate {
+    let (d, plan, p) = (x.d, x.plan, x.p);
+    let scope = &plan.scope;
+    let tag_names: Vec<(String, &[u8])> = scope
+        .tags
+        .iter()
+        .map(|t| (x.tag_line(*t), d.tags.name(*t)))
+        .collect();
+    let attr_names: Vec<(String, &[u8])> = scope
+        .attrs
+        .iter()
+        .map(|a| (x.attr_line(*a), d.attrs.name(*a)))
+        .collect();
+    // Character lines: the tag decoder's compare the early byte, the
+    // attribute decoder's are registered (they see the stream one clock
+    // late, like the rest of the cluster).
+    let tags = decoder(p, &tag_names, "");
+    let attrs = decoder(p, &attr_names, "_d");
+    let (vcmps, conds) = attr_conds(x);
+    let (gs_bits, col_bits) = (gs_bits(x), col_bits(x));
+    let m = mutable_part(x, &gs_bits, &col_bits);
+    let push = push_logic(x);
+    let outs = query_outs(x);
+    let full_width = plan.row_width + m.width;
+    ClusterTemplate {
+        module: format!("qrtl_xpath_{p}"),
+        prefix: p.to_string(),
+        mem_words: 1 << plan.addr_width,
+        addr_width: plan.addr_width,
+        sp_width: super::mutable::clog2(u64::from(d.max_depth) + 1).max(1),
+        row_width: plan.row_width,
+        queries: plan.queries,
+        unused: unused(x, tags.chars.is_empty()),
+        tag_chars: tags.chars,
+        attr_chars: attrs.chars,
+        tag_trie: tags.trie,
+        tag_lines: tags.lines,
+        attr_trie: attrs.trie,
+        attr_lines: attrs.lines,
+        vcmps,
+        text_vcmps: m.text_vcmps,
+        conds,
+        counters: m.counters,
+        pos_conds: m.pos_conds,
+        mut_width: m.width,
+        full_width,
+        mem_group_bits: MEM_GROUP_BITS,
+        mem_groups_piece: plan.mem_groups_piece,
+        inline_steps: plan.step_form == StepForm::WrittenOut,
+        mem_chunks: mem_chunks(x),
+        counted_assigns: m.counted_assigns,
+        pops: m.pops,
+        pmut_assigns: m.pmut_assigns,
+        text_bits: m.text_bits,
+        gs_bits,
+        col_bits,
+        nodes: push.nodes,
+        ctx_regs: push.ctx_regs,
+        col_inputs: push.col_inputs,
+        assigns_piece: plan.assigns_piece,
+        pipe_chunks: push.pipe_chunks,
+        flags: flags(x),
+        out_chunks: cut(outs, &plan.out_pieces),
+        uses_depth1: push.uses_depth1,
+        uses_depth2: push.uses_depth2,
+        uses_depth_ge2: push.uses_depth_ge2,
+    }
+}
+
+/// The open-time attribute conditions' registers and their comparators.
+fn attr_conds(x: &ClusterCx<'_>) -> (Vec<VcmpInst>, Vec<CondReg>) {
+    let mut vcmps = Vec::new();
+    let mut regs = Vec::new();
+    for &c in &x.plan.scope.attr_conds {
+        let (attr, value_ok) = match &x.d.conds[c.index()] {
+            CondKind::AttrExists(a) => (*a, None),
+            CondKind::AttrCmp(a, _) => {
+                let inst = format!("{}_v{}", x.p, c.0);
+                let out = format!("{inst}_ok");
+                vcmps.push(VcmpInst {
+                    module: x.comparator(c),
+                    inst,
+                    out: out.clone(),
+                });
+                (*a, Some(out))
+            }
+            _ => unreachable!("partitioned: attribute conditions only"),
+        };
+        regs.push(CondReg {
+            name: x.cond_name(c),
+            attr_line: x.attr_line(attr),
+            value_ok,
+            comment: cond_text(x.d, c),
+        });
+    }
+    (vcmps, regs)
+}
+
+/// The stack row's global-stack bits (the row's first bits).
+fn gs_bits(x: &ClusterCx<'_>) -> Vec<RowBit> {
+    x.plan
+        .scope
+        .gs_tags
+        .iter()
+        .enumerate()
+        .map(|(i, t)| RowBit {
+            bit: i,
+            name: x.gs_name(*t),
+            comment: format!(
+                "global stack: parent is <{}>",
+                comment_text(x.d.tags.name(*t))
+            ),
+            src: x.tag_line(*t),
+        })
+        .collect()
+}
+
+/// The stack row's columns (after the global-stack bits).
+fn col_bits(x: &ClusterCx<'_>) -> Vec<RowBit> {
+    let (cl, members) = (x.cl, &x.plan.scope.members);
+    cl.columns
+        .iter()
+        .enumerate()
+        .map(|(j, c)| {
+            let mut comment = String::with_capacity(32 + 16 * members[j].len());
+            comment.push_str(if c.kind == ColKind::Exact {
+                "exact column "
+            } else {
+                "carry column "
+            });
+            comment.push_str(&c.name);
+            comment.push_str(": ");
+            for (i, n) in members[j].iter().enumerate() {
+                if i > 0 {
+                    comment.push_str(", ");
+                }
+                comment.push_str(&cl.node(*n).name);
+            }
+            RowBit {
+                bit: x.plan.scope.gs_tags.len() + j,
+                name: x.col_tos(j),
+                comment,
+                src: String::new(),
+            }
+        })
+        .collect()
+}
+
+/// The flags: set by a node's firing or a pop node's check.
+fn flags(x: &ClusterCx<'_>) -> Vec<FlagLogic> {
+    x.cl.flags
+        .iter()
+        .map(|f| FlagLogic {
+            name: f.name.clone(),
+            set: match f.src {
+                FlagSrc::Fire(n) => format!("(ev_open & {})", x.cl.node(n).name),
+                FlagSrc::Pop(p) => format!("{}_full", x.cl.pop(p).name),
+            },
+        })
+        .collect()
+}
+
+/// The cluster's queries' result bits: the AND of their flags.
+fn query_outs(x: &ClusterCx<'_>) -> Vec<QueryOut> {
+    x.d.queries
+        .iter()
+        .filter(|q| q.cluster == x.k)
+        .enumerate()
+        .map(|(idx, q)| QueryOut {
+            idx,
+            expr: q
+                .flags
+                .iter()
+                .map(|f| format!("{}_next", x.cl.flags[f.index()].name))
+                .collect::<Vec<_>>()
+                .join(" & "),
+            comment: format!("q{} (line {}): {}", q.id.0, q.line, query_comment(&q.text)),
+        })
+        .collect()
+}
+
+/// Signals the module has but does not read: unread columns, the early
+/// byte without a tag decoder (its character lines are its only reader),
+/// and the events.
+fn unused(x: &ClusterCx<'_>, no_tag_chars: bool) -> Vec<String> {
+    x.plan
+        .scope
+        .read_cols
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !**r)
+        .map(|(j, _)| x.col_tos(j))
+        .chain(no_tag_chars.then(|| "in_byte_next".to_string()))
+        .chain(
+            [
+                "ev_byte",
+                "ev_name_byte",
+                "ev_name_first",
+                "ev_attr_name_byte",
+                "ev_attr_name_first",
+                "ev_val_start",
+                "ev_val_unit",
+                "ev_unit_is_cp",
+                "ev_unit_byte",
+                "ev_unit_cp",
+                "ev_val_end",
+                "ev_open",
+                "ev_open_empty",
+                "ev_close",
+                "ev_text_unit",
+                "ev_text_end",
+                "ev_doc_end",
+            ]
+            .iter()
+            .map(|s| s.to_string()),
+        )
+        .collect()
+}
+
+/// A planned group of the stack memory and its counters' steps.
+struct MemGroupLogic {
+    idx: usize,
+    lo: usize,
+    hi: usize,
+    key: u64,
+    ra_reset: u64,
+    steps: GroupSteps,
+}
+
+/// A group's address counters stepped up and down, as expressions.
+struct GroupSteps {
+    wa_up: String,
+    wa_down: String,
+    ra_up: String,
+    ra_down: String,
+}
+
+/// The stack memory's groups as planned, with their counters' steps.
+fn mem_chunks(x: &ClusterCx<'_>) -> Vec<Vec<MemGroupLogic>> {
+    let plan = x.plan;
+    plan.mem_chunks
+        .iter()
+        .map(|chunk| {
+            chunk
+                .iter()
+                .map(|g| MemGroupLogic {
+                    idx: g.idx,
+                    lo: g.lo,
+                    hi: g.hi,
+                    key: g.key,
+                    ra_reset: g.ra_reset,
+                    steps: group_steps(x.p, g, plan.addr_width, plan.step_form),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The steps of group `g`'s counters in cluster `p`.
+fn group_steps(p: &str, g: &MemGroup, addr_width: u32, form: StepForm) -> GroupSteps {
+    let step = |reg: &str, up: bool| -> String {
+        match form {
+            StepForm::Calls => {
+                let dir = if up { "up" } else { "down" };
+                format!("{p}_{dir}({reg}, {addr_width}'d{})", g.key)
+            }
+            StepForm::WrittenOut => keyed_step(reg, g.key, addr_width, up),
+        }
+    };
+    let (wa, ra) = (format!("{p}_wa{}", g.idx), format!("{p}_ra{}", g.idx));
+    GroupSteps {
+        wa_up: step(&wa, true),
+        wa_down: step(&wa, false),
+        ra_up: step(&ra, true),
+        ra_down: step(&ra, false),
+    }
+}
+
+/// `reg` stepped up (or down) by one in the keyed count: `reg ^ key` counts,
+/// so bit i flips when the keyed bits below it are all ones (all zeros), as
+/// the cluster's `_up`/`_down` functions compute it, written out:
+/// `reg ^ {flip[w-1], ..., flip[1], 1'b1}`.
+fn keyed_step(reg: &str, key: u64, width: u32, up: bool) -> String {
+    let mut flips: Vec<String> = (1..width)
+        .rev()
+        .map(|i| {
+            let below = if i == 1 {
+                format!("{reg}[0]")
+            } else {
+                format!("{reg}[{}:0]", i - 1)
+            };
+            let k = key & ((1u64 << i) - 1);
+            if up {
+                format!("&({below} ^ {i}'d{k})")
+            } else {
+                format!("~|({below} ^ {i}'d{k})")
+            }
+        })
+        .collect();
+    flips.push("1'b1".to_string());
+    format!("{reg} ^ {{{}}}", flips.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::keyed_step;
+
+    #[test]
+    fn keyed_steps_flip_the_bits_the_functions_flip() {
+        // Key 5 (101), 3 bits: r = v ^ 5. Up from v = 3 (r = 110): both
+        // keyed low bits are ones, all three bits flip, r = 001 = 4 ^ 5.
+        // Down from v = 4 (r = 001): both keyed low bits are zeros, all
+        // flip, r = 110 = 3 ^ 5. (The Verilator option grid runs these
+        // steps against the reference model.)
+        assert_eq!(
+            keyed_step("r", 5, 3, true),
+            "r ^ {&(r[1:0] ^ 2'd1), &(r[0] ^ 1'd1), 1'b1}"
+        );
+        assert_eq!(
+            keyed_step("r", 5, 3, false),
+            "r ^ {~|(r[1:0] ^ 2'd1), ~|(r[0] ^ 1'd1), 1'b1}"
+        );
+        assert_eq!(keyed_step("r", 1, 1, true), "r ^ {1'b1}");
+    }
+}
