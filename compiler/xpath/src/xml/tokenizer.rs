@@ -178,9 +178,13 @@ const DOCTYPE_KW: &[u8; 7] = b"DOCTYPE";
 /// at the digit that overflows.
 const MAX_CODE_POINT: u32 = 0x10_FFFF;
 
-/// One step's result: the next state and the index of the next byte, or
-/// the first problem and the index of the byte that revealed it.
-type Step = Result<(State, usize), (XmlError, usize)>;
+/// One step's result: the next state and the index of the next byte
+/// (`REJECTED` once the step found the document's first problem).
+type Step = (State, usize);
+
+/// The index a step returns after recording the document's first problem
+/// (`Tokenizer::reject`): past any chunk, so the loop over it ends.
+const REJECTED: usize = usize::MAX;
 
 /// The parser's state register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -423,6 +427,14 @@ impl Tokenizer {
         });
     }
 
+    /// A step found the document's first problem, revealed by `bytes[i]`:
+    /// record it and end the chunk.
+    #[inline(always)]
+    fn reject(&mut self, error: XmlError, bytes: &[u8], i: usize) -> Step {
+        self.fail(error, bytes, i);
+        (self.state, REJECTED)
+    }
+
     /// End the current text node, if one is open.
     #[inline]
     fn end_text<S: Sink>(&mut self, sink: &mut S) {
@@ -621,21 +633,17 @@ impl Tokenizer {
             return;
         }
         let n = bytes.len();
+        let cap = self.config.name_stack_bytes as usize;
         let mut i = 0usize;
         // The state register lives in a local while the chunk is processed.
         let mut st = self.state;
         while i < n {
-            match self.step(st, bytes, i, sink) {
-                Ok((next, j)) => {
-                    st = next;
-                    i = j;
-                }
-                Err((error, at)) => {
-                    self.state = st;
-                    self.fail(error, bytes, at);
-                    return;
-                }
-            }
+            (st, i) = self.step(st, bytes, i, cap, sink);
+        }
+        if self.err.is_some() {
+            // A step rejected the document (its index was `REJECTED`):
+            // nothing reads the state or the position after that.
+            return;
         }
         self.state = st;
         self.advance_position(bytes);
@@ -643,26 +651,33 @@ impl Tokenizer {
 
     /// One step of the machine in state `st` at `bytes[i]` (`i` in bounds):
     /// consumes one byte, a run of bytes the state stays the same for, or
-    /// (for a state that only looks) none.
+    /// (for a state that only looks) none. `cap`: the name stack's size.
     #[inline(always)]
-    fn step<S: Sink>(&mut self, st: State, bytes: &[u8], i: usize, sink: &mut S) -> Step {
+    fn step<S: Sink>(
+        &mut self,
+        st: State,
+        bytes: &[u8],
+        i: usize,
+        cap: usize,
+        sink: &mut S,
+    ) -> Step {
         match st {
             State::Text => self.text(bytes, i, sink),
             State::Misc => self.misc(bytes, i, sink),
-            State::Start => Ok(Self::start(bytes[i], i)),
-            State::Bom(k) => self.bom(k, bytes[i], i),
+            State::Start => Self::start(bytes[i], i),
+            State::Bom(k) => self.bom(k, bytes, i),
             State::Lt => self.markup(bytes, i, sink),
-            State::StartName => self.start_name(bytes, i, sink),
+            State::StartName => self.start_name(bytes, i, cap, sink),
             State::TagSpace => self.tag_space(bytes, i, sink),
-            State::AttrName => self.attr_name(bytes, i, sink),
-            State::AttrAfterName => self.attr_after_name(bytes[i], i),
-            State::AttrEq => self.attr_eq(bytes[i], i),
+            State::AttrName => self.attr_name(bytes, i, cap, sink),
+            State::AttrAfterName => self.attr_after_name(bytes, i),
+            State::AttrEq => self.attr_eq(bytes, i),
             State::AttrValue => self.attr_value(bytes, i, sink),
-            State::AfterAttrValue => self.after_attr_value(bytes[i], i, sink),
-            State::EmptyTagSlash => self.empty_tag_slash(bytes[i], i, sink),
+            State::AfterAttrValue => self.after_attr_value(bytes, i, sink),
+            State::EmptyTagSlash => self.empty_tag_slash(bytes, i, sink),
             State::EndName => self.end_name(bytes, i, sink),
-            State::EndTagSpace => self.end_tag_space(bytes[i], i, sink),
-            State::Bang => self.bang(bytes[i], i, sink),
+            State::EndTagSpace => self.end_tag_space(bytes, i, sink),
+            State::Bang => self.bang(bytes, i, sink),
             State::CommentOpen
             | State::CommentBody
             | State::CommentDash1
@@ -680,10 +695,10 @@ impl Tokenizer {
             | State::PiQuestion
             | State::PiTargetQuestion => self.pi(st, bytes, i),
             State::RefStart | State::RefHash | State::RefHexStart => {
-                self.ref_start(st, bytes[i], i)
+                self.ref_start(st, bytes, i)
             }
-            State::RefName => self.ref_name(bytes[i], i, sink),
-            State::RefDecimal | State::RefHex => self.ref_number(st, bytes[i], i, sink),
+            State::RefName => self.ref_name(bytes, i, sink),
+            State::RefDecimal | State::RefHex => self.ref_number(st, bytes, i, sink),
         }
     }
 
@@ -714,15 +729,16 @@ impl Tokenizer {
 
     /// `Bom(k)`: byte `k` of the BOM.
     #[inline(always)]
-    fn bom(&mut self, k: u8, b: u8, i: usize) -> Step {
+    fn bom(&mut self, k: u8, bytes: &[u8], i: usize) -> Step {
+        let b = bytes[i];
         if b != BOM[k as usize] {
-            return Err((XmlError::ContentOutsideRoot, i));
+            return self.reject(XmlError::ContentOutsideRoot, bytes, i);
         }
         if k as usize + 1 == BOM.len() {
             self.bom_len = BOM.len() as u8;
-            Ok((State::Misc, i + 1))
+            (State::Misc, i + 1)
         } else {
-            Ok((State::Bom(k + 1), i + 1))
+            (State::Bom(k + 1), i + 1)
         }
     }
 
@@ -735,11 +751,11 @@ impl Tokenizer {
             while i < bytes.len() && is_ws(bytes[i]) {
                 i += 1;
             }
-            Ok((State::Misc, i))
+            (State::Misc, i)
         } else if b == b'<' {
             self.lt(bytes, i, sink)
         } else {
-            Err((XmlError::ContentOutsideRoot, i))
+            self.reject(XmlError::ContentOutsideRoot, bytes, i)
         }
     }
 
@@ -757,7 +773,7 @@ impl Tokenizer {
             self.brackets = 0;
             self.skip_lf = false;
             self.ref_in_attr = false;
-            return Ok((State::RefStart, i + 1));
+            return (State::RefStart, i + 1);
         }
         let n = bytes.len();
         let mut j = i;
@@ -776,12 +792,12 @@ impl Tokenizer {
                 if p > 0 {
                     self.text_chars(&run[..p], true, sink);
                 }
-                return Err((XmlError::CdataEndInText, i + p));
+                return self.reject(XmlError::CdataEndInText, bytes, i + p);
             }
             self.brackets = trailing_brackets(self.brackets, run);
         }
         self.text_chars(run, seen & S_CR != 0, sink);
-        Ok((State::Text, j))
+        (State::Text, j)
     }
 
     // ---- markup start ----
@@ -793,7 +809,7 @@ impl Tokenizer {
         self.lt_offset = self.base + i as u64;
         let i = i + 1;
         if i == bytes.len() {
-            return Ok((State::Lt, i));
+            return (State::Lt, i);
         }
         self.markup(bytes, i, sink)
     }
@@ -802,8 +818,8 @@ impl Tokenizer {
     #[inline(always)]
     fn markup<S: Sink>(&mut self, bytes: &[u8], i: usize, sink: &mut S) -> Step {
         match self.markup_start(bytes[i], sink) {
-            Ok((next, consumed)) => Ok((next, i + usize::from(consumed))),
-            Err(e) => Err((e, i)),
+            Ok((next, consumed)) => (next, i + usize::from(consumed)),
+            Err(e) => self.reject(e, bytes, i),
         }
     }
 
@@ -812,25 +828,30 @@ impl Tokenizer {
     /// `StartName`: the run of name bytes (onto the name stack), then the
     /// byte that ends the name.
     #[inline(always)]
-    fn start_name<S: Sink>(&mut self, bytes: &[u8], start: usize, sink: &mut S) -> Step {
-        let cap = self.config.name_stack_bytes as usize;
+    fn start_name<S: Sink>(
+        &mut self,
+        bytes: &[u8],
+        start: usize,
+        cap: usize,
+        sink: &mut S,
+    ) -> Step {
         let i = scan_name(bytes, start);
         if i > start {
             let avail = cap.saturating_sub(self.names.len());
             if i - start > avail {
-                return Err((XmlError::NameStackOverflow, start + avail));
+                return self.reject(XmlError::NameStackOverflow, bytes, start + avail);
             }
             self.names.extend_from_slice(&bytes[start..i]);
         }
         if i == bytes.len() {
-            return Ok((State::StartName, i));
+            return (State::StartName, i);
         }
         let b = bytes[i];
         let next = match b {
             b'>' => State::Text,
             b'/' => State::EmptyTagSlash,
             _ if is_ws(b) => State::TagSpace,
-            _ => return Err((XmlError::UnexpectedByte, i)),
+            _ => return self.reject(XmlError::UnexpectedByte, bytes, i),
         };
         let top = self.top_start();
         self.attrs_wanted = sink.start_name(&self.names[top..], self.depth);
@@ -838,7 +859,7 @@ impl Tokenizer {
         if b == b'>' {
             sink.open();
         }
-        Ok((next, i + 1))
+        (next, i + 1)
     }
 
     /// `TagSpace`: whitespace between attributes, then an attribute name
@@ -850,31 +871,32 @@ impl Tokenizer {
             i += 1;
         }
         if i == n {
-            return Ok((State::TagSpace, i));
+            return (State::TagSpace, i);
         }
         let b = bytes[i];
         if is_name_start(b) {
             self.attr_len = 0;
-            return Ok((State::AttrName, i));
+            return (State::AttrName, i);
         }
         match b {
             b'>' => {
                 sink.open();
-                Ok((State::Text, i + 1))
+                (State::Text, i + 1)
             }
-            b'/' => Ok((State::EmptyTagSlash, i + 1)),
-            _ => Err((XmlError::UnexpectedByte, i)),
+            b'/' => (State::EmptyTagSlash, i + 1),
+            _ => self.reject(XmlError::UnexpectedByte, bytes, i),
         }
     }
 
     /// `EmptyTagSlash`: `>` must follow `/`.
     #[inline(always)]
-    fn empty_tag_slash<S: Sink>(&mut self, b: u8, i: usize, sink: &mut S) -> Step {
+    fn empty_tag_slash<S: Sink>(&mut self, bytes: &[u8], i: usize, sink: &mut S) -> Step {
+        let b = bytes[i];
         if b != b'>' {
-            return Err((XmlError::UnexpectedByte, i));
+            return self.reject(XmlError::UnexpectedByte, bytes, i);
         }
         sink.open();
-        Ok((self.close_element(sink), i + 1))
+        (self.close_element(sink), i + 1)
     }
 
     // ---- attributes and values ----
@@ -882,9 +904,14 @@ impl Tokenizer {
     /// `AttrName`: the run of name bytes, then `=` or whitespace (and the
     /// quote, when it follows `=` at once).
     #[inline(always)]
-    fn attr_name<S: Sink>(&mut self, bytes: &[u8], start: usize, sink: &mut S) -> Step {
+    fn attr_name<S: Sink>(
+        &mut self,
+        bytes: &[u8],
+        start: usize,
+        cap: usize,
+        sink: &mut S,
+    ) -> Step {
         let n = bytes.len();
-        let cap = self.config.name_stack_bytes as usize;
         let mut i = scan_name(bytes, start);
         let seg = &bytes[start..i];
         let before = self.attr_len as usize;
@@ -894,7 +921,7 @@ impl Tokenizer {
         let used = self.names.len() - copied + before;
         let avail = cap.saturating_sub(used);
         if seg.len() > avail {
-            return Err((XmlError::NameStackOverflow, start + avail));
+            return self.reject(XmlError::NameStackOverflow, bytes, start + avail);
         }
         self.attr_len += seg.len() as u32;
         if i == n {
@@ -903,13 +930,13 @@ impl Tokenizer {
             if self.attrs_wanted {
                 self.names.extend_from_slice(seg);
             }
-            return Ok((State::AttrName, i));
+            return (State::AttrName, i);
         }
         let b = bytes[i];
         let mut st = match b {
             b'=' => State::AttrEq,
             _ if is_ws(b) => State::AttrAfterName,
-            _ => return Err((XmlError::BadAttribute, i)),
+            _ => return self.reject(XmlError::BadAttribute, bytes, i),
         };
         if self.attrs_wanted {
             self.attr_wanted = self.attr_start(seg, before, sink);
@@ -922,7 +949,7 @@ impl Tokenizer {
             st = State::AttrValue;
             i += 1;
         }
-        Ok((st, i))
+        (st, i)
     }
 
     /// Hand the complete attribute name to the sink: `seg`, after the
@@ -941,27 +968,29 @@ impl Tokenizer {
 
     /// `AttrAfterName`: whitespace, then `=`.
     #[inline(always)]
-    fn attr_after_name(&mut self, b: u8, i: usize) -> Step {
+    fn attr_after_name(&mut self, bytes: &[u8], i: usize) -> Step {
+        let b = bytes[i];
         if b == b'=' {
-            Ok((State::AttrEq, i + 1))
+            (State::AttrEq, i + 1)
         } else if is_ws(b) {
-            Ok((State::AttrAfterName, i + 1))
+            (State::AttrAfterName, i + 1)
         } else {
-            Err((XmlError::BadAttribute, i))
+            self.reject(XmlError::BadAttribute, bytes, i)
         }
     }
 
     /// `AttrEq`: whitespace, then the opening quote.
     #[inline(always)]
-    fn attr_eq(&mut self, b: u8, i: usize) -> Step {
+    fn attr_eq(&mut self, bytes: &[u8], i: usize) -> Step {
+        let b = bytes[i];
         if b == b'"' || b == b'\'' {
             self.quote = b;
             self.skip_lf = false;
-            Ok((State::AttrValue, i + 1))
+            (State::AttrValue, i + 1)
         } else if is_ws(b) {
-            Ok((State::AttrEq, i + 1))
+            (State::AttrEq, i + 1)
         } else {
-            Err((XmlError::BadAttribute, i))
+            self.reject(XmlError::BadAttribute, bytes, i)
         }
     }
 
@@ -991,17 +1020,17 @@ impl Tokenizer {
         }
         let mut i = j;
         if i == n {
-            return Ok((State::AttrValue, i));
+            return (State::AttrValue, i);
         }
         let b = bytes[i];
         i += 1;
         if b == b'&' {
             self.skip_lf = false;
             self.ref_in_attr = true;
-            return Ok((State::RefStart, i));
+            return (State::RefStart, i);
         }
         if b == b'<' {
-            return Err((XmlError::BadAttribute, i - 1));
+            return self.reject(XmlError::BadAttribute, bytes, i - 1);
         }
         // The closing quote.
         if self.attrs_wanted {
@@ -1013,18 +1042,19 @@ impl Tokenizer {
         if i < n {
             let c = bytes[i];
             if is_ws(c) {
-                return Ok((State::TagSpace, i + 1));
+                return (State::TagSpace, i + 1);
             } else if c == b'>' {
                 sink.open();
-                return Ok((State::Text, i + 1));
+                return (State::Text, i + 1);
             }
         }
-        Ok((State::AfterAttrValue, i))
+        (State::AfterAttrValue, i)
     }
 
     /// `AfterAttrValue`: whitespace, `>` or `/` must follow a value.
     #[inline(always)]
-    fn after_attr_value<S: Sink>(&mut self, b: u8, i: usize, sink: &mut S) -> Step {
+    fn after_attr_value<S: Sink>(&mut self, bytes: &[u8], i: usize, sink: &mut S) -> Step {
+        let b = bytes[i];
         let next = match b {
             b'>' => {
                 sink.open();
@@ -1032,10 +1062,10 @@ impl Tokenizer {
             }
             b'/' => State::EmptyTagSlash,
             _ if is_ws(b) => State::TagSpace,
-            _ if is_name_start(b) => return Err((XmlError::BadAttribute, i)),
-            _ => return Err((XmlError::UnexpectedByte, i)),
+            _ if is_name_start(b) => return self.reject(XmlError::BadAttribute, bytes, i),
+            _ => return self.reject(XmlError::UnexpectedByte, bytes, i),
         };
-        Ok((next, i + 1))
+        (next, i + 1)
     }
 
     // ---- close tags ----
@@ -1046,7 +1076,7 @@ impl Tokenizer {
     fn end_name<S: Sink>(&mut self, bytes: &[u8], start: usize, sink: &mut S) -> Step {
         let k = self.cmp_pos as usize;
         if k == 0 && !is_name_start(bytes[start]) {
-            return Err((XmlError::UnexpectedByte, start));
+            return self.reject(XmlError::UnexpectedByte, bytes, start);
         }
         let i = scan_name(bytes, start);
         let seg = &bytes[start..i];
@@ -1055,38 +1085,39 @@ impl Tokenizer {
         let len = k + expect.len();
         if !expect.starts_with(seg) {
             let m = seg.iter().zip(expect).take_while(|(a, b)| a == b).count();
-            return Err((XmlError::MismatchedClose, start + m));
+            return self.reject(XmlError::MismatchedClose, bytes, start + m);
         }
         let k = k + seg.len();
         self.cmp_pos = k as u32;
         if i == bytes.len() {
-            return Ok((State::EndName, i));
+            return (State::EndName, i);
         }
         let b = bytes[i];
         if b == b'>' || is_ws(b) {
             if k != len {
-                return Err((XmlError::MismatchedClose, i));
+                return self.reject(XmlError::MismatchedClose, bytes, i);
             }
         } else {
-            return Err((XmlError::UnexpectedByte, i));
+            return self.reject(XmlError::UnexpectedByte, bytes, i);
         }
         let next = if b == b'>' {
             self.close_element(sink)
         } else {
             State::EndTagSpace
         };
-        Ok((next, i + 1))
+        (next, i + 1)
     }
 
     /// `EndTagSpace`: whitespace, then `>`.
     #[inline(always)]
-    fn end_tag_space<S: Sink>(&mut self, b: u8, i: usize, sink: &mut S) -> Step {
+    fn end_tag_space<S: Sink>(&mut self, bytes: &[u8], i: usize, sink: &mut S) -> Step {
+        let b = bytes[i];
         if b == b'>' {
-            Ok((self.close_element(sink), i + 1))
+            (self.close_element(sink), i + 1)
         } else if is_ws(b) {
-            Ok((State::EndTagSpace, i + 1))
+            (State::EndTagSpace, i + 1)
         } else {
-            Err((XmlError::UnexpectedByte, i))
+            self.reject(XmlError::UnexpectedByte, bytes, i)
         }
     }
 
@@ -1095,7 +1126,8 @@ impl Tokenizer {
     /// `Bang`: the byte after `<!` starts a comment, a CDATA section or a
     /// DOCTYPE.
     #[inline(always)]
-    fn bang<S: Sink>(&mut self, b: u8, i: usize, sink: &mut S) -> Step {
+    fn bang<S: Sink>(&mut self, bytes: &[u8], i: usize, sink: &mut S) -> Step {
+        let b = bytes[i];
         let next = match b {
             b'-' => {
                 self.end_text(sink);
@@ -1103,20 +1135,20 @@ impl Tokenizer {
             }
             b'[' => {
                 if self.depth == 0 {
-                    return Err((XmlError::ContentOutsideRoot, i));
+                    return self.reject(XmlError::ContentOutsideRoot, bytes, i);
                 }
                 State::CdataOpen(0)
             }
             b'D' => {
                 if self.depth > 0 || self.root_seen || self.doctype_seen {
-                    return Err((XmlError::MisplacedDoctype, i));
+                    return self.reject(XmlError::MisplacedDoctype, bytes, i);
                 }
                 self.doctype_seen = true;
                 State::DoctypeOpen(1)
             }
-            _ => return Err((XmlError::UnexpectedByte, i)),
+            _ => return self.reject(XmlError::UnexpectedByte, bytes, i),
         };
-        Ok((next, i + 1))
+        (next, i + 1)
     }
 
     /// The comment states: `<!-` + `-`, the body (scanned to the next `-`),
@@ -1127,15 +1159,15 @@ impl Tokenizer {
         let next = match st {
             State::CommentOpen => {
                 if b != b'-' {
-                    return Err((XmlError::UnexpectedByte, i));
+                    return self.reject(XmlError::UnexpectedByte, bytes, i);
                 }
                 State::CommentBody
             }
             State::CommentBody => {
-                return Ok(match memchr(b'-', &bytes[i..]) {
+                return match memchr(b'-', &bytes[i..]) {
                     Some(p) => (State::CommentDash1, i + p + 1),
                     None => (State::CommentBody, bytes.len()),
-                });
+                };
             }
             State::CommentDash1 => {
                 if b == b'-' {
@@ -1146,13 +1178,13 @@ impl Tokenizer {
             }
             State::CommentDash2 => {
                 if b != b'>' {
-                    return Err((XmlError::DoubleHyphenInComment, i));
+                    return self.reject(XmlError::DoubleHyphenInComment, bytes, i);
                 }
                 self.after_markup()
             }
             _ => unreachable!("not a comment state: {st:?}"),
         };
-        Ok((next, i + 1))
+        (next, i + 1)
     }
 
     /// The CDATA states: the keyword, the body (delivered as character
@@ -1162,13 +1194,13 @@ impl Tokenizer {
         match st {
             State::CdataOpen(k) => {
                 if bytes[i] != CDATA_KW[k as usize] {
-                    return Err((XmlError::UnexpectedByte, i));
+                    return self.reject(XmlError::UnexpectedByte, bytes, i);
                 }
                 if k as usize + 1 == CDATA_KW.len() {
                     self.skip_lf = false;
-                    Ok((State::CdataBody, i + 1))
+                    (State::CdataBody, i + 1)
                 } else {
-                    Ok((State::CdataOpen(k + 1), i + 1))
+                    (State::CdataOpen(k + 1), i + 1)
                 }
             }
             State::CdataBody => {
@@ -1178,35 +1210,35 @@ impl Tokenizer {
                         if p > 0 {
                             self.text_chars(&rest[..p], true, sink);
                         }
-                        Ok((State::CdataBracket1, i + p + 1))
+                        (State::CdataBracket1, i + p + 1)
                     }
                     None => {
                         self.text_chars(rest, true, sink);
-                        Ok((State::CdataBody, bytes.len()))
+                        (State::CdataBody, bytes.len())
                     }
                 }
             }
             State::CdataBracket1 => {
                 if bytes[i] == b']' {
-                    Ok((State::CdataBracket2, i + 1))
+                    (State::CdataBracket2, i + 1)
                 } else {
                     self.text_chars(b"]", false, sink);
-                    Ok((State::CdataBody, i))
+                    (State::CdataBody, i)
                 }
             }
             State::CdataBracket2 => match bytes[i] {
                 b'>' => {
                     self.skip_lf = false;
                     self.brackets = 0;
-                    Ok((State::Text, i + 1))
+                    (State::Text, i + 1)
                 }
                 b']' => {
                     self.text_chars(b"]", false, sink);
-                    Ok((State::CdataBracket2, i + 1))
+                    (State::CdataBracket2, i + 1)
                 }
                 _ => {
                     self.text_chars(b"]]", false, sink);
-                    Ok((State::CdataBody, i))
+                    (State::CdataBody, i)
                 }
             },
             _ => unreachable!("not a CDATA state: {st:?}"),
@@ -1224,35 +1256,35 @@ impl Tokenizer {
             State::DoctypeOpen(k) => {
                 if (k as usize) < DOCTYPE_KW.len() {
                     if b != DOCTYPE_KW[k as usize] {
-                        return Err((XmlError::UnexpectedByte, i));
+                        return self.reject(XmlError::UnexpectedByte, bytes, i);
                     }
                     State::DoctypeOpen(k + 1)
                 } else {
                     if !is_ws(b) {
-                        return Err((XmlError::UnexpectedByte, i));
+                        return self.reject(XmlError::UnexpectedByte, bytes, i);
                     }
                     State::DoctypeBody
                 }
             }
             State::DoctypeBody => match b {
                 b'>' => State::Misc,
-                b'[' => return Err((XmlError::DoctypeInternalSubset, i)),
+                b'[' => return self.reject(XmlError::DoctypeInternalSubset, bytes, i),
                 b'"' | b'\'' => {
                     self.quote = b;
                     State::DoctypeQuoted
                 }
-                b'<' => return Err((XmlError::UnexpectedByte, i)),
+                b'<' => return self.reject(XmlError::UnexpectedByte, bytes, i),
                 _ => State::DoctypeBody,
             },
             State::DoctypeQuoted => {
-                return Ok(match memchr(self.quote, &bytes[i..]) {
+                return match memchr(self.quote, &bytes[i..]) {
                     Some(p) => (State::DoctypeBody, i + p + 1),
                     None => (State::DoctypeQuoted, bytes.len()),
-                });
+                };
             }
             _ => unreachable!("not a DOCTYPE state: {st:?}"),
         };
-        Ok((next, i + 1))
+        (next, i + 1)
     }
 
     // ---- processing instructions ----
@@ -1265,21 +1297,21 @@ impl Tokenizer {
         let next = match st {
             State::PiTargetStart => {
                 if !is_name_start(b) {
-                    return Err((XmlError::UnexpectedByte, i));
+                    return self.reject(XmlError::UnexpectedByte, bytes, i);
                 }
                 self.pi_len = 0;
-                return Ok((State::PiTarget, i));
+                return (State::PiTarget, i);
             }
-            State::PiTarget => return self.pi_target(b, i),
+            State::PiTarget => return self.pi_target(bytes, i),
             State::PiBody => {
-                return Ok(match memchr(b'?', &bytes[i..]) {
+                return match memchr(b'?', &bytes[i..]) {
                     Some(p) => (State::PiQuestion, i + p + 1),
                     None => (State::PiBody, bytes.len()),
-                });
+                };
             }
             State::PiTargetQuestion => {
                 if b != b'>' {
-                    return Err((XmlError::UnexpectedByte, i));
+                    return self.reject(XmlError::UnexpectedByte, bytes, i);
                 }
                 self.after_markup()
             }
@@ -1290,39 +1322,41 @@ impl Tokenizer {
             },
             _ => unreachable!("not a PI state: {st:?}"),
         };
-        Ok((next, i + 1))
+        (next, i + 1)
     }
 
     /// `PiTarget`: a target byte, or the byte that ends the target (where
     /// an `xml` target not at the very start is rejected).
     #[inline(always)]
-    fn pi_target(&mut self, b: u8, i: usize) -> Step {
+    fn pi_target(&mut self, bytes: &[u8], i: usize) -> Step {
+        let b = bytes[i];
         if is_name_char(b) {
             if (self.pi_len as usize) < self.pi_buf.len() {
                 self.pi_buf[self.pi_len as usize] = b;
             }
             self.pi_len = self.pi_len.saturating_add(1).min(4);
-            return Ok((State::PiTarget, i + 1));
+            return (State::PiTarget, i + 1);
         }
         let next = match b {
             b'?' => State::PiTargetQuestion,
             _ if is_ws(b) => State::PiBody,
-            _ => return Err((XmlError::UnexpectedByte, i)),
+            _ => return self.reject(XmlError::UnexpectedByte, bytes, i),
         };
         if self.pi_len == 3 && self.pi_buf.eq_ignore_ascii_case(b"xml") {
             let first = self.lt_offset == u64::from(self.bom_len);
             if !(first && &self.pi_buf == b"xml") {
-                return Err((XmlError::MisplacedXmlDecl, i));
+                return self.reject(XmlError::MisplacedXmlDecl, bytes, i);
             }
         }
-        Ok((next, i + 1))
+        (next, i + 1)
     }
 
     // ---- references ----
 
     /// `RefStart`, `RefHash`, `RefHexStart`: the first bytes of a reference.
     #[inline(always)]
-    fn ref_start(&mut self, st: State, b: u8, i: usize) -> Step {
+    fn ref_start(&mut self, st: State, bytes: &[u8], i: usize) -> Step {
+        let b = bytes[i];
         let next = match st {
             State::RefStart => {
                 if b == b'#' {
@@ -1332,7 +1366,7 @@ impl Tokenizer {
                     self.ref_len = 1;
                     State::RefName
                 } else {
-                    return Err((XmlError::BadReference, i));
+                    return self.reject(XmlError::BadReference, bytes, i);
                 }
             }
             State::RefHash => {
@@ -1342,7 +1376,7 @@ impl Tokenizer {
                     self.ref_val = u32::from(b - b'0');
                     State::RefDecimal
                 } else {
-                    return Err((XmlError::BadReference, i));
+                    return self.reject(XmlError::BadReference, bytes, i);
                 }
             }
             State::RefHexStart => match hex_value(b) {
@@ -1350,16 +1384,17 @@ impl Tokenizer {
                     self.ref_val = v;
                     State::RefHex
                 }
-                None => return Err((XmlError::BadReference, i)),
+                None => return self.reject(XmlError::BadReference, bytes, i),
             },
             _ => unreachable!("not a reference start state: {st:?}"),
         };
-        Ok((next, i + 1))
+        (next, i + 1)
     }
 
     /// `RefName`: a letter of a predefined entity's name, or `;`.
     #[inline(always)]
-    fn ref_name<S: Sink>(&mut self, b: u8, i: usize, sink: &mut S) -> Step {
+    fn ref_name<S: Sink>(&mut self, bytes: &[u8], i: usize, sink: &mut S) -> Step {
+        let b = bytes[i];
         if b == b';' {
             let out: &[u8] = match &self.ref_buf[..self.ref_len as usize] {
                 b"lt" => b"<",
@@ -1367,28 +1402,29 @@ impl Tokenizer {
                 b"amp" => b"&",
                 b"apos" => b"'",
                 b"quot" => b"\"",
-                _ => return Err((XmlError::BadReference, i)),
+                _ => return self.reject(XmlError::BadReference, bytes, i),
             };
-            return Ok((self.decoded(out, sink), i + 1));
+            return (self.decoded(out, sink), i + 1);
         }
         if !b.is_ascii_alphabetic() || self.ref_len as usize == self.ref_buf.len() {
-            return Err((XmlError::BadReference, i));
+            return self.reject(XmlError::BadReference, bytes, i);
         }
         self.ref_buf[self.ref_len as usize] = b;
         self.ref_len += 1;
-        Ok((State::RefName, i + 1))
+        (State::RefName, i + 1)
     }
 
     /// `RefDecimal`, `RefHex`: a digit of a character reference, or `;`.
     #[inline(always)]
-    fn ref_number<S: Sink>(&mut self, st: State, b: u8, i: usize, sink: &mut S) -> Step {
+    fn ref_number<S: Sink>(&mut self, st: State, bytes: &[u8], i: usize, sink: &mut S) -> Step {
+        let b = bytes[i];
         if b == b';' {
             let Some(c) = xml_char(self.ref_val) else {
-                return Err((XmlError::BadReference, i));
+                return self.reject(XmlError::BadReference, bytes, i);
             };
             let mut utf8 = [0u8; 4];
             let out = c.encode_utf8(&mut utf8).as_bytes();
-            return Ok((self.decoded(out, sink), i + 1));
+            return (self.decoded(out, sink), i + 1);
         }
         let (radix, digit) = if st == State::RefHex {
             (16, hex_value(b))
@@ -1403,13 +1439,13 @@ impl Tokenizer {
             )
         };
         let Some(d) = digit else {
-            return Err((XmlError::BadReference, i));
+            return self.reject(XmlError::BadReference, bytes, i);
         };
         self.ref_val = self.ref_val * radix + d;
         if self.ref_val > MAX_CODE_POINT {
-            return Err((XmlError::BadReference, i));
+            return self.reject(XmlError::BadReference, bytes, i);
         }
-        Ok((st, i + 1))
+        (st, i + 1)
     }
 
     /// End of the document: the end-of-document checks. Returns the first
