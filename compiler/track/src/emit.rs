@@ -241,7 +241,8 @@ impl<'a> ClusterCtx<'a> {
                 comment(&item),
                 name = n.name
             ));
-            out.decls.push(format!("wire {0}_p = {0} & ~ev_first;", n.name));
+            out.decls
+                .push(format!("wire {0}_p = {0} & ~ev_first;", n.name));
             out.resets.push(format!("{} <= 1'b0;", n.name));
             out.updates.push(format!("{0} <= {0}_d;", n.name));
             for &s in &n.carries {

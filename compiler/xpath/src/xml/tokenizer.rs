@@ -678,10 +678,9 @@ impl Tokenizer {
             State::EndName => self.end_name(bytes, i, sink),
             State::EndTagSpace => self.end_tag_space(bytes, i, sink),
             State::Bang => self.bang(bytes, i, sink),
-            State::CommentOpen
-            | State::CommentBody
-            | State::CommentDash1
-            | State::CommentDash2 => self.comment(st, bytes, i),
+            State::CommentOpen | State::CommentBody | State::CommentDash1 | State::CommentDash2 => {
+                self.comment(st, bytes, i)
+            }
             State::CdataOpen(_)
             | State::CdataBody
             | State::CdataBracket1
@@ -694,9 +693,7 @@ impl Tokenizer {
             | State::PiBody
             | State::PiQuestion
             | State::PiTargetQuestion => self.pi(st, bytes, i),
-            State::RefStart | State::RefHash | State::RefHexStart => {
-                self.ref_start(st, bytes, i)
-            }
+            State::RefStart | State::RefHash | State::RefHexStart => self.ref_start(st, bytes, i),
             State::RefName => self.ref_name(bytes, i, sink),
             State::RefDecimal | State::RefHex => self.ref_number(st, bytes, i, sink),
         }
@@ -904,13 +901,7 @@ impl Tokenizer {
     /// `AttrName`: the run of name bytes, then `=` or whitespace (and the
     /// quote, when it follows `=` at once).
     #[inline(always)]
-    fn attr_name<S: Sink>(
-        &mut self,
-        bytes: &[u8],
-        start: usize,
-        cap: usize,
-        sink: &mut S,
-    ) -> Step {
+    fn attr_name<S: Sink>(&mut self, bytes: &[u8], start: usize, cap: usize, sink: &mut S) -> Step {
         let n = bytes.len();
         let mut i = scan_name(bytes, start);
         let seg = &bytes[start..i];
