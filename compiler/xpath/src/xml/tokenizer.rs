@@ -178,6 +178,14 @@ const DOCTYPE_KW: &[u8; 7] = b"DOCTYPE";
 /// at the digit that overflows.
 const MAX_CODE_POINT: u32 = 0x10_FFFF;
 
+/// One step's result: the next state and the index of the next byte
+/// (`REJECTED` once the step found the document's first problem).
+type Step = (State, usize);
+
+/// The index a step returns after recording the document's first problem
+/// (`Tokenizer::reject`): past any chunk, so the loop over it ends.
+const REJECTED: usize = usize::MAX;
+
 /// The parser's state register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
@@ -419,6 +427,14 @@ impl Tokenizer {
         });
     }
 
+    /// A step found the document's first problem, revealed by `bytes[i]`:
+    /// record it and end the chunk.
+    #[inline(always)]
+    fn reject(&mut self, error: XmlError, bytes: &[u8], i: usize) -> Step {
+        self.fail(error, bytes, i);
+        (self.state, REJECTED)
+    }
+
     /// End the current text node, if one is open.
     #[inline]
     fn end_text<S: Sink>(&mut self, sink: &mut S) {
@@ -621,642 +637,71 @@ impl Tokenizer {
         let mut i = 0usize;
         // The state register lives in a local while the chunk is processed.
         let mut st = self.state;
-        macro_rules! fail {
-            ($error:expr, $at:expr) => {{
-                self.state = st;
-                self.fail($error, bytes, $at);
-                return;
-            }};
-        }
-        // `<` at `bytes[i]` in content or outside the root: dispatch on the
-        // byte after it right away when it is in this chunk.
-        macro_rules! lt {
-            () => {{
-                self.lt_offset = self.base + i as u64;
-                i += 1;
-                if i == n {
-                    st = State::Lt;
-                    break;
-                }
-                match self.markup_start(bytes[i], sink) {
-                    Ok((next, consumed)) => {
-                        st = next;
-                        i += usize::from(consumed);
-                    }
-                    Err(e) => fail!(e, i),
-                }
-            }};
-        }
         while i < n {
-            match st {
-                State::Text => {
-                    let b = bytes[i];
-                    if b == b'<' {
-                        self.brackets = 0;
-                        self.skip_lf = false;
-                        lt!();
-                        continue;
-                    }
-                    if b == b'&' {
-                        self.brackets = 0;
-                        self.skip_lf = false;
-                        self.ref_in_attr = false;
-                        st = State::RefStart;
-                        i += 1;
-                        continue;
-                    }
-                    let mut j = i;
-                    let mut seen = 0u8;
-                    while j < n {
-                        let c = SPECIAL[bytes[j] as usize];
-                        if c & S_TEXT_END != 0 {
-                            break;
-                        }
-                        seen |= c;
-                        j += 1;
-                    }
-                    let run = &bytes[i..j];
-                    if seen & S_BRACKET != 0 || self.brackets > 0 {
-                        if let Some(p) = self.find_cdata_end(run) {
-                            if p > 0 {
-                                self.text_chars(&run[..p], true, sink);
-                            }
-                            fail!(XmlError::CdataEndInText, i + p);
-                        }
-                        self.brackets = trailing_brackets(self.brackets, run);
-                    }
-                    self.text_chars(run, seen & S_CR != 0, sink);
-                    i = j;
-                }
-                State::Misc => {
-                    let b = bytes[i];
-                    if is_ws(b) {
-                        i += 1;
-                        while i < n && is_ws(bytes[i]) {
-                            i += 1;
-                        }
-                    } else if b == b'<' {
-                        lt!();
-                    } else {
-                        fail!(XmlError::ContentOutsideRoot, i);
-                    }
-                }
-                State::Start => {
-                    if bytes[i] == BOM[0] {
-                        st = State::Bom(1);
-                        i += 1;
-                    } else {
-                        st = State::Misc;
-                    }
-                }
-                State::Bom(k) => {
-                    if bytes[i] != BOM[k as usize] {
-                        fail!(XmlError::ContentOutsideRoot, i);
-                    }
-                    i += 1;
-                    if k as usize + 1 == BOM.len() {
-                        self.bom_len = BOM.len() as u8;
-                        st = State::Misc;
-                    } else {
-                        st = State::Bom(k + 1);
-                    }
-                }
-                State::Lt => match self.markup_start(bytes[i], sink) {
-                    Ok((next, consumed)) => {
-                        st = next;
-                        i += usize::from(consumed);
-                    }
-                    Err(e) => fail!(e, i),
-                },
-                State::StartName => {
-                    let start = i;
-                    i = scan_name(bytes, i);
-                    if i > start {
-                        let avail = cap.saturating_sub(self.names.len());
-                        if i - start > avail {
-                            fail!(XmlError::NameStackOverflow, start + avail);
-                        }
-                        self.names.extend_from_slice(&bytes[start..i]);
-                    }
-                    if i == n {
-                        break;
-                    }
-                    let b = bytes[i];
-                    let next = match b {
-                        b'>' => State::Text,
-                        b'/' => State::EmptyTagSlash,
-                        _ if is_ws(b) => State::TagSpace,
-                        _ => fail!(XmlError::UnexpectedByte, i),
-                    };
-                    let top = self.top_start();
-                    self.attrs_wanted = sink.start_name(&self.names[top..], self.depth);
-                    self.attr_wanted = false;
-                    if b == b'>' {
-                        sink.open();
-                    }
-                    st = next;
-                    i += 1;
-                }
-                State::TagSpace => {
-                    while i < n && is_ws(bytes[i]) {
-                        i += 1;
-                    }
-                    if i == n {
-                        break;
-                    }
-                    let b = bytes[i];
-                    if is_name_start(b) {
-                        self.attr_len = 0;
-                        st = State::AttrName;
-                        continue;
-                    }
-                    match b {
-                        b'>' => {
-                            sink.open();
-                            st = State::Text;
-                        }
-                        b'/' => st = State::EmptyTagSlash,
-                        _ => fail!(XmlError::UnexpectedByte, i),
-                    }
-                    i += 1;
-                }
-                State::AttrName => {
-                    let start = i;
-                    i = scan_name(bytes, i);
-                    let seg = &bytes[start..i];
-                    let before = self.attr_len as usize;
-                    // Partial names from earlier chunks are on the stack
-                    // only if the sink wants them.
-                    let copied = if self.attrs_wanted { before } else { 0 };
-                    let used = self.names.len() - copied + before;
-                    let avail = cap.saturating_sub(used);
-                    if seg.len() > avail {
-                        fail!(XmlError::NameStackOverflow, start + avail);
-                    }
-                    self.attr_len += seg.len() as u32;
-                    if i == n {
-                        // The name continues in the next chunk: keep what we
-                        // have on top of the name stack if the sink wants it.
-                        if self.attrs_wanted {
-                            self.names.extend_from_slice(seg);
-                        }
-                        break;
-                    }
-                    let b = bytes[i];
-                    st = match b {
-                        b'=' => State::AttrEq,
-                        _ if is_ws(b) => State::AttrAfterName,
-                        _ => fail!(XmlError::BadAttribute, i),
-                    };
-                    if self.attrs_wanted {
-                        self.attr_wanted = if before == 0 {
-                            sink.attr_start(seg)
-                        } else {
-                            self.names.extend_from_slice(seg);
-                            let m = self.names.len().saturating_sub(self.attr_len as usize);
-                            let w = sink.attr_start(&self.names[m..]);
-                            self.names.truncate(m);
-                            w
-                        };
-                    }
-                    i += 1;
-                    // Usually the quote follows `=` at once.
-                    if b == b'=' && i < n && (bytes[i] == b'"' || bytes[i] == b'\'') {
-                        self.quote = bytes[i];
-                        self.skip_lf = false;
-                        st = State::AttrValue;
-                        i += 1;
-                    }
-                }
-                State::AttrAfterName => {
-                    let b = bytes[i];
-                    if b == b'=' {
-                        st = State::AttrEq;
-                    } else if !is_ws(b) {
-                        fail!(XmlError::BadAttribute, i);
-                    }
-                    i += 1;
-                }
-                State::AttrEq => {
-                    let b = bytes[i];
-                    if b == b'"' || b == b'\'' {
-                        self.quote = b;
-                        self.skip_lf = false;
-                        st = State::AttrValue;
-                    } else if !is_ws(b) {
-                        fail!(XmlError::BadAttribute, i);
-                    }
-                    i += 1;
-                }
-                State::AttrValue => {
-                    let stop = if self.quote == b'"' {
-                        S_DQ_END
-                    } else {
-                        S_SQ_END
-                    };
-                    let mut j = i;
-                    let mut seen = 0u8;
-                    while j < n {
-                        let c = SPECIAL[bytes[j] as usize];
-                        if c & stop != 0 {
-                            break;
-                        }
-                        seen |= c;
-                        j += 1;
-                    }
-                    if j > i && self.attr_wanted {
-                        self.attr_chars(&bytes[i..j], seen & S_ATTR_WS != 0, sink);
-                    }
-                    i = j;
-                    if i == n {
-                        break;
-                    }
-                    let b = bytes[i];
-                    i += 1;
-                    if b == b'&' {
-                        self.skip_lf = false;
-                        self.ref_in_attr = true;
-                        st = State::RefStart;
-                    } else if b == b'<' {
-                        fail!(XmlError::BadAttribute, i - 1);
-                    } else {
-                        // The closing quote.
-                        if self.attrs_wanted {
-                            sink.attr_end();
-                        }
-                        self.attr_wanted = false;
-                        self.skip_lf = false;
-                        st = State::AfterAttrValue;
-                        // Usually whitespace or `>` follows at once.
-                        if i < n {
-                            let c = bytes[i];
-                            if is_ws(c) {
-                                st = State::TagSpace;
-                                i += 1;
-                            } else if c == b'>' {
-                                sink.open();
-                                st = State::Text;
-                                i += 1;
-                            }
-                        }
-                    }
-                }
-                State::AfterAttrValue => {
-                    let b = bytes[i];
-                    match b {
-                        b'>' => {
-                            sink.open();
-                            st = State::Text;
-                        }
-                        b'/' => st = State::EmptyTagSlash,
-                        _ if is_ws(b) => st = State::TagSpace,
-                        _ if is_name_start(b) => fail!(XmlError::BadAttribute, i),
-                        _ => fail!(XmlError::UnexpectedByte, i),
-                    }
-                    i += 1;
-                }
-                State::EmptyTagSlash => {
-                    if bytes[i] != b'>' {
-                        fail!(XmlError::UnexpectedByte, i);
-                    }
-                    i += 1;
-                    sink.open();
-                    st = self.close_element(sink);
-                }
-                State::EndName => {
-                    let k = self.cmp_pos as usize;
-                    if k == 0 && !is_name_start(bytes[i]) {
-                        fail!(XmlError::UnexpectedByte, i);
-                    }
-                    let start = i;
-                    i = scan_name(bytes, i);
-                    let seg = &bytes[start..i];
-                    let top = self.top_start();
-                    let expect = &self.names[(top + k).min(self.names.len())..];
-                    let len = k + expect.len();
-                    if !expect.starts_with(seg) {
-                        let m = seg.iter().zip(expect).take_while(|(a, b)| a == b).count();
-                        fail!(XmlError::MismatchedClose, start + m);
-                    }
-                    let k = k + seg.len();
-                    self.cmp_pos = k as u32;
-                    if i == n {
-                        break;
-                    }
-                    let b = bytes[i];
-                    if b == b'>' || is_ws(b) {
-                        if k != len {
-                            fail!(XmlError::MismatchedClose, i);
-                        }
-                    } else {
-                        fail!(XmlError::UnexpectedByte, i);
-                    }
-                    i += 1;
-                    st = if b == b'>' {
-                        self.close_element(sink)
-                    } else {
-                        State::EndTagSpace
-                    };
-                }
-                State::EndTagSpace => {
-                    let b = bytes[i];
-                    if b == b'>' {
-                        i += 1;
-                        st = self.close_element(sink);
-                    } else if is_ws(b) {
-                        i += 1;
-                    } else {
-                        fail!(XmlError::UnexpectedByte, i);
-                    }
-                }
-                State::Bang => {
-                    match bytes[i] {
-                        b'-' => {
-                            self.end_text(sink);
-                            st = State::CommentOpen;
-                        }
-                        b'[' => {
-                            if self.depth == 0 {
-                                fail!(XmlError::ContentOutsideRoot, i);
-                            }
-                            st = State::CdataOpen(0);
-                        }
-                        b'D' => {
-                            if self.depth > 0 || self.root_seen || self.doctype_seen {
-                                fail!(XmlError::MisplacedDoctype, i);
-                            }
-                            self.doctype_seen = true;
-                            st = State::DoctypeOpen(1);
-                        }
-                        _ => fail!(XmlError::UnexpectedByte, i),
-                    }
-                    i += 1;
-                }
-                State::CommentOpen => {
-                    if bytes[i] != b'-' {
-                        fail!(XmlError::UnexpectedByte, i);
-                    }
-                    st = State::CommentBody;
-                    i += 1;
-                }
-                State::CommentBody => match memchr(b'-', &bytes[i..]) {
-                    Some(p) => {
-                        i += p + 1;
-                        st = State::CommentDash1;
-                    }
-                    None => i = n,
-                },
-                State::CommentDash1 => {
-                    st = if bytes[i] == b'-' {
-                        State::CommentDash2
-                    } else {
-                        State::CommentBody
-                    };
-                    i += 1;
-                }
-                State::CommentDash2 => {
-                    if bytes[i] != b'>' {
-                        fail!(XmlError::DoubleHyphenInComment, i);
-                    }
-                    st = self.after_markup();
-                    i += 1;
-                }
-                State::CdataOpen(k) => {
-                    if bytes[i] != CDATA_KW[k as usize] {
-                        fail!(XmlError::UnexpectedByte, i);
-                    }
-                    i += 1;
-                    if k as usize + 1 == CDATA_KW.len() {
-                        self.skip_lf = false;
-                        st = State::CdataBody;
-                    } else {
-                        st = State::CdataOpen(k + 1);
-                    }
-                }
-                State::CdataBody => {
-                    let rest = &bytes[i..];
-                    match memchr(b']', rest) {
-                        Some(p) => {
-                            if p > 0 {
-                                self.text_chars(&rest[..p], true, sink);
-                            }
-                            i += p + 1;
-                            st = State::CdataBracket1;
-                        }
-                        None => {
-                            self.text_chars(rest, true, sink);
-                            i = n;
-                        }
-                    }
-                }
-                State::CdataBracket1 => {
-                    if bytes[i] == b']' {
-                        st = State::CdataBracket2;
-                        i += 1;
-                    } else {
-                        self.text_chars(b"]", false, sink);
-                        st = State::CdataBody;
-                    }
-                }
-                State::CdataBracket2 => match bytes[i] {
-                    b'>' => {
-                        self.skip_lf = false;
-                        self.brackets = 0;
-                        st = State::Text;
-                        i += 1;
-                    }
-                    b']' => {
-                        self.text_chars(b"]", false, sink);
-                        i += 1;
-                    }
-                    _ => {
-                        self.text_chars(b"]]", false, sink);
-                        st = State::CdataBody;
-                    }
-                },
-                State::DoctypeOpen(k) => {
-                    let b = bytes[i];
-                    if (k as usize) < DOCTYPE_KW.len() {
-                        if b != DOCTYPE_KW[k as usize] {
-                            fail!(XmlError::UnexpectedByte, i);
-                        }
-                        st = State::DoctypeOpen(k + 1);
-                    } else {
-                        if !is_ws(b) {
-                            fail!(XmlError::UnexpectedByte, i);
-                        }
-                        st = State::DoctypeBody;
-                    }
-                    i += 1;
-                }
-                State::DoctypeBody => {
-                    let b = bytes[i];
-                    match b {
-                        b'>' => st = State::Misc,
-                        b'[' => fail!(XmlError::DoctypeInternalSubset, i),
-                        b'"' | b'\'' => {
-                            self.quote = b;
-                            st = State::DoctypeQuoted;
-                        }
-                        b'<' => fail!(XmlError::UnexpectedByte, i),
-                        _ => {}
-                    }
-                    i += 1;
-                }
-                State::DoctypeQuoted => match memchr(self.quote, &bytes[i..]) {
-                    Some(p) => {
-                        i += p + 1;
-                        st = State::DoctypeBody;
-                    }
-                    None => i = n,
-                },
-                State::PiTargetStart => {
-                    if !is_name_start(bytes[i]) {
-                        fail!(XmlError::UnexpectedByte, i);
-                    }
-                    self.pi_len = 0;
-                    st = State::PiTarget;
-                }
-                State::PiTarget => {
-                    let b = bytes[i];
-                    if is_name_char(b) {
-                        if (self.pi_len as usize) < self.pi_buf.len() {
-                            self.pi_buf[self.pi_len as usize] = b;
-                        }
-                        self.pi_len = self.pi_len.saturating_add(1).min(4);
-                        i += 1;
-                        continue;
-                    }
-                    let next = match b {
-                        b'?' => State::PiTargetQuestion,
-                        _ if is_ws(b) => State::PiBody,
-                        _ => fail!(XmlError::UnexpectedByte, i),
-                    };
-                    if self.pi_len == 3 && self.pi_buf.eq_ignore_ascii_case(b"xml") {
-                        let first = self.lt_offset == u64::from(self.bom_len);
-                        if !(first && &self.pi_buf == b"xml") {
-                            fail!(XmlError::MisplacedXmlDecl, i);
-                        }
-                    }
-                    st = next;
-                    i += 1;
-                }
-                State::PiBody => match memchr(b'?', &bytes[i..]) {
-                    Some(p) => {
-                        i += p + 1;
-                        st = State::PiQuestion;
-                    }
-                    None => i = n,
-                },
-                State::PiTargetQuestion => {
-                    if bytes[i] != b'>' {
-                        fail!(XmlError::UnexpectedByte, i);
-                    }
-                    st = self.after_markup();
-                    i += 1;
-                }
-                State::PiQuestion => {
-                    match bytes[i] {
-                        b'>' => st = self.after_markup(),
-                        b'?' => {}
-                        _ => st = State::PiBody,
-                    }
-                    i += 1;
-                }
-                State::RefStart => {
-                    let b = bytes[i];
-                    if b == b'#' {
-                        st = State::RefHash;
-                    } else if b.is_ascii_alphabetic() {
-                        self.ref_buf[0] = b;
-                        self.ref_len = 1;
-                        st = State::RefName;
-                    } else {
-                        fail!(XmlError::BadReference, i);
-                    }
-                    i += 1;
-                }
-                State::RefName => {
-                    let b = bytes[i];
-                    if b == b';' {
-                        let out: &[u8] = match &self.ref_buf[..self.ref_len as usize] {
-                            b"lt" => b"<",
-                            b"gt" => b">",
-                            b"amp" => b"&",
-                            b"apos" => b"'",
-                            b"quot" => b"\"",
-                            _ => fail!(XmlError::BadReference, i),
-                        };
-                        i += 1;
-                        st = self.decoded(out, sink);
-                        continue;
-                    }
-                    if !b.is_ascii_alphabetic() || self.ref_len as usize == self.ref_buf.len() {
-                        fail!(XmlError::BadReference, i);
-                    }
-                    self.ref_buf[self.ref_len as usize] = b;
-                    self.ref_len += 1;
-                    i += 1;
-                }
-                State::RefHash => {
-                    let b = bytes[i];
-                    if b == b'x' {
-                        st = State::RefHexStart;
-                    } else if b.is_ascii_digit() {
-                        self.ref_val = u32::from(b - b'0');
-                        st = State::RefDecimal;
-                    } else {
-                        fail!(XmlError::BadReference, i);
-                    }
-                    i += 1;
-                }
-                State::RefHexStart => {
-                    match hex_value(bytes[i]) {
-                        Some(v) => {
-                            self.ref_val = v;
-                            st = State::RefHex;
-                        }
-                        None => fail!(XmlError::BadReference, i),
-                    }
-                    i += 1;
-                }
-                State::RefDecimal | State::RefHex => {
-                    let b = bytes[i];
-                    if b == b';' {
-                        let Some(c) = xml_char(self.ref_val) else {
-                            fail!(XmlError::BadReference, i);
-                        };
-                        i += 1;
-                        let mut utf8 = [0u8; 4];
-                        let out = c.encode_utf8(&mut utf8).as_bytes();
-                        st = self.decoded(out, sink);
-                        continue;
-                    }
-                    let (radix, digit) = if st == State::RefHex {
-                        (16, hex_value(b))
-                    } else {
-                        (
-                            10,
-                            if b.is_ascii_digit() {
-                                Some(u32::from(b - b'0'))
-                            } else {
-                                None
-                            },
-                        )
-                    };
-                    let Some(d) = digit else {
-                        fail!(XmlError::BadReference, i);
-                    };
-                    self.ref_val = self.ref_val * radix + d;
-                    if self.ref_val > MAX_CODE_POINT {
-                        fail!(XmlError::BadReference, i);
-                    }
-                    i += 1;
-                }
-            }
+            (st, i) = self.step(st, bytes, i, cap, sink);
+        }
+        if self.err.is_some() {
+            // A step rejected the document (its index was `REJECTED`):
+            // nothing reads the state or the position after that.
+            return;
         }
         self.state = st;
-        // Chunk consumed: advance the position registers.
+        self.advance_position(bytes);
+    }
+
+    /// One step of the machine in state `st` at `bytes[i]` (`i` in bounds):
+    /// consumes one byte, a run of bytes the state stays the same for, or
+    /// (for a state that only looks) none. `cap`: the name stack's size.
+    #[inline(always)]
+    fn step<S: Sink>(
+        &mut self,
+        st: State,
+        bytes: &[u8],
+        i: usize,
+        cap: usize,
+        sink: &mut S,
+    ) -> Step {
+        match st {
+            State::Text => self.text(bytes, i, sink),
+            State::Misc => self.misc(bytes, i, sink),
+            State::Start => Self::start(bytes[i], i),
+            State::Bom(k) => self.bom(k, bytes, i),
+            State::Lt => self.markup(bytes, i, sink),
+            State::StartName => self.start_name(bytes, i, cap, sink),
+            State::TagSpace => self.tag_space(bytes, i, sink),
+            State::AttrName => self.attr_name(bytes, i, cap, sink),
+            State::AttrAfterName => self.attr_after_name(bytes, i),
+            State::AttrEq => self.attr_eq(bytes, i),
+            State::AttrValue => self.attr_value(bytes, i, sink),
+            State::AfterAttrValue => self.after_attr_value(bytes, i, sink),
+            State::EmptyTagSlash => self.empty_tag_slash(bytes, i, sink),
+            State::EndName => self.end_name(bytes, i, sink),
+            State::EndTagSpace => self.end_tag_space(bytes, i, sink),
+            State::Bang => self.bang(bytes, i, sink),
+            State::CommentOpen | State::CommentBody | State::CommentDash1 | State::CommentDash2 => {
+                self.comment(st, bytes, i)
+            }
+            State::CdataOpen(_)
+            | State::CdataBody
+            | State::CdataBracket1
+            | State::CdataBracket2 => self.cdata(st, bytes, i, sink),
+            State::DoctypeOpen(_) | State::DoctypeBody | State::DoctypeQuoted => {
+                self.doctype(st, bytes, i)
+            }
+            State::PiTargetStart
+            | State::PiTarget
+            | State::PiBody
+            | State::PiQuestion
+            | State::PiTargetQuestion => self.pi(st, bytes, i),
+            State::RefStart | State::RefHash | State::RefHexStart => self.ref_start(st, bytes, i),
+            State::RefName => self.ref_name(bytes, i, sink),
+            State::RefDecimal | State::RefHex => self.ref_number(st, bytes, i, sink),
+        }
+    }
+
+    /// Chunk consumed: advance the position registers.
+    #[inline]
+    fn advance_position(&mut self, bytes: &[u8]) {
         let newlines = count_newlines(bytes);
         if newlines > 0 {
             self.line += newlines;
@@ -1264,7 +709,734 @@ impl Tokenizer {
                 self.line_start = self.base + p as u64 + 1;
             }
         }
-        self.base += n as u64;
+        self.base += bytes.len() as u64;
+    }
+
+    // ---- document level: BOM, prolog and epilog, character data ----
+
+    /// `Start`: a BOM may begin at `b`; otherwise `b` is left for `Misc`.
+    #[inline(always)]
+    fn start(b: u8, i: usize) -> (State, usize) {
+        if b == BOM[0] {
+            (State::Bom(1), i + 1)
+        } else {
+            (State::Misc, i)
+        }
+    }
+
+    /// `Bom(k)`: byte `k` of the BOM.
+    #[inline(always)]
+    fn bom(&mut self, k: u8, bytes: &[u8], i: usize) -> Step {
+        let b = bytes[i];
+        if b != BOM[k as usize] {
+            return self.reject(XmlError::ContentOutsideRoot, bytes, i);
+        }
+        if k as usize + 1 == BOM.len() {
+            self.bom_len = BOM.len() as u8;
+            (State::Misc, i + 1)
+        } else {
+            (State::Bom(k + 1), i + 1)
+        }
+    }
+
+    /// `Misc`: whitespace (a run of it) or `<` outside the root element.
+    #[inline(always)]
+    fn misc<S: Sink>(&mut self, bytes: &[u8], mut i: usize, sink: &mut S) -> Step {
+        let b = bytes[i];
+        if is_ws(b) {
+            i += 1;
+            while i < bytes.len() && is_ws(bytes[i]) {
+                i += 1;
+            }
+            (State::Misc, i)
+        } else if b == b'<' {
+            self.lt(bytes, i, sink)
+        } else {
+            self.reject(XmlError::ContentOutsideRoot, bytes, i)
+        }
+    }
+
+    /// `Text`: `<`, `&`, or the run of character data up to the next one
+    /// (checked for `]]>`, delivered with line ends normalised).
+    #[inline(always)]
+    fn text<S: Sink>(&mut self, bytes: &[u8], i: usize, sink: &mut S) -> Step {
+        let b = bytes[i];
+        if b == b'<' {
+            self.brackets = 0;
+            self.skip_lf = false;
+            return self.lt(bytes, i, sink);
+        }
+        if b == b'&' {
+            self.brackets = 0;
+            self.skip_lf = false;
+            self.ref_in_attr = false;
+            return (State::RefStart, i + 1);
+        }
+        let n = bytes.len();
+        let mut j = i;
+        let mut seen = 0u8;
+        while j < n {
+            let c = SPECIAL[bytes[j] as usize];
+            if c & S_TEXT_END != 0 {
+                break;
+            }
+            seen |= c;
+            j += 1;
+        }
+        let run = &bytes[i..j];
+        if seen & S_BRACKET != 0 || self.brackets > 0 {
+            if let Some(p) = self.find_cdata_end(run) {
+                if p > 0 {
+                    self.text_chars(&run[..p], true, sink);
+                }
+                return self.reject(XmlError::CdataEndInText, bytes, i + p);
+            }
+            self.brackets = trailing_brackets(self.brackets, run);
+        }
+        self.text_chars(run, seen & S_CR != 0, sink);
+        (State::Text, j)
+    }
+
+    // ---- markup start ----
+
+    /// `<` at `bytes[i]` in content or outside the root: dispatch on the
+    /// byte after it right away when it is in this chunk.
+    #[inline(always)]
+    fn lt<S: Sink>(&mut self, bytes: &[u8], i: usize, sink: &mut S) -> Step {
+        self.lt_offset = self.base + i as u64;
+        let i = i + 1;
+        if i == bytes.len() {
+            return (State::Lt, i);
+        }
+        self.markup(bytes, i, sink)
+    }
+
+    /// `Lt`: the byte after `<` (see `markup_start`).
+    #[inline(always)]
+    fn markup<S: Sink>(&mut self, bytes: &[u8], i: usize, sink: &mut S) -> Step {
+        match self.markup_start(bytes[i], sink) {
+            Ok((next, consumed)) => (next, i + usize::from(consumed)),
+            Err(e) => self.reject(e, bytes, i),
+        }
+    }
+
+    // ---- start tags ----
+
+    /// `StartName`: the run of name bytes (onto the name stack), then the
+    /// byte that ends the name.
+    #[inline(always)]
+    fn start_name<S: Sink>(
+        &mut self,
+        bytes: &[u8],
+        start: usize,
+        cap: usize,
+        sink: &mut S,
+    ) -> Step {
+        let i = scan_name(bytes, start);
+        if i > start {
+            let avail = cap.saturating_sub(self.names.len());
+            if i - start > avail {
+                return self.reject(XmlError::NameStackOverflow, bytes, start + avail);
+            }
+            self.names.extend_from_slice(&bytes[start..i]);
+        }
+        if i == bytes.len() {
+            return (State::StartName, i);
+        }
+        let b = bytes[i];
+        let next = match b {
+            b'>' => State::Text,
+            b'/' => State::EmptyTagSlash,
+            _ if is_ws(b) => State::TagSpace,
+            _ => return self.reject(XmlError::UnexpectedByte, bytes, i),
+        };
+        let top = self.top_start();
+        self.attrs_wanted = sink.start_name(&self.names[top..], self.depth);
+        self.attr_wanted = false;
+        if b == b'>' {
+            sink.open();
+        }
+        (next, i + 1)
+    }
+
+    /// `TagSpace`: whitespace between attributes, then an attribute name
+    /// (left for `AttrName`), `>` or `/`.
+    #[inline(always)]
+    fn tag_space<S: Sink>(&mut self, bytes: &[u8], mut i: usize, sink: &mut S) -> Step {
+        let n = bytes.len();
+        while i < n && is_ws(bytes[i]) {
+            i += 1;
+        }
+        if i == n {
+            return (State::TagSpace, i);
+        }
+        let b = bytes[i];
+        if is_name_start(b) {
+            self.attr_len = 0;
+            return (State::AttrName, i);
+        }
+        match b {
+            b'>' => {
+                sink.open();
+                (State::Text, i + 1)
+            }
+            b'/' => (State::EmptyTagSlash, i + 1),
+            _ => self.reject(XmlError::UnexpectedByte, bytes, i),
+        }
+    }
+
+    /// `EmptyTagSlash`: `>` must follow `/`.
+    #[inline(always)]
+    fn empty_tag_slash<S: Sink>(&mut self, bytes: &[u8], i: usize, sink: &mut S) -> Step {
+        let b = bytes[i];
+        if b != b'>' {
+            return self.reject(XmlError::UnexpectedByte, bytes, i);
+        }
+        sink.open();
+        (self.close_element(sink), i + 1)
+    }
+
+    // ---- attributes and values ----
+
+    /// `AttrName`: the run of name bytes, then `=` or whitespace (and the
+    /// quote, when it follows `=` at once).
+    #[inline(always)]
+    fn attr_name<S: Sink>(&mut self, bytes: &[u8], start: usize, cap: usize, sink: &mut S) -> Step {
+        let n = bytes.len();
+        let mut i = scan_name(bytes, start);
+        let seg = &bytes[start..i];
+        let before = self.attr_len as usize;
+        // Partial names from earlier chunks are on the stack only if the
+        // sink wants them.
+        let copied = if self.attrs_wanted { before } else { 0 };
+        let used = self.names.len() - copied + before;
+        let avail = cap.saturating_sub(used);
+        if seg.len() > avail {
+            return self.reject(XmlError::NameStackOverflow, bytes, start + avail);
+        }
+        self.attr_len += seg.len() as u32;
+        if i == n {
+            // The name continues in the next chunk: keep what we have on top
+            // of the name stack if the sink wants it.
+            if self.attrs_wanted {
+                self.names.extend_from_slice(seg);
+            }
+            return (State::AttrName, i);
+        }
+        let b = bytes[i];
+        let mut st = match b {
+            b'=' => State::AttrEq,
+            _ if is_ws(b) => State::AttrAfterName,
+            _ => return self.reject(XmlError::BadAttribute, bytes, i),
+        };
+        if self.attrs_wanted {
+            self.attr_wanted = self.attr_start(seg, before, sink);
+        }
+        i += 1;
+        // Usually the quote follows `=` at once.
+        if b == b'=' && i < n && (bytes[i] == b'"' || bytes[i] == b'\'') {
+            self.quote = bytes[i];
+            self.skip_lf = false;
+            st = State::AttrValue;
+            i += 1;
+        }
+        (st, i)
+    }
+
+    /// Hand the complete attribute name to the sink: `seg`, after the
+    /// `before` bytes of it that earlier chunks left on the name stack.
+    #[inline(always)]
+    fn attr_start<S: Sink>(&mut self, seg: &[u8], before: usize, sink: &mut S) -> bool {
+        if before == 0 {
+            return sink.attr_start(seg);
+        }
+        self.names.extend_from_slice(seg);
+        let m = self.names.len().saturating_sub(self.attr_len as usize);
+        let w = sink.attr_start(&self.names[m..]);
+        self.names.truncate(m);
+        w
+    }
+
+    /// `AttrAfterName`: whitespace, then `=`.
+    #[inline(always)]
+    fn attr_after_name(&mut self, bytes: &[u8], i: usize) -> Step {
+        let b = bytes[i];
+        if b == b'=' {
+            (State::AttrEq, i + 1)
+        } else if is_ws(b) {
+            (State::AttrAfterName, i + 1)
+        } else {
+            self.reject(XmlError::BadAttribute, bytes, i)
+        }
+    }
+
+    /// `AttrEq`: whitespace, then the opening quote.
+    #[inline(always)]
+    fn attr_eq(&mut self, bytes: &[u8], i: usize) -> Step {
+        let b = bytes[i];
+        if b == b'"' || b == b'\'' {
+            self.quote = b;
+            self.skip_lf = false;
+            (State::AttrValue, i + 1)
+        } else if is_ws(b) {
+            (State::AttrEq, i + 1)
+        } else {
+            self.reject(XmlError::BadAttribute, bytes, i)
+        }
+    }
+
+    /// `AttrValue`: the run of value bytes up to the closing quote, `&` or
+    /// `<`, then that byte (and, after the quote, whitespace or `>` when it
+    /// follows at once).
+    #[inline(always)]
+    fn attr_value<S: Sink>(&mut self, bytes: &[u8], i: usize, sink: &mut S) -> Step {
+        let n = bytes.len();
+        let stop = if self.quote == b'"' {
+            S_DQ_END
+        } else {
+            S_SQ_END
+        };
+        let mut j = i;
+        let mut seen = 0u8;
+        while j < n {
+            let c = SPECIAL[bytes[j] as usize];
+            if c & stop != 0 {
+                break;
+            }
+            seen |= c;
+            j += 1;
+        }
+        if j > i && self.attr_wanted {
+            self.attr_chars(&bytes[i..j], seen & S_ATTR_WS != 0, sink);
+        }
+        let mut i = j;
+        if i == n {
+            return (State::AttrValue, i);
+        }
+        let b = bytes[i];
+        i += 1;
+        if b == b'&' {
+            self.skip_lf = false;
+            self.ref_in_attr = true;
+            return (State::RefStart, i);
+        }
+        if b == b'<' {
+            return self.reject(XmlError::BadAttribute, bytes, i - 1);
+        }
+        // The closing quote.
+        if self.attrs_wanted {
+            sink.attr_end();
+        }
+        self.attr_wanted = false;
+        self.skip_lf = false;
+        // Usually whitespace or `>` follows at once.
+        if i < n {
+            let c = bytes[i];
+            if is_ws(c) {
+                return (State::TagSpace, i + 1);
+            } else if c == b'>' {
+                sink.open();
+                return (State::Text, i + 1);
+            }
+        }
+        (State::AfterAttrValue, i)
+    }
+
+    /// `AfterAttrValue`: whitespace, `>` or `/` must follow a value.
+    #[inline(always)]
+    fn after_attr_value<S: Sink>(&mut self, bytes: &[u8], i: usize, sink: &mut S) -> Step {
+        let b = bytes[i];
+        let next = match b {
+            b'>' => {
+                sink.open();
+                State::Text
+            }
+            b'/' => State::EmptyTagSlash,
+            _ if is_ws(b) => State::TagSpace,
+            _ if is_name_start(b) => return self.reject(XmlError::BadAttribute, bytes, i),
+            _ => return self.reject(XmlError::UnexpectedByte, bytes, i),
+        };
+        (next, i + 1)
+    }
+
+    // ---- close tags ----
+
+    /// `EndName`: the run of name bytes, compared with the top of the name
+    /// stack, then `>` or whitespace.
+    #[inline(always)]
+    fn end_name<S: Sink>(&mut self, bytes: &[u8], start: usize, sink: &mut S) -> Step {
+        let k = self.cmp_pos as usize;
+        if k == 0 && !is_name_start(bytes[start]) {
+            return self.reject(XmlError::UnexpectedByte, bytes, start);
+        }
+        let i = scan_name(bytes, start);
+        let seg = &bytes[start..i];
+        let top = self.top_start();
+        let expect = &self.names[(top + k).min(self.names.len())..];
+        let len = k + expect.len();
+        if !expect.starts_with(seg) {
+            let m = seg.iter().zip(expect).take_while(|(a, b)| a == b).count();
+            return self.reject(XmlError::MismatchedClose, bytes, start + m);
+        }
+        let k = k + seg.len();
+        self.cmp_pos = k as u32;
+        if i == bytes.len() {
+            return (State::EndName, i);
+        }
+        let b = bytes[i];
+        if b == b'>' || is_ws(b) {
+            if k != len {
+                return self.reject(XmlError::MismatchedClose, bytes, i);
+            }
+        } else {
+            return self.reject(XmlError::UnexpectedByte, bytes, i);
+        }
+        let next = if b == b'>' {
+            self.close_element(sink)
+        } else {
+            State::EndTagSpace
+        };
+        (next, i + 1)
+    }
+
+    /// `EndTagSpace`: whitespace, then `>`.
+    #[inline(always)]
+    fn end_tag_space<S: Sink>(&mut self, bytes: &[u8], i: usize, sink: &mut S) -> Step {
+        let b = bytes[i];
+        if b == b'>' {
+            (self.close_element(sink), i + 1)
+        } else if is_ws(b) {
+            (State::EndTagSpace, i + 1)
+        } else {
+            self.reject(XmlError::UnexpectedByte, bytes, i)
+        }
+    }
+
+    // ---- comments, CDATA sections ----
+
+    /// `Bang`: the byte after `<!` starts a comment, a CDATA section or a
+    /// DOCTYPE.
+    #[inline(always)]
+    fn bang<S: Sink>(&mut self, bytes: &[u8], i: usize, sink: &mut S) -> Step {
+        let b = bytes[i];
+        let next = match b {
+            b'-' => {
+                self.end_text(sink);
+                State::CommentOpen
+            }
+            b'[' => {
+                if self.depth == 0 {
+                    return self.reject(XmlError::ContentOutsideRoot, bytes, i);
+                }
+                State::CdataOpen(0)
+            }
+            b'D' => {
+                if self.depth > 0 || self.root_seen || self.doctype_seen {
+                    return self.reject(XmlError::MisplacedDoctype, bytes, i);
+                }
+                self.doctype_seen = true;
+                State::DoctypeOpen(1)
+            }
+            _ => return self.reject(XmlError::UnexpectedByte, bytes, i),
+        };
+        (next, i + 1)
+    }
+
+    /// The comment states: `<!-` + `-`, the body (scanned to the next `-`),
+    /// `-` and `--`.
+    #[inline(always)]
+    fn comment(&mut self, st: State, bytes: &[u8], i: usize) -> Step {
+        let b = bytes[i];
+        let next = match st {
+            State::CommentOpen => {
+                if b != b'-' {
+                    return self.reject(XmlError::UnexpectedByte, bytes, i);
+                }
+                State::CommentBody
+            }
+            State::CommentBody => {
+                return match memchr(b'-', &bytes[i..]) {
+                    Some(p) => (State::CommentDash1, i + p + 1),
+                    None => (State::CommentBody, bytes.len()),
+                };
+            }
+            State::CommentDash1 => {
+                if b == b'-' {
+                    State::CommentDash2
+                } else {
+                    State::CommentBody
+                }
+            }
+            State::CommentDash2 => {
+                if b != b'>' {
+                    return self.reject(XmlError::DoubleHyphenInComment, bytes, i);
+                }
+                self.after_markup()
+            }
+            _ => unreachable!("not a comment state: {st:?}"),
+        };
+        (next, i + 1)
+    }
+
+    /// The CDATA states: the keyword, the body (delivered as character
+    /// data up to the next `]`), `]` and `]]`.
+    #[inline(always)]
+    fn cdata<S: Sink>(&mut self, st: State, bytes: &[u8], i: usize, sink: &mut S) -> Step {
+        match st {
+            State::CdataOpen(k) => {
+                if bytes[i] != CDATA_KW[k as usize] {
+                    return self.reject(XmlError::UnexpectedByte, bytes, i);
+                }
+                if k as usize + 1 == CDATA_KW.len() {
+                    self.skip_lf = false;
+                    (State::CdataBody, i + 1)
+                } else {
+                    (State::CdataOpen(k + 1), i + 1)
+                }
+            }
+            State::CdataBody => {
+                let rest = &bytes[i..];
+                match memchr(b']', rest) {
+                    Some(p) => {
+                        if p > 0 {
+                            self.text_chars(&rest[..p], true, sink);
+                        }
+                        (State::CdataBracket1, i + p + 1)
+                    }
+                    None => {
+                        self.text_chars(rest, true, sink);
+                        (State::CdataBody, bytes.len())
+                    }
+                }
+            }
+            State::CdataBracket1 => {
+                if bytes[i] == b']' {
+                    (State::CdataBracket2, i + 1)
+                } else {
+                    self.text_chars(b"]", false, sink);
+                    (State::CdataBody, i)
+                }
+            }
+            State::CdataBracket2 => match bytes[i] {
+                b'>' => {
+                    self.skip_lf = false;
+                    self.brackets = 0;
+                    (State::Text, i + 1)
+                }
+                b']' => {
+                    self.text_chars(b"]", false, sink);
+                    (State::CdataBracket2, i + 1)
+                }
+                _ => {
+                    self.text_chars(b"]]", false, sink);
+                    (State::CdataBody, i)
+                }
+            },
+            _ => unreachable!("not a CDATA state: {st:?}"),
+        }
+    }
+
+    // ---- DOCTYPE ----
+
+    /// The DOCTYPE states: the keyword and the whitespace after it, the
+    /// body, and quoted literals (scanned to the closing quote).
+    #[inline(always)]
+    fn doctype(&mut self, st: State, bytes: &[u8], i: usize) -> Step {
+        let b = bytes[i];
+        let next = match st {
+            State::DoctypeOpen(k) => {
+                if (k as usize) < DOCTYPE_KW.len() {
+                    if b != DOCTYPE_KW[k as usize] {
+                        return self.reject(XmlError::UnexpectedByte, bytes, i);
+                    }
+                    State::DoctypeOpen(k + 1)
+                } else {
+                    if !is_ws(b) {
+                        return self.reject(XmlError::UnexpectedByte, bytes, i);
+                    }
+                    State::DoctypeBody
+                }
+            }
+            State::DoctypeBody => match b {
+                b'>' => State::Misc,
+                b'[' => return self.reject(XmlError::DoctypeInternalSubset, bytes, i),
+                b'"' | b'\'' => {
+                    self.quote = b;
+                    State::DoctypeQuoted
+                }
+                b'<' => return self.reject(XmlError::UnexpectedByte, bytes, i),
+                _ => State::DoctypeBody,
+            },
+            State::DoctypeQuoted => {
+                return match memchr(self.quote, &bytes[i..]) {
+                    Some(p) => (State::DoctypeBody, i + p + 1),
+                    None => (State::DoctypeQuoted, bytes.len()),
+                };
+            }
+            _ => unreachable!("not a DOCTYPE state: {st:?}"),
+        };
+        (next, i + 1)
+    }
+
+    // ---- processing instructions ----
+
+    /// The PI states: the target (its first bytes kept to tell `xml`), the
+    /// body (scanned to the next `?`), and `?`.
+    #[inline(always)]
+    fn pi(&mut self, st: State, bytes: &[u8], i: usize) -> Step {
+        let b = bytes[i];
+        let next = match st {
+            State::PiTargetStart => {
+                if !is_name_start(b) {
+                    return self.reject(XmlError::UnexpectedByte, bytes, i);
+                }
+                self.pi_len = 0;
+                return (State::PiTarget, i);
+            }
+            State::PiTarget => return self.pi_target(bytes, i),
+            State::PiBody => {
+                return match memchr(b'?', &bytes[i..]) {
+                    Some(p) => (State::PiQuestion, i + p + 1),
+                    None => (State::PiBody, bytes.len()),
+                };
+            }
+            State::PiTargetQuestion => {
+                if b != b'>' {
+                    return self.reject(XmlError::UnexpectedByte, bytes, i);
+                }
+                self.after_markup()
+            }
+            State::PiQuestion => match b {
+                b'>' => self.after_markup(),
+                b'?' => State::PiQuestion,
+                _ => State::PiBody,
+            },
+            _ => unreachable!("not a PI state: {st:?}"),
+        };
+        (next, i + 1)
+    }
+
+    /// `PiTarget`: a target byte, or the byte that ends the target (where
+    /// an `xml` target not at the very start is rejected).
+    #[inline(always)]
+    fn pi_target(&mut self, bytes: &[u8], i: usize) -> Step {
+        let b = bytes[i];
+        if is_name_char(b) {
+            if (self.pi_len as usize) < self.pi_buf.len() {
+                self.pi_buf[self.pi_len as usize] = b;
+            }
+            self.pi_len = self.pi_len.saturating_add(1).min(4);
+            return (State::PiTarget, i + 1);
+        }
+        let next = match b {
+            b'?' => State::PiTargetQuestion,
+            _ if is_ws(b) => State::PiBody,
+            _ => return self.reject(XmlError::UnexpectedByte, bytes, i),
+        };
+        if self.pi_len == 3 && self.pi_buf.eq_ignore_ascii_case(b"xml") {
+            let first = self.lt_offset == u64::from(self.bom_len);
+            if !(first && &self.pi_buf == b"xml") {
+                return self.reject(XmlError::MisplacedXmlDecl, bytes, i);
+            }
+        }
+        (next, i + 1)
+    }
+
+    // ---- references ----
+
+    /// `RefStart`, `RefHash`, `RefHexStart`: the first bytes of a reference.
+    #[inline(always)]
+    fn ref_start(&mut self, st: State, bytes: &[u8], i: usize) -> Step {
+        let b = bytes[i];
+        let next = match st {
+            State::RefStart => {
+                if b == b'#' {
+                    State::RefHash
+                } else if b.is_ascii_alphabetic() {
+                    self.ref_buf[0] = b;
+                    self.ref_len = 1;
+                    State::RefName
+                } else {
+                    return self.reject(XmlError::BadReference, bytes, i);
+                }
+            }
+            State::RefHash => {
+                if b == b'x' {
+                    State::RefHexStart
+                } else if b.is_ascii_digit() {
+                    self.ref_val = u32::from(b - b'0');
+                    State::RefDecimal
+                } else {
+                    return self.reject(XmlError::BadReference, bytes, i);
+                }
+            }
+            State::RefHexStart => match hex_value(b) {
+                Some(v) => {
+                    self.ref_val = v;
+                    State::RefHex
+                }
+                None => return self.reject(XmlError::BadReference, bytes, i),
+            },
+            _ => unreachable!("not a reference start state: {st:?}"),
+        };
+        (next, i + 1)
+    }
+
+    /// `RefName`: a letter of a predefined entity's name, or `;`.
+    #[inline(always)]
+    fn ref_name<S: Sink>(&mut self, bytes: &[u8], i: usize, sink: &mut S) -> Step {
+        let b = bytes[i];
+        if b == b';' {
+            let out: &[u8] = match &self.ref_buf[..self.ref_len as usize] {
+                b"lt" => b"<",
+                b"gt" => b">",
+                b"amp" => b"&",
+                b"apos" => b"'",
+                b"quot" => b"\"",
+                _ => return self.reject(XmlError::BadReference, bytes, i),
+            };
+            return (self.decoded(out, sink), i + 1);
+        }
+        if !b.is_ascii_alphabetic() || self.ref_len as usize == self.ref_buf.len() {
+            return self.reject(XmlError::BadReference, bytes, i);
+        }
+        self.ref_buf[self.ref_len as usize] = b;
+        self.ref_len += 1;
+        (State::RefName, i + 1)
+    }
+
+    /// `RefDecimal`, `RefHex`: a digit of a character reference, or `;`.
+    #[inline(always)]
+    fn ref_number<S: Sink>(&mut self, st: State, bytes: &[u8], i: usize, sink: &mut S) -> Step {
+        let b = bytes[i];
+        if b == b';' {
+            let Some(c) = xml_char(self.ref_val) else {
+                return self.reject(XmlError::BadReference, bytes, i);
+            };
+            let mut utf8 = [0u8; 4];
+            let out = c.encode_utf8(&mut utf8).as_bytes();
+            return (self.decoded(out, sink), i + 1);
+        }
+        let (radix, digit) = if st == State::RefHex {
+            (16, hex_value(b))
+        } else {
+            (
+                10,
+                if b.is_ascii_digit() {
+                    Some(u32::from(b - b'0'))
+                } else {
+                    None
+                },
+            )
+        };
+        let Some(d) = digit else {
+            return self.reject(XmlError::BadReference, bytes, i);
+        };
+        self.ref_val = self.ref_val * radix + d;
+        if self.ref_val > MAX_CODE_POINT {
+            return self.reject(XmlError::BadReference, bytes, i);
+        }
+        (st, i + 1)
     }
 
     /// End of the document: the end-of-document checks. Returns the first
