@@ -324,3 +324,41 @@ fn sim_prints_filter_answer_plus_cycles() {
     assert_eq!(sim[0]["samples"], 7);
     assert_eq!(sim[0]["events"], 5);
 }
+
+/// `expand` of a variable that ranges over no region (no map, no region in
+/// the patterns or the trajectories) has no combination: the pattern can
+/// never match. Every command says so without failing, and the RTL of such
+/// a pattern is a constant 0 (it used to print `| ;`).
+#[test]
+fn a_variable_over_no_region_never_matches() {
+    let patterns = write("noregion.txt", "@z.?.@z\n");
+    let trajs = write("noregion.csv", "traj_id,timestamp,region\nt1,1,\nt1,2,\n");
+    let o = qrtl(&["track", "filter", "--variables", "expand", &patterns, &trajs]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o).trim(), r#"{"trajectory":"t1","matched":[]}"#);
+    let out = tmp("noregion-rtl");
+    let o = qrtl(&[
+        "track",
+        "compile",
+        "--variables",
+        "expand",
+        &patterns,
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let c0 = std::fs::read_to_string(out.join("rtl/qrtl_track_c0.v")).unwrap();
+    assert!(c0.contains("wire m_p0_now = (m_p0 & ~ev_first) | 1'b0;"), "{c0}");
+    let o = qrtl(&[
+        "track",
+        "sim",
+        "--simulator",
+        "icarus",
+        "--variables",
+        "expand",
+        &patterns,
+        &trajs,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(lines(&o)[0]["matched"], serde_json::json!([]));
+}

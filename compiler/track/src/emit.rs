@@ -379,6 +379,9 @@ impl<'a> ClusterCtx<'a> {
             let p = &d.patterns[pid];
             let now = if o.always {
                 "1'b1".to_string()
+            } else if o.accepts.is_empty() {
+                // No engine (`expand` of a variable over no region): never.
+                "1'b0".to_string()
             } else {
                 o.accepts
                     .iter()

@@ -339,7 +339,7 @@ pub(super) fn plan_top(d: &StackDesign, input: EventInput, shape: &RtlShape) -> 
 mod tests {
     use super::{cut, lut4_levels, mem_groups, plan_cluster, pre_group_size, SplitRule, StackTop};
     use crate::emit::xpath::{RtlShape, MEM_GROUP_BITS};
-    use crate::hw::{build_xpath_hw, XpathHwOptions};
+    use crate::engine::{build_xpath_hw, XpathHwOptions};
     use crate::ir::stacks::StackDesign;
     use crate::lower::xpath::lower_queries;
     use crate::passes::{run_pipeline, PassConfig};
