@@ -317,25 +317,9 @@ fn encode(ints: &Path, out: &Path, opts: &RiceOpts) -> i32 {
         Err(f) => return fail(f),
     };
     let name = ints.display().to_string();
-    let text = match std::fs::read(ints) {
-        Ok(bytes) => match String::from_utf8(bytes) {
-            Ok(t) => t,
-            Err(e) => {
-                let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-                let line = upto.iter().filter(|&&b| b == b'\n').count() + 1;
-                let col =
-                    upto.len() - upto.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
-                eprintln!("{name}:{line}:{col}: error: integer file is not valid UTF-8");
-                return 1;
-            }
-        },
-        Err(e) => {
-            eprintln!(
-                "{}",
-                plain_error(&name, format!("cannot read integer file: {e}"))
-            );
-            return 1;
-        }
+    let text = match qrtl_core::engine::read_source(ints, "integer file") {
+        Ok(t) => t,
+        Err(f) => return fail(f),
     };
     let (values, diags) = parse_ints(&name, &text, &cfg);
     if !diags.is_empty() {

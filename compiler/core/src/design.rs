@@ -400,51 +400,43 @@ impl<'a> Fields<'a> {
         None
     }
 
+    /// `key`'s scalar parsed as a `T` (described as `what`), or a type error.
+    fn parsed<T: std::str::FromStr>(&mut self, key: &'static str, what: &str) -> Option<T> {
+        let s = self.scalar(key, what)?;
+        let v = s.as_str().parse::<T>().ok();
+        if v.is_none() {
+            let node = self.map.get_node(key).expect("read above");
+            let d = self.source.diag(
+                codes::TYPE,
+                node,
+                format!("`{key}` must be {what}, not `{}`", s.as_str()),
+            );
+            self.diags.push(d);
+        }
+        v
+    }
+
     /// An unsigned integer in `min..=max`, or `default` when absent.
     pub fn uint(&mut self, key: &'static str, default: u64, min: u64, max: u64) -> u64 {
-        let Some(s) = self.scalar(key, "a whole number") else {
-            return default;
-        };
-        match s.as_str().parse::<u64>() {
-            Ok(v) if (min..=max).contains(&v) => v,
-            Ok(v) => {
+        match self.parsed::<u64>(key, "a whole number") {
+            Some(v) if (min..=max).contains(&v) => v,
+            Some(v) => {
                 self.bad_value(key, format!("`{key}` is {v}; it must be in {min}..={max}"));
                 default
             }
-            Err(_) => {
-                let node = self.map.get_node(key).expect("read above");
-                let d = self.source.diag(
-                    codes::TYPE,
-                    node,
-                    format!("`{key}` must be a whole number, not `{}`", s.as_str()),
-                );
-                self.diags.push(d);
-                default
-            }
+            None => default,
         }
     }
 
     /// A number in `(0, max]`, or `default` when absent.
     pub fn positive(&mut self, key: &'static str, default: f64, max: f64) -> f64 {
-        let Some(s) = self.scalar(key, "a number") else {
-            return default;
-        };
-        match s.as_str().parse::<f64>() {
-            Ok(v) if v.is_finite() && v > 0.0 && v <= max => v,
-            Ok(_) => {
+        match self.parsed::<f64>(key, "a number") {
+            Some(v) if v.is_finite() && v > 0.0 && v <= max => v,
+            Some(_) => {
                 self.bad_value(key, format!("`{key}` must be in (0, {max}]"));
                 default
             }
-            Err(_) => {
-                let node = self.map.get_node(key).expect("read above");
-                let d = self.source.diag(
-                    codes::TYPE,
-                    node,
-                    format!("`{key}` must be a number, not `{}`", s.as_str()),
-                );
-                self.diags.push(d);
-                default
-            }
+            None => default,
         }
     }
 

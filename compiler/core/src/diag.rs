@@ -99,6 +99,26 @@ impl fmt::Display for Diagnostic {
     }
 }
 
+/// Why a source file could not be read as text.
+#[derive(Debug)]
+pub enum TextError {
+    Io(std::io::Error),
+    /// Not UTF-8 from this 1-based line and column (bytes) on.
+    Utf8 { line: usize, col: usize },
+}
+
+/// Read a source file (queries, patterns, integers, trajectories) as UTF-8
+/// text; where it is not, the position of its first bad byte.
+pub fn read_text(path: &std::path::Path) -> Result<String, TextError> {
+    let bytes = std::fs::read(path).map_err(TextError::Io)?;
+    String::from_utf8(bytes).map_err(|e| {
+        let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = upto.iter().filter(|&&b| b == b'\n').count() + 1;
+        let col = upto.len() - upto.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
+        TextError::Utf8 { line, col }
+    })
+}
+
 /// A diagnostic without a source line (I/O errors, bad CLI values).
 pub fn plain_error(file: &str, message: impl fmt::Display) -> String {
     format!("{file}: error: {message}")

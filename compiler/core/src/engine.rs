@@ -86,6 +86,20 @@ impl fmt::Display for Failure {
     }
 }
 
+/// Read a source file named `what` in messages ("pattern file") as UTF-8:
+/// `FILE:LINE:COL: error: WHAT is not valid UTF-8`, or `FILE: error:
+/// cannot read WHAT: ...`.
+pub fn read_source(path: &Path, what: &str) -> Result<String, Failure> {
+    use crate::diag::{plain_error, read_text, TextError};
+    let name = path.display().to_string();
+    read_text(path).map_err(|e| match e {
+        TextError::Utf8 { line, col } => {
+            Failure::input(format!("{name}:{line}:{col}: error: {what} is not valid UTF-8"))
+        }
+        TextError::Io(e) => Failure::input(plain_error(&name, format!("cannot read {what}: {e}"))),
+    })
+}
+
 /// One input with the name it is reported under (a file, `FILE#N`, a
 /// trajectory id).
 #[derive(Clone, Debug)]

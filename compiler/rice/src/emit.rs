@@ -21,7 +21,7 @@ use std::fmt;
 
 use askama::Template;
 
-use qrtl_core::project::{Port, PortDir};
+use qrtl_core::project::{Port, StreamPorts};
 use crate::refmodel::{BitOrder, ConfigError, RiceConfig, Unary};
 
 /// Width of the status offsets, counts and quotients: a stream of up to
@@ -394,46 +394,20 @@ pub fn emit_rice(cfg: &RiceHwConfig) -> Result<RiceRtl, RiceHwError> {
 
 /// The top module's ports.
 pub fn rice_ports(cfg: &RiceHwConfig) -> Vec<Port> {
-    let layout = cfg.layout();
-    let port = |name: &str, dir, width, description: &str| Port {
-        name: name.to_string(),
-        dir,
-        width,
-        description: description.to_string(),
-    };
-    vec![
-        port("clk", PortDir::Input, 1, "clock"),
-        port("rst", PortDir::Input, 1, "synchronous reset, active high"),
-        port(
-            "s_axis_tdata",
-            PortDir::Input,
-            cfg.chunk_bits,
-            "GR stream bytes, byte i on bits 8i+7..8i",
-        ),
-        port(
-            "s_axis_tkeep",
-            PortDir::Input,
-            cfg.chunk_bits / 8,
-            "bytes present (all but on a packet's last beat)",
-        ),
-        port("s_axis_tvalid", PortDir::Input, 1, ""),
-        port("s_axis_tready", PortDir::Output, 1, ""),
-        port("s_axis_tlast", PortDir::Input, 1, "last beat of a stream"),
-        port(
-            "m_axis_tdata",
-            PortDir::Output,
-            layout.width(),
-            "integer lanes, valid mask, status (see README)",
-        ),
-        port("m_axis_tvalid", PortDir::Output, 1, ""),
-        port("m_axis_tready", PortDir::Input, 1, ""),
-        port(
-            "m_axis_tlast",
-            PortDir::Output,
-            1,
-            "last beat of a stream's integers",
-        ),
-    ]
+    StreamPorts {
+        in_bits: cfg.chunk_bits,
+        in_data: "GR stream bytes, byte i on bits 8i+7..8i",
+        in_keep: Some("bytes present (all but on a packet's last beat)"),
+        in_valid: "",
+        in_ready: "",
+        in_last: "last beat of a stream",
+        out_bits: cfg.layout().width(),
+        out_data: "integer lanes, valid mask, status (see README)",
+        out_valid: "",
+        out_ready: "",
+        out_last: "last beat of a stream's integers",
+    }
+    .ports()
 }
 
 #[cfg(test)]

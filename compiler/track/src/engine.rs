@@ -117,25 +117,20 @@ pub fn decode_track_result(words: &[u32], patterns: usize) -> Result<(u32, Vec<u
 
 /// The AXI4-Stream ports of `qrtl_track_top`.
 pub fn track_top_ports() -> Vec<qrtl_core::project::Port> {
-    use qrtl_core::project::{Port, PortDir::*};
-    let p = |name: &str, dir, width, description: &str| Port {
-        name: name.to_string(),
-        dir,
-        width,
-        description: description.to_string(),
-    };
-    vec![
-        p("clk", Input, 1, "clock"),
-        p("rst", Input, 1, "synchronous reset, active high"),
-        p("s_axis_tdata", Input, 64, "samples: [31:0] timestamp, [47:32] region code, [63:48] zero"),
-        p("s_axis_tvalid", Input, 1, "sample valid"),
-        p("s_axis_tready", Output, 1, "sample accepted (low only while a trajectory's last sample waits for the previous results)"),
-        p("s_axis_tlast", Input, 1, "last sample of a trajectory"),
-        p("m_axis_tdata", Output, 32, "result words: event count, then the match bitmap"),
-        p("m_axis_tvalid", Output, 1, "result word valid"),
-        p("m_axis_tready", Input, 1, "result word accepted"),
-        p("m_axis_tlast", Output, 1, "last result word of a trajectory"),
-    ]
+    qrtl_core::project::StreamPorts {
+        in_bits: 64,
+        in_data: "samples: [31:0] timestamp, [47:32] region code, [63:48] zero",
+        in_keep: None,
+        in_valid: "sample valid",
+        in_ready: "sample accepted (low only while a trajectory's last sample waits for the previous results)",
+        in_last: "last sample of a trajectory",
+        out_bits: 32,
+        out_data: "result words: event count, then the match bitmap",
+        out_valid: "result word valid",
+        out_ready: "result word accepted",
+        out_last: "last result word of a trajectory",
+    }
+    .ports()
 }
 
 /// The project description (`qrtl track compile -o`).
@@ -361,28 +356,12 @@ impl Engine for TrackEngine {
 
 // ---- loading the sources and inputs -------------------------------------------
 
-/// Read a text file; a diagnostic line (FILE:LINE:COL for invalid UTF-8).
-pub fn read_text(path: &Path, what: &str) -> Result<String, Failure> {
-    let name = path.display().to_string();
-    match std::fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes).map_err(|e| {
-            let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-            let line = upto.iter().filter(|&&b| b == b'\n').count() + 1;
-            let col = upto.len() - upto.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
-            Failure::input(format!("{name}:{line}:{col}: error: {what} is not valid UTF-8"))
-        }),
-        Err(e) => Err(Failure::input(plain_error(
-            &name,
-            format!("cannot read {what}: {e}"),
-        ))),
-    }
-}
 
 /// Parse a pattern file; every diagnostic (and a summary line) on any
 /// error, or "no patterns".
 pub fn load_patterns(path: &Path) -> Result<Vec<SourcePattern>, Failure> {
     let name = path.display().to_string();
-    let text = read_text(path, "pattern file")?;
+    let text = qrtl_core::engine::read_source(path, "pattern file")?;
     let (patterns, diags) = parse_pattern_file(&name, &text);
     if !diags.is_empty() {
         let mut f = Failure::diagnostics(&diags);
@@ -406,7 +385,7 @@ pub fn load_patterns(path: &Path) -> Result<Vec<SourcePattern>, Failure> {
 /// Read and parse a region map.
 pub fn load_map(path: Option<&Path>) -> Result<Option<RegionMap>, Failure> {
     let Some(path) = path else { return Ok(None) };
-    let text = read_text(path, "region map")?;
+    let text = qrtl_core::engine::read_source(path, "region map")?;
     RegionMap::parse(&path.display().to_string(), &text)
         .map(Some)
         .map_err(|d| Failure::diagnostics(&d))
@@ -429,7 +408,7 @@ pub fn load_trajectories(
 ) -> Result<Vec<CodedTrajectory>, Failure> {
     let mut texts = Vec::new();
     for f in files {
-        texts.push((f.display().to_string(), read_text(f, "trajectory file")?));
+        texts.push((f.display().to_string(), qrtl_core::engine::read_source(f, "trajectory file")?));
     }
     let (trajs, names) = read_trajectories(&texts, source.map.as_ref()).map_err(|d| {
         let mut f = Failure::diagnostics(&d);

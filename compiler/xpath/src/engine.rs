@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use qrtl_core::diag::{plain_error, Diagnostic};
+use qrtl_core::diag::{plain_error, Diagnostic, TextError};
 use qrtl_core::engine::{Engine, Failure};
 use qrtl_core::sim::{DriverSpec, PacketResult};
 use crate::emit::xpath::{emit_xpath, EventInput, RtlShape, XpathRtl, XpathRtlConfig};
@@ -83,19 +83,12 @@ pub struct XpathSource {
 /// every diagnostic on failure (and a summary line), or "no queries".
 pub fn load_queries(path: &Path, mode: Mode, ordered: bool) -> Result<XpathSource, Failure> {
     let name = path.display().to_string();
-    let text = match std::fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes).map_err(|e| {
-            let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-            let line = upto.iter().filter(|&&b| b == b'\n').count() + 1;
+    let text = qrtl_core::diag::read_text(path).map_err(|e| match e {
+        TextError::Utf8 { line, .. } => {
             Failure::input(format!("{name}:{line}: error: query file is not valid UTF-8"))
-        })?,
-        Err(e) => {
-            return Err(Failure::input(plain_error(
-                &name,
-                format!("cannot read query file: {e}"),
-            )))
         }
-    };
+        TextError::Io(e) => Failure::input(plain_error(&name, format!("cannot read query file: {e}"))),
+    })?;
     let mut design = queries_from_text(&name, &text, mode)?;
     if ordered {
         design.order = SiblingOrder::Ordered;
@@ -256,25 +249,20 @@ pub fn build_xpath_hw(
 
 /// The AXI4-Stream ports of `qrtl_xpath_top`.
 pub fn xpath_top_ports() -> Vec<qrtl_core::project::Port> {
-    use qrtl_core::project::{Port, PortDir::*};
-    let p = |name: &str, dir, width, description: &str| Port {
-        name: name.to_string(),
-        dir,
-        width,
-        description: description.to_string(),
-    };
-    vec![
-        p("clk", Input, 1, "clock"),
-        p("rst", Input, 1, "synchronous reset, active high"),
-        p("s_axis_tdata", Input, 8, "document bytes"),
-        p("s_axis_tvalid", Input, 1, "document byte valid"),
-        p("s_axis_tready", Output, 1, "document byte accepted (low only while a document's last byte waits for the previous results)"),
-        p("s_axis_tlast", Input, 1, "last byte of a document"),
-        p("m_axis_tdata", Output, 32, "result words: status word, then the match bitmap"),
-        p("m_axis_tvalid", Output, 1, "result word valid"),
-        p("m_axis_tready", Input, 1, "result word accepted"),
-        p("m_axis_tlast", Output, 1, "last result word of a document"),
-    ]
+    qrtl_core::project::StreamPorts {
+        in_bits: 8,
+        in_data: "document bytes",
+        in_keep: None,
+        in_valid: "document byte valid",
+        in_ready: "document byte accepted (low only while a document's last byte waits for the previous results)",
+        in_last: "last byte of a document",
+        out_bits: 32,
+        out_data: "result words: status word, then the match bitmap",
+        out_valid: "result word valid",
+        out_ready: "result word accepted",
+        out_last: "last result word of a document",
+    }
+    .ports()
 }
 
 /// Project description of a compiled XPath design (`qrtl xpath compile -o`).

@@ -75,6 +75,57 @@ pub struct Port {
     pub description: String,
 }
 
+/// The ports of an engine's AXI4-Stream top, in this order: `clk`, `rst`,
+/// `s_axis_tdata`, `s_axis_tkeep` (when the top takes partial last beats),
+/// `s_axis_tvalid`, `s_axis_tready`, `s_axis_tlast`, then `m_axis_tdata`,
+/// `m_axis_tvalid`, `m_axis_tready`, `m_axis_tlast`; each engine gives the
+/// widths and what its ports carry.
+#[derive(Clone, Copy, Debug)]
+pub struct StreamPorts<'a> {
+    pub in_bits: u32,
+    pub in_data: &'a str,
+    /// `s_axis_tkeep`'s description; `None`: no tkeep.
+    pub in_keep: Option<&'a str>,
+    pub in_valid: &'a str,
+    pub in_ready: &'a str,
+    pub in_last: &'a str,
+    pub out_bits: u32,
+    pub out_data: &'a str,
+    pub out_valid: &'a str,
+    pub out_ready: &'a str,
+    pub out_last: &'a str,
+}
+
+impl StreamPorts<'_> {
+    pub fn ports(&self) -> Vec<Port> {
+        use PortDir::{Input, Output};
+        let p = |name: &str, dir, width, description: &str| Port {
+            name: name.to_string(),
+            dir,
+            width,
+            description: description.to_string(),
+        };
+        let mut ports = vec![
+            p("clk", Input, 1, "clock"),
+            p("rst", Input, 1, "synchronous reset, active high"),
+            p("s_axis_tdata", Input, self.in_bits, self.in_data),
+        ];
+        if let Some(keep) = self.in_keep {
+            ports.push(p("s_axis_tkeep", Input, self.in_bits / 8, keep));
+        }
+        ports.extend([
+            p("s_axis_tvalid", Input, 1, self.in_valid),
+            p("s_axis_tready", Output, 1, self.in_ready),
+            p("s_axis_tlast", Input, 1, self.in_last),
+            p("m_axis_tdata", Output, self.out_bits, self.out_data),
+            p("m_axis_tvalid", Output, 1, self.out_valid),
+            p("m_axis_tready", Input, 1, self.out_ready),
+            p("m_axis_tlast", Output, 1, self.out_last),
+        ]);
+        ports
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PortDir {
     Input,
