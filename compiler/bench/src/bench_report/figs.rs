@@ -32,17 +32,8 @@ use std::time::Instant;
 
 /// The CLI's default cluster size and event input (the targets table
 /// reads fig. (b) at these).
-pub const DEFAULT_CLUSTER: usize = 256;
+pub const DEFAULT_CLUSTER: usize = qrtl_xpath::engine::DEFAULT_CLUSTER_SIZE;
 pub const DEFAULT_INPUT: &str = "pipelined";
-
-/// Every stack pass that can be disabled (`--disable-pass`).
-const ALL_PASSES: [&str; 5] = [
-    "cluster",
-    "prefix-merge",
-    "last-column",
-    "root-gs",
-    "compaction",
-];
 
 /// Query lengths (steps) of the synthetic queries of figures (a) and (c).
 pub const QUERY_LENGTHS: [usize; 2] = [4, 8];
@@ -265,7 +256,11 @@ pub fn fig_a(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
                     disabled: if on {
                         Vec::new()
                     } else {
-                        ALL_PASSES.iter().map(|p| p.to_string()).collect()
+                        // Every stack pass that can be disabled.
+                        qrtl_xpath::passes::registry::optional_stack_pass_names()
+                            .into_iter()
+                            .map(str::to_string)
+                            .collect()
                     },
                 };
                 let (file, text) = synthetic_file(n, len)?;
