@@ -41,6 +41,20 @@ pub const DEFAULT_VIVADO_PART: &str = "xc7a200tsbg484-1";
 /// the core's ports (set_input_delay / set_output_delay).
 pub const IO_BUDGET_PERCENT: u32 = 30;
 
+/// The ABC script `synth_ecp5`'s LUT mapping (abc9) runs for `qrtl synth
+/// --target ecp5`: Yosys's default for abc9 with `&if -t`. By default `&if`
+/// maps for the best delay of the whole design and then recovers area on
+/// every other path up to that delay, so one deep cone (the XML parser's
+/// error sum, six LUT levels) lets thousands of shallow ones (a column's
+/// match terms, a counter's enable) grow into chains of four LUTs, and
+/// place and route then finds one of them with a long wire. `-t` ("optimize
+/// average delay") gives each output its own best delay as its required
+/// time instead: at 2K queries, 2 register inputs four or more LUTs deep
+/// instead of 570, for about a quarter more LUT4s (LUT5/LUT6 through the
+/// slice's muxes). The Xilinx targets report area and keep the default.
+pub const ECP5_ABC9_SCRIPT: &str =
+    "+&scorr;&sweep;&dc2;&dch,-f,-r;&ps;&if,-W,300,-v,-t;&mfs;&ps,-l";
+
 /// What a generated project is built from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProjectSpec {
@@ -219,7 +233,7 @@ struct Ctx {
     outputs: Vec<PortView>,
     port_bits: u64,
     readme_extra: String,
-    /// The ECP5 LUT-mapping script (`synth::ECP5_ABC9_SCRIPT`).
+    /// The ECP5 LUT-mapping script ([`ECP5_ABC9_SCRIPT`]).
     ecp5_abc9_script: &'static str,
 }
 
@@ -397,7 +411,7 @@ fn context(spec: &ProjectSpec) -> Ctx {
         comb_percent: 100 - 2 * IO_BUDGET_PERCENT,
         io_delay_ns: format_decimal(period * f64::from(IO_BUDGET_PERCENT) / 100.0),
         default_part: DEFAULT_VIVADO_PART,
-        ecp5_abc9_script: crate::synth::ECP5_ABC9_SCRIPT,
+        ecp5_abc9_script: ECP5_ABC9_SCRIPT,
         rtl_files: spec.rtl.iter().map(|(f, _)| format!("rtl/{f}")).collect(),
         ports: spec.ports.iter().map(view).collect(),
         inputs: spec

@@ -435,19 +435,9 @@ pub fn ooc_wrapper(m: &Manifest) -> String {
 
 /// The Yosys script `qrtl synth` runs for `target` (paths relative to the
 /// project directory).
-/// The ABC script `synth_ecp5`'s LUT mapping (abc9) runs for `qrtl synth
-/// --target ecp5`: Yosys's default for abc9 with `&if -t`. By default `&if`
-/// maps for the best delay of the whole design and then recovers area on
-/// every other path up to that delay, so one deep cone (the XML parser's
-/// error sum, six LUT levels) lets thousands of shallow ones (a column's
-/// match terms, a counter's enable) grow into chains of four LUTs, and
-/// place and route then finds one of them with a long wire. `-t` ("optimize
-/// average delay") gives each output its own best delay as its required
-/// time instead: at 2K queries, 2 register inputs four or more LUTs deep
-/// instead of 570, for about a quarter more LUT4s (LUT5/LUT6 through the
-/// slice's muxes). The Xilinx targets report area and keep the default.
-pub const ECP5_ABC9_SCRIPT: &str =
-    "+&scorr;&sweep;&dc2;&dch,-f,-r;&ps;&if,-W,300,-v,-t;&mfs;&ps,-l";
+/// The ECP5 LUT mapping (the project's scripts and `qrtl synth` run the
+/// same one; the project owns it, synthesis reads it).
+pub use crate::project::ECP5_ABC9_SCRIPT;
 
 pub fn yosys_script(m: &Manifest, target: Target, memories: MemoryMapping) -> String {
     let mut s = format!(
