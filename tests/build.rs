@@ -102,7 +102,12 @@ fn every_design_of_a_list_writes_what_its_compile_writes() {
     let built = out.join("built");
     let o = qrtl_in(
         &root(),
-        &["build", "queries/designs/all.yaml", "-o", built.to_str().unwrap()],
+        &[
+            "build",
+            "queries/designs/all.yaml",
+            "-o",
+            built.to_str().unwrap(),
+        ],
     );
     ok(&o, "build");
     let compiles: [(&str, &[&str]); 3] = [
@@ -121,7 +126,16 @@ fn every_design_of_a_list_writes_what_its_compile_writes() {
         ),
         (
             "decoder",
-            &["rice", "compile", "--k", "3", "--width", "32", "--value-bits", "16"],
+            &[
+                "rice",
+                "compile",
+                "--k",
+                "3",
+                "--width",
+                "32",
+                "--value-bits",
+                "16",
+            ],
         ),
     ];
     for (name, args) in compiles {
@@ -152,14 +166,20 @@ fn broken_design_files_are_reported_where_they_break_and_write_nothing() {
         let text = std::fs::read_to_string(case).unwrap();
         let expected: Vec<&str> = text
             .lines()
-            .filter_map(|l| l.strip_prefix("# error: ").or_else(|| l.strip_prefix("# help: ")))
+            .filter_map(|l| {
+                l.strip_prefix("# error: ")
+                    .or_else(|| l.strip_prefix("# help: "))
+            })
             .collect();
         assert!(!expected.is_empty(), "{name}: no `# error:` line");
         let out = temp_dir(name);
         let o = qrtl_in(&dir, &["build", name, "-o", out.to_str().unwrap()]);
         let stderr = String::from_utf8_lossy(&o.stderr);
         if o.status.code() != Some(1) {
-            failures.push(format!("{name}: exit {:?}, expected 1\n{stderr}", o.status.code()));
+            failures.push(format!(
+                "{name}: exit {:?}, expected 1\n{stderr}",
+                o.status.code()
+            ));
         }
         for e in expected {
             if !stderr.contains(e) {

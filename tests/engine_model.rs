@@ -39,7 +39,10 @@ fn agree<E: Engine>(engine: &E, design: &E::Design, inputs: &[Named<E::Input>]) 
         inputs.len(),
         mismatches[0]
     );
-    inputs.iter().map(|i| engine.model(design, &i.value)).collect()
+    inputs
+        .iter()
+        .map(|i| engine.model(design, &i.value))
+        .collect()
 }
 
 #[test]
@@ -65,8 +68,14 @@ fn xpath_rtl_equals_the_software_engine() {
         value: inputs[0].value[..inputs[0].value.len() / 2].to_vec(),
     });
     let outputs = agree(&XpathEngine, &design, &inputs);
-    assert!(outputs.iter().any(|o| !o.matched.is_empty()), "some document matches");
-    assert!(outputs.iter().any(|o| o.reason.is_some()), "some document is flagged");
+    assert!(
+        outputs.iter().any(|o| !o.matched.is_empty()),
+        "some document matches"
+    );
+    assert!(
+        outputs.iter().any(|o| o.reason.is_some()),
+        "some document is flagged"
+    );
 }
 
 #[test]
@@ -89,7 +98,10 @@ fn track_rtl_equals_the_hardware_model() {
         })
         .collect();
     let outputs = agree(&TrackEngine, &design, &inputs);
-    assert!(outputs.iter().any(|o| !o.matched.is_empty()), "some trajectory matches");
+    assert!(
+        outputs.iter().any(|o| !o.matched.is_empty()),
+        "some trajectory matches"
+    );
 }
 
 #[test]
@@ -130,6 +142,13 @@ fn rice_rtl_equals_the_codec() {
         },
     ];
     let outputs = agree(&RiceEngine, &design, &inputs);
-    assert_eq!(outputs[0].values, values, "the codec decodes what it encoded");
-    assert!(matches!(outputs[2].end, StreamEnd::Overflow { .. }), "{:?}", outputs[2]);
+    assert_eq!(
+        outputs[0].values, values,
+        "the codec decodes what it encoded"
+    );
+    assert!(
+        matches!(outputs[2].end, StreamEnd::Overflow { .. }),
+        "{:?}",
+        outputs[2]
+    );
 }

@@ -8,10 +8,10 @@
 //! One Verilator build per design, many streams per build. `QRTL_SOAK=1`
 //! adds more streams per design.
 
-use qrtl_rice::engine::{simulate_rice_with, RiceSimRun};
-use qrtl_rice::emit::{emit_rice, nostall_latency, RiceArch, RiceHwConfig};
-use qrtl_rice::refmodel::{BitOrder, DecodeError, RiceConfig, StreamDecoder, Unary};
 use qrtl_core::sim::{BuildOptions, Simulator, Stalls};
+use qrtl_rice::emit::{emit_rice, nostall_latency, RiceArch, RiceHwConfig};
+use qrtl_rice::engine::{simulate_rice_with, RiceSimRun};
+use qrtl_rice::refmodel::{BitOrder, DecodeError, RiceConfig, StreamDecoder, Unary};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 

@@ -15,12 +15,12 @@ mod common;
 use common::{
     design_from_text, nitf_dir, nitf_docs, random_docs, random_queries, random_twig_queries,
 };
-use qrtl_xpath::engine::{build_xpath_hw, simulate_xpath_with, XpathHw, XpathHwOptions};
+use qrtl_core::sim::{BuildOptions, Simulator, Stalls};
 use qrtl_xpath::emit::xpath::{EventInput, RtlShape, SplitRule};
+use qrtl_xpath::engine::{build_xpath_hw, simulate_xpath_with, XpathHw, XpathHwOptions};
 use qrtl_xpath::ir::xpath::{Mode, SiblingOrder};
 use qrtl_xpath::passes::registry::StackPassConfig;
 use qrtl_xpath::refmodel::{Engine, EngineConfig};
-use qrtl_core::sim::{BuildOptions, Simulator, Stalls};
 use qrtl_xpath::xml::XmlConfig;
 
 struct Case<'a> {
@@ -748,8 +748,8 @@ fn random_twig_sets_every_mode_and_option() {
 /// stale word after the pulse; this test fails with them.)
 #[test]
 fn mid_run_resets_leave_no_state_behind() {
-    use qrtl_xpath::engine::{build_xpath_sim, decode_xpath_run};
     use qrtl_core::sim::ResetPulse;
+    use qrtl_xpath::engine::{build_xpath_sim, decode_xpath_run};
     use qrtl_xpath::workload::{DocGen, DocGenConfig, Vocab};
     const RESET_MIN_CLOCKS: u32 = 3;
     let queries = random_queries(11, 24, 0.0);

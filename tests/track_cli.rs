@@ -274,8 +274,7 @@ fn compile_writes_project() {
         String::from_utf8_lossy(&lint.stderr)
     );
     // The project simulates through the harness from its manifest alone.
-    let (spec, rtl) =
-        qrtl_core::sim::project_sources(Path::new(&out)).expect("project sources");
+    let (spec, rtl) = qrtl_core::sim::project_sources(Path::new(&out)).expect("project sources");
     assert_eq!(spec.in_data_bits, 64);
     assert_eq!(rtl.len(), files.len());
 }
@@ -333,7 +332,14 @@ fn sim_prints_filter_answer_plus_cycles() {
 fn a_variable_over_no_region_never_matches() {
     let patterns = write("noregion.txt", "@z.?.@z\n");
     let trajs = write("noregion.csv", "traj_id,timestamp,region\nt1,1,\nt1,2,\n");
-    let o = qrtl(&["track", "filter", "--variables", "expand", &patterns, &trajs]);
+    let o = qrtl(&[
+        "track",
+        "filter",
+        "--variables",
+        "expand",
+        &patterns,
+        &trajs,
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(stdout(&o).trim(), r#"{"trajectory":"t1","matched":[]}"#);
     let out = tmp("noregion-rtl");
@@ -348,7 +354,10 @@ fn a_variable_over_no_region_never_matches() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let c0 = std::fs::read_to_string(out.join("rtl/qrtl_track_c0.v")).unwrap();
-    assert!(c0.contains("wire m_p0_now = (m_p0 & ~ev_first) | 1'b0;"), "{c0}");
+    assert!(
+        c0.contains("wire m_p0_now = (m_p0 & ~ev_first) | 1'b0;"),
+        "{c0}"
+    );
     let o = qrtl(&[
         "track",
         "sim",

@@ -4,10 +4,10 @@
 //! Regenerate after an intended change with
 //! `QRTL_BLESS=1 cargo test --release --test track_emit` and review the diff.
 
+use qrtl_track::engine::{build_track_hw, TrackHwOptions};
+use qrtl_track::engine::{design_for, parse_patterns};
 use qrtl_track::ir::Strategy;
 use qrtl_track::lower::EngineConfig;
-use qrtl_track::engine::{design_for, parse_patterns};
-use qrtl_track::engine::{build_track_hw, TrackHwOptions};
 use std::fs;
 use std::path::Path;
 

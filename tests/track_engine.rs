@@ -12,16 +12,14 @@
 //! * Hand-written cases `tests/track/cases/NAME.case` (patterns, CSV,
 //!   expected answers), one per construct; see `cases_by_file`.
 
-use qrtl_track::syntax::ast::{ItemKind, Pattern as Ast, Target, TimeOp};
-use qrtl_track::syntax::parse_pattern_file;
+use qrtl_track::engine::{code_trajectories, design_for, read_trajectories, CodedTrajectory};
+use qrtl_track::input::Event;
 use qrtl_track::ir::{Strategy, TrackDesign};
 use qrtl_track::lower::{build_engines, EngineConfig};
 use qrtl_track::refmodel::exact::ExactEngine;
 use qrtl_track::refmodel::hw::HwModel;
-use qrtl_track::engine::{
-    code_trajectories, design_for, read_trajectories, CodedTrajectory,
-};
-use qrtl_track::input::Event;
+use qrtl_track::syntax::ast::{ItemKind, Pattern as Ast, Target, TimeOp};
+use qrtl_track::syntax::parse_pattern_file;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 

@@ -12,16 +12,14 @@
 //!
 //! `QRTL_SOAK=N` streams N times as many trajectories through each build.
 
+use qrtl_core::sim::{Simulator, Stalls};
+use qrtl_track::engine::{build_track_hw, simulate_track, TrackHwOptions};
+use qrtl_track::engine::{code_trajectories, design_for, parse_patterns, read_trajectories};
+use qrtl_track::input::Sample;
 use qrtl_track::ir::Strategy;
 use qrtl_track::lower::EngineConfig;
 use qrtl_track::refmodel::exact::ExactEngine;
 use qrtl_track::refmodel::hw::HwModel;
-use qrtl_core::sim::{Simulator, Stalls};
-use qrtl_track::engine::{
-    code_trajectories, design_for, parse_patterns, read_trajectories,
-};
-use qrtl_track::engine::{build_track_hw, simulate_track, TrackHwOptions};
-use qrtl_track::input::Sample;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 

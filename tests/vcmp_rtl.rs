@@ -8,9 +8,7 @@
 //! idle cycles between units). Every result bit is checked against
 //! `ir::value::compare_bytes` on the concatenated bytes.
 
-use qrtl_xpath::emit::values::{
-    stimulus, units_to_bytes, vcmp_module, Plan, Unit, VcmpModel,
-};
+use qrtl_xpath::emit::values::{stimulus, units_to_bytes, vcmp_module, Plan, Unit, VcmpModel};
 use qrtl_xpath::ir::value::compare_bytes;
 use qrtl_xpath::ir::xpath::{CmpOp, Compare, Value};
 use rand::rngs::SmallRng;

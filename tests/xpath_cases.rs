@@ -33,12 +33,10 @@ mod common;
 mod sxd_oracle;
 
 use common::design_from_text;
-use qrtl_xpath::syntax::ast::{
-    self, Axis, CmpOp, ExprKind, Literal, NameTest, PredicateKind,
-};
-use qrtl_xpath::syntax::parse_query;
 use qrtl_xpath::ir::xpath::Mode;
 use qrtl_xpath::refmodel::{Engine, EngineConfig};
+use qrtl_xpath::syntax::ast::{self, Axis, CmpOp, ExprKind, Literal, NameTest, PredicateKind};
+use qrtl_xpath::syntax::parse_query;
 use qrtl_xpath::xml::DocStatus;
 use std::fmt::Write as _;
 use std::path::Path;

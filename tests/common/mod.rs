@@ -1,11 +1,11 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use qrtl_xpath::syntax::parse_query_file;
 use qrtl_xpath::ir::xpath::{Design, Mode};
 use qrtl_xpath::lower::xpath::lower_queries;
 use qrtl_xpath::passes::{run_pipeline, PassConfig};
 use qrtl_xpath::refmodel::{Engine, EngineConfig};
+use qrtl_xpath::syntax::parse_query_file;
 use std::path::PathBuf;
 
 /// YFilter's NITF suites (`../shared/data/yfilter-nitf`, see `workload::nitf_dir`).

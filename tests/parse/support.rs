@@ -3,9 +3,7 @@
 #![allow(dead_code)]
 
 use qrtl_core::diag::Span;
-use qrtl_xpath::syntax::ast::{
-    Comparison, Expr, ExprKind, Predicate, PredicateKind, Query, Step,
-};
+use qrtl_xpath::syntax::ast::{Comparison, Expr, ExprKind, Predicate, PredicateKind, Query, Step};
 use std::fmt::Write;
 
 /// The query with every span set to `0..0`, to compare trees parsed from

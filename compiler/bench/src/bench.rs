@@ -14,11 +14,11 @@
 //!
 //! Figures are reported, never asserted. MB = 10^6 bytes.
 
-use qrtl_xpath::syntax::parse_query_file;
 use qrtl_xpath::ir::xpath::Mode;
 use qrtl_xpath::lower::xpath::lower_queries;
 use qrtl_xpath::passes::{run_pipeline, PassConfig};
 use qrtl_xpath::refmodel::{Engine, EngineConfig};
+use qrtl_xpath::syntax::parse_query_file;
 use qrtl_xpath::workload::{
     generate_docs, generate_queries, query_file, DocGenConfig, QueryGenConfig, Vocab,
 };

@@ -30,10 +30,10 @@
 //! N in {8, 16, 32, 64} at k = 3.
 
 use dsi_bitstream::prelude::*;
-use qrtl_rice::engine::simulate_rice;
-use qrtl_rice::emit::{emit_rice, nostall_latency, RiceArch, RiceHwConfig};
-use qrtl_rice::refmodel::{decode_into, encode, BitOrder, RiceConfig, Unary};
 use qrtl_core::sim::{Simulator, Stalls};
+use qrtl_rice::emit::{emit_rice, nostall_latency, RiceArch, RiceHwConfig};
+use qrtl_rice::engine::simulate_rice;
+use qrtl_rice::refmodel::{decode_into, encode, BitOrder, RiceConfig, Unary};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::time::Instant;

@@ -17,11 +17,11 @@
 //! Figures are reported, never asserted.
 
 use qrtl_xpath::engine::{build_xpath_hw, simulate_xpath_with, XpathHwOptions};
-use qrtl_xpath::syntax::parse_query_file;
 use qrtl_xpath::ir::xpath::Mode;
 use qrtl_xpath::lower::xpath::lower_queries;
 use qrtl_xpath::passes::registry::StackPassConfig;
 use qrtl_xpath::passes::{run_pipeline, PassConfig};
+use qrtl_xpath::syntax::parse_query_file;
 use qrtl_xpath::workload::{synthetic_path_queries, SyntheticPathConfig};
 use std::fmt::Write as _;
 use std::time::Instant;

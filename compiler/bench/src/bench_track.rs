@@ -17,13 +17,11 @@
 //! Best of 3 runs; figures are reported, never asserted.
 
 use qrtl_track::emit::{emit_track, TrackRtlConfig};
+use qrtl_track::engine::{code_trajectories, design_for, parse_patterns, read_trajectories};
 use qrtl_track::ir::Strategy;
 use qrtl_track::lower::{build_engines, EngineConfig};
 use qrtl_track::refmodel::exact::ExactEngine;
 use qrtl_track::refmodel::hw::HwModel;
-use qrtl_track::engine::{
-    code_trajectories, design_for, parse_patterns, read_trajectories,
-};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::time::Instant;

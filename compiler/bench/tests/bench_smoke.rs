@@ -4,11 +4,11 @@
 //! queries agree with a brute-force matcher over the document's paths).
 //! No timing assertions.
 
-use qrtl_xpath::syntax::parse_query_file;
 use qrtl_xpath::ir::xpath::Mode;
 use qrtl_xpath::lower::xpath::lower_queries;
 use qrtl_xpath::passes::{run_pipeline, PassConfig};
 use qrtl_xpath::refmodel::{Engine, EngineConfig};
+use qrtl_xpath::syntax::parse_query_file;
 use qrtl_xpath::workload::{
     generate_docs, generate_queries, query_file, DocGen, DocGenConfig, QueryGenConfig, Vocab,
 };
@@ -86,8 +86,7 @@ impl Sink for Paths {
 
 fn paths_of(doc: &[u8]) -> Vec<Vec<String>> {
     let mut p = Paths::default();
-    qrtl_xpath::xml::tokenizer::tokenize(XmlConfig::default(), doc, &mut p)
-        .expect("well-formed");
+    qrtl_xpath::xml::tokenizer::tokenize(XmlConfig::default(), doc, &mut p).expect("well-formed");
     p.paths
 }
 

@@ -50,7 +50,12 @@ pub fn run(file: &Path, out: &Path) -> i32 {
                 }
             }
             for (dir, spec) in &projects {
-                println!("{}: {} project {}", file.display(), kind(spec), dir.display());
+                println!(
+                    "{}: {} project {}",
+                    file.display(),
+                    kind(spec),
+                    dir.display()
+                );
             }
             0
         }

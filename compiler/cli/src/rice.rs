@@ -91,8 +91,6 @@ pub enum BitOrderArg {
     Lsb,
 }
 
-
-
 impl RiceOpts {
     /// The codec config, or a usage error (exit 2).
     fn config(&self) -> Result<RiceConfig, Failure> {
@@ -186,7 +184,9 @@ impl RiceHwArgs {
             return Err(Failure::usage(format!("error: {e}")));
         }
         if !(clock_mhz.is_finite() && clock_mhz > 0.0) {
-            return Err(Failure::usage("error: --clock-mhz must be a positive number"));
+            return Err(Failure::usage(
+                "error: --clock-mhz must be a positive number",
+            ));
         }
         Ok(RiceOptions { hw, clock_mhz })
     }
@@ -218,7 +218,12 @@ fn compile(hw: &RiceHwArgs, out: &Path, clock_mhz: f64) -> Result<(), Failure> {
 /// prints (integers on stdout, the trailing-bits note and the overflow
 /// error on stderr, exit 1 on an overflow). Each stream is a run of its
 /// own, so `--stats` gives its cycles.
-fn sim_cmd(streams: &[PathBuf], hw: &RiceHwArgs, stats: bool, sim: &SimArgs) -> Result<i32, Failure> {
+fn sim_cmd(
+    streams: &[PathBuf],
+    hw: &RiceHwArgs,
+    stats: bool,
+    sim: &SimArgs,
+) -> Result<i32, Failure> {
     let opts = hw.options(DEFAULT_CLOCK_MHZ)?;
     let design = qrtl_core::engine::Engine::compile(&RiceEngine, &(), &opts)?;
     let mut data = Vec::with_capacity(streams.len());
@@ -275,7 +280,12 @@ fn sim_cmd(streams: &[PathBuf], hw: &RiceHwArgs, stats: bool, sim: &SimArgs) -> 
 
 /// The hardware's end of a stream in the software decoder's words on
 /// stderr; `false` for an overflow (an error).
-fn report_end(name: &str, bits: u64, output: &qrtl_rice::engine::RiceOutput, opts: &RiceOptions) -> bool {
+fn report_end(
+    name: &str,
+    bits: u64,
+    output: &qrtl_rice::engine::RiceOutput,
+    opts: &RiceOptions,
+) -> bool {
     match output.end {
         StreamEnd::Overflow {
             bit_offset,

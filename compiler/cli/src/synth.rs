@@ -105,4 +105,3 @@ pub fn run(args: &SynthArgs) -> i32 {
         }
     }
 }
-

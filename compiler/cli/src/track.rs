@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use clap::{Subcommand, ValueEnum};
 use qrtl_core::engine::{Engine, Failure};
 use qrtl_track::engine::{
-    load_source, load_trajectories, TrackEngine, TrackHwOptions, TrackOptions,
-    DEFAULT_CLOCK_MHZ, DEFAULT_CLUSTER_SIZE,
+    load_source, load_trajectories, TrackEngine, TrackHwOptions, TrackOptions, DEFAULT_CLOCK_MHZ,
+    DEFAULT_CLUSTER_SIZE,
 };
 use qrtl_track::ir::Strategy;
 use qrtl_track::lower::{build_engines, EngineConfig};

@@ -9,7 +9,7 @@ use qrtl_core::engine::Failure;
 use qrtl_xpath::emit::xpath::{EventInput, RtlShape};
 use qrtl_xpath::engine::{
     disabled_pass_error, load_queries, XpathEngine, XpathHw, XpathHwOptions, XpathOptions,
-    DEFAULT_CLUSTER_SIZE, DEFAULT_CLOCK_MHZ, DEFAULT_MAX_DEPTH,
+    DEFAULT_CLOCK_MHZ, DEFAULT_CLUSTER_SIZE, DEFAULT_MAX_DEPTH,
 };
 use qrtl_xpath::ir::xpath::Mode;
 use qrtl_xpath::passes::registry::{StackPassConfig, StackStats};
@@ -381,7 +381,10 @@ fn read_docs(docs: &[PathBuf]) -> (Vec<Option<Vec<u8>>>, i32) {
             }
             Ok(bytes) => inputs.push(Some(bytes)),
             Err(e) => {
-                eprintln!("{}", plain_error(&name, format!("cannot read document: {e}")));
+                eprintln!(
+                    "{}",
+                    plain_error(&name, format!("cannot read document: {e}"))
+                );
                 code = 1;
                 inputs.push(None);
             }

@@ -67,7 +67,11 @@ impl DesignSource {
         width: usize,
         message: impl Into<String>,
     ) -> Diagnostic {
-        let source_line = self.lines.get(line.wrapping_sub(1)).cloned().unwrap_or_default();
+        let source_line = self
+            .lines
+            .get(line.wrapping_sub(1))
+            .cloned()
+            .unwrap_or_default();
         let start: usize = source_line
             .chars()
             .take(column.saturating_sub(1))
@@ -93,7 +97,9 @@ impl DesignSource {
     /// A diagnostic at a node (its first character; a scalar underlined).
     pub fn diag(&self, code: &'static str, node: &Node, message: impl Into<String>) -> Diagnostic {
         let (line, column) = start_of(node);
-        let width = node.as_scalar().map_or(1, |s| s.as_str().chars().count().max(1));
+        let width = node
+            .as_scalar()
+            .map_or(1, |s| s.as_str().chars().count().max(1));
         self.diag_at(code, line, column, width, message)
     }
 
@@ -217,7 +223,10 @@ fn load_error(source: &DesignSource, e: &marked_yaml::LoadError) -> Diagnostic {
             "a design file is a mapping (engine: ..., or designs: [...])".to_string(),
         ),
         TopLevelMustBeSequence(m) => (Some(*m), "expected a list".to_string()),
-        UnexpectedAnchor(m) => (Some(*m), "anchors and aliases are not supported".to_string()),
+        UnexpectedAnchor(m) => (
+            Some(*m),
+            "anchors and aliases are not supported".to_string(),
+        ),
         MappingKeyMustBeScalar(m) => (Some(*m), "keys must be plain names".to_string()),
         UnexpectedTag(m) => (Some(*m), "YAML tags are not supported".to_string()),
         ScanError(m, err) => (Some(*m), format!("YAML syntax: {err}")),
@@ -250,7 +259,10 @@ fn design<'a>(
         let mut d = source.diag(
             codes::VALUE,
             node,
-            format!("unknown engine `{engine}` (engines: {})", engines.join(", ")),
+            format!(
+                "unknown engine `{engine}` (engines: {})",
+                engines.join(", ")
+            ),
         );
         d.help = did_you_mean(&engine, engines.iter().copied());
         diags.push(d);
@@ -264,10 +276,17 @@ fn design<'a>(
     })
 }
 
-fn check_names(source: &DesignSource, designs: &[Design<'_>], root: &Node, diags: &mut Vec<Diagnostic>) {
+fn check_names(
+    source: &DesignSource,
+    designs: &[Design<'_>],
+    root: &Node,
+    diags: &mut Vec<Diagnostic>,
+) {
     let mut seen: Vec<&str> = Vec::new();
     for d in designs {
-        let Some(name) = d.name.as_deref() else { continue };
+        let Some(name) = d.name.as_deref() else {
+            continue;
+        };
         let node = d.fields.map.get_node("name").unwrap_or(root);
         let ok = !name.is_empty()
             && name != "."
@@ -279,7 +298,9 @@ fn check_names(source: &DesignSource, designs: &[Design<'_>], root: &Node, diags
             diags.push(source.diag(
                 codes::NAME,
                 node,
-                format!("design name `{name}` is not a folder name (letters, digits, `_`, `-`, `.`)"),
+                format!(
+                    "design name `{name}` is not a folder name (letters, digits, `_`, `-`, `.`)"
+                ),
             ));
         } else if seen.contains(&name) {
             diags.push(source.diag(codes::NAME, node, format!("two designs are named `{name}`")));
@@ -474,7 +495,11 @@ impl<'a> Fields<'a> {
         let mut d = self.source.diag(
             codes::VALUE,
             node,
-            format!("`{key}` is `{}`; it must be one of {}", s.as_str(), names.join(", ")),
+            format!(
+                "`{key}` is `{}`; it must be one of {}",
+                s.as_str(),
+                names.join(", ")
+            ),
         );
         d.help = did_you_mean(s.as_str(), names.iter().copied());
         self.diags.push(d);
@@ -633,25 +658,42 @@ mod tests {
     #[test]
     fn unknown_key_points_at_it_with_the_closest_name() {
         let e = first_error("engine: xpath\nclustr_size: 4\n", xpath_keys);
-        assert!(e.starts_with("d.yaml:2:1: error[E0802]: unknown key `clustr_size`"), "{e}");
+        assert!(
+            e.starts_with("d.yaml:2:1: error[E0802]: unknown key `clustr_size`"),
+            "{e}"
+        );
         assert!(e.contains("help: did you mean `cluster_size`?"), "{e}");
     }
 
     #[test]
     fn wrong_type_and_bad_choice_point_at_the_value() {
         let e = first_error("engine: xpath\ncluster_size: many\n", xpath_keys);
-        assert!(e.starts_with("d.yaml:2:15: error[E0803]: `cluster_size` must be a whole number, not `many`"), "{e}");
+        assert!(
+            e.starts_with(
+                "d.yaml:2:15: error[E0803]: `cluster_size` must be a whole number, not `many`"
+            ),
+            "{e}"
+        );
         let e = first_error("engine: xpath\nmode: path\n", xpath_keys);
-        assert!(e.starts_with("d.yaml:2:7: error[E0804]: `mode` is `path`"), "{e}");
+        assert!(
+            e.starts_with("d.yaml:2:7: error[E0804]: `mode` is `path`"),
+            "{e}"
+        );
         assert!(e.contains("did you mean `paths`?"), "{e}");
         let e = first_error("engine: xpath\nordered: [1]\n", xpath_keys);
-        assert!(e.starts_with("d.yaml:2:10: error[E0803]: `ordered` must be true or false"), "{e}");
+        assert!(
+            e.starts_with("d.yaml:2:10: error[E0803]: `ordered` must be true or false"),
+            "{e}"
+        );
     }
 
     #[test]
     fn engines_names_and_syntax_are_checked() {
         let e = first_error("engine: xpth\n", xpath_keys);
-        assert!(e.starts_with("d.yaml:1:9: error[E0804]: unknown engine `xpth`"), "{e}");
+        assert!(
+            e.starts_with("d.yaml:1:9: error[E0804]: unknown engine `xpth`"),
+            "{e}"
+        );
         assert!(e.contains("did you mean `xpath`?"), "{e}");
         let e = first_error("designs:\n  - engine: xpath\n", xpath_keys);
         assert!(e.contains("error[E0805]: missing key `name`"), "{e}");
@@ -659,9 +701,15 @@ mod tests {
             "designs:\n  - {engine: xpath, name: a}\n  - {engine: rice, name: a}\n",
             |_| (),
         );
-        assert!(e.starts_with("d.yaml:3:26: error[E0807]: two designs are named `a`"), "{e}");
+        assert!(
+            e.starts_with("d.yaml:3:26: error[E0807]: two designs are named `a`"),
+            "{e}"
+        );
         let e = first_error("engine: xpath\nengine: rice\n", xpath_keys);
-        assert!(e.starts_with("d.yaml:2:1: error[E0801]: key `engine` appears twice"), "{e}");
+        assert!(
+            e.starts_with("d.yaml:2:1: error[E0801]: key `engine` appears twice"),
+            "{e}"
+        );
         let e = first_error("engine: [xpath\n", xpath_keys);
         assert!(e.contains("error[E0801]: YAML syntax"), "{e}");
     }
@@ -671,12 +719,18 @@ mod tests {
         let e = first_error("engine: xpath\nqueries: nowhere.txt\n", |f| {
             f.input("queries");
         });
-        assert!(e.starts_with("d.yaml:2:10: error[E0806]: `queries`: no file nowhere.txt"), "{e}");
+        assert!(
+            e.starts_with("d.yaml:2:10: error[E0806]: `queries`: no file nowhere.txt"),
+            "{e}"
+        );
     }
 
     #[test]
     fn inputs_read_as_paths_beside_the_design_file() {
-        assert_eq!(normalize(Path::new("q/designs/../track/p.txt")), Path::new("q/track/p.txt"));
+        assert_eq!(
+            normalize(Path::new("q/designs/../track/p.txt")),
+            Path::new("q/track/p.txt")
+        );
         assert_eq!(normalize(Path::new("./a/./b")), Path::new("a/b"));
         assert_eq!(normalize(Path::new("../../x")), Path::new("../../x"));
     }

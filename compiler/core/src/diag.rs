@@ -104,7 +104,10 @@ impl fmt::Display for Diagnostic {
 pub enum TextError {
     Io(std::io::Error),
     /// Not UTF-8 from this 1-based line and column (bytes) on.
-    Utf8 { line: usize, col: usize },
+    Utf8 {
+        line: usize,
+        col: usize,
+    },
 }
 
 /// Read a source file (queries, patterns, integers, trajectories) as UTF-8

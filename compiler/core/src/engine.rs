@@ -93,9 +93,9 @@ pub fn read_source(path: &Path, what: &str) -> Result<String, Failure> {
     use crate::diag::{plain_error, read_text, TextError};
     let name = path.display().to_string();
     read_text(path).map_err(|e| match e {
-        TextError::Utf8 { line, col } => {
-            Failure::input(format!("{name}:{line}:{col}: error: {what} is not valid UTF-8"))
-        }
+        TextError::Utf8 { line, col } => Failure::input(format!(
+            "{name}:{line}:{col}: error: {what} is not valid UTF-8"
+        )),
         TextError::Io(e) => Failure::input(plain_error(&name, format!("cannot read {what}: {e}"))),
     })
 }
@@ -135,12 +135,17 @@ pub trait Engine {
     type Output: Clone + fmt::Debug + PartialEq;
 
     /// Lower, run the passes and emit the RTL.
-    fn compile(&self, source: &Self::Source, opts: &Self::Options) -> Result<Self::Design, Failure>;
+    fn compile(&self, source: &Self::Source, opts: &Self::Options)
+        -> Result<Self::Design, Failure>;
 
     /// The generated project (consumes the design: its Verilog may be tens
     /// of MB).
-    fn project(&self, source: &Self::Source, design: Self::Design, opts: &Self::Options)
-        -> ProjectSpec;
+    fn project(
+        &self,
+        source: &Self::Source,
+        design: Self::Design,
+        opts: &Self::Options,
+    ) -> ProjectSpec;
 
     /// The RTL files (name, text) of a design, top module included.
     fn rtl_files(&self, design: &Self::Design) -> Vec<(String, String)>;

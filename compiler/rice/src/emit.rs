@@ -21,8 +21,8 @@ use std::fmt;
 
 use askama::Template;
 
-use qrtl_core::project::{Port, StreamPorts};
 use crate::refmodel::{BitOrder, ConfigError, RiceConfig, Unary};
+use qrtl_core::project::{Port, StreamPorts};
 
 /// Width of the status offsets, counts and quotients: a stream of up to
 /// 2^32 bytes (the harness' limit) has fewer than 2^35 bits.

@@ -9,12 +9,10 @@
 
 use std::path::Path;
 
+use crate::emit::{emit_rice, rice_ports, BeatStatus, RiceArch, RiceHwConfig, RiceRtl, POS_BITS};
+use crate::refmodel::{BitOrder, DecodeError, StreamDecoder, Unary};
 use qrtl_core::engine::{Engine, Failure};
 use qrtl_core::sim::PacketResult;
-use crate::emit::{
-    emit_rice, rice_ports, BeatStatus, RiceArch, RiceHwConfig, RiceRtl, POS_BITS,
-};
-use crate::refmodel::{BitOrder, DecodeError, StreamDecoder, Unary};
 use qrtl_core::sim::{Built, DriverSpec, SimRun, Simulator, Stalls};
 
 /// The harness' view of the generated top.
@@ -214,7 +212,6 @@ pub fn rice_project_spec(
     }
 }
 
-
 // ---- the engine interface ---------------------------------------------------
 
 /// Stream bits per clock by default (`--width`).
@@ -367,7 +364,10 @@ pub const ARCHS: [(&str, RiceArch); 3] = [
 /// Why a decoder configuration is refused, in the option names of `flag`
 /// (`--k`/`--value-bits` on the command line, `k`/`value_bits` in design
 /// files), and the option to blame.
-pub fn config_error(cfg: &RiceHwConfig, flag: impl Fn(&str) -> String) -> Option<(&'static str, String)> {
+pub fn config_error(
+    cfg: &RiceHwConfig,
+    flag: impl Fn(&str) -> String,
+) -> Option<(&'static str, String)> {
     use crate::emit::RiceHwError;
     cfg.validate().err().map(|e| match e {
         RiceHwError::Code(crate::refmodel::ConfigError::KAboveWidth { k, width }) => (

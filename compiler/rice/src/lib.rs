@@ -4,6 +4,6 @@
 //! See `ARCHITECTURE.md` at the repository root.
 
 pub mod emit;
-pub mod input;
 pub mod engine;
+pub mod input;
 pub mod refmodel;

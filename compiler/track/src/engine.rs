@@ -7,16 +7,14 @@
 
 use std::path::{Path, PathBuf};
 
-use qrtl_core::diag::{plain_error, Diagnostic};
-use qrtl_core::engine::{Engine, Failure};
-use qrtl_core::sim::{DriverSpec, PacketResult};
 use crate::emit::{emit_track, TrackRtl, TrackRtlConfig, RESULT_WIDTH};
-use crate::input::{
-    detect_events, Event, RegionMap, Sample, TrajReader, Trajectory, NO_REGION,
-};
+use crate::input::{detect_events, Event, RegionMap, Sample, TrajReader, Trajectory, NO_REGION};
 use crate::ir::{EngineSet, Strategy, TrackDesign};
 use crate::lower::{build_engines, lower_patterns, EngineConfig};
 use crate::syntax::{parse_pattern_file, SourcePattern};
+use qrtl_core::diag::{plain_error, Diagnostic};
+use qrtl_core::engine::{Engine, Failure};
+use qrtl_core::sim::{DriverSpec, PacketResult};
 
 /// Options of `qrtl track compile|sim`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -310,8 +308,7 @@ impl Engine for TrackEngine {
     type Output = TrajOutput;
 
     fn compile(&self, source: &TrackSource, opts: &TrackOptions) -> Result<TrackHw, Failure> {
-        build_track_hw(&source.file, &source.design, &opts.hw)
-            .map_err(|d| Failure::diagnostics(&d))
+        build_track_hw(&source.file, &source.design, &opts.hw).map_err(|d| Failure::diagnostics(&d))
     }
 
     fn project(
@@ -355,7 +352,6 @@ impl Engine for TrackEngine {
 }
 
 // ---- loading the sources and inputs -------------------------------------------
-
 
 /// Parse a pattern file; every diagnostic (and a summary line) on any
 /// error, or "no patterns".
@@ -408,7 +404,10 @@ pub fn load_trajectories(
 ) -> Result<Vec<CodedTrajectory>, Failure> {
     let mut texts = Vec::new();
     for f in files {
-        texts.push((f.display().to_string(), qrtl_core::engine::read_source(f, "trajectory file")?));
+        texts.push((
+            f.display().to_string(),
+            qrtl_core::engine::read_source(f, "trajectory file")?,
+        ));
     }
     let (trajs, names) = read_trajectories(&texts, source.map.as_ref()).map_err(|d| {
         let mut f = Failure::diagnostics(&d);
@@ -523,7 +522,12 @@ pub fn from_design(
     let patterns = f.input("patterns");
     let regions = f.opt_input("regions");
     let strategy = f.choice("variables", d.hw.engines.strategy, &STRATEGIES);
-    let cluster_size = f.uint("cluster_size", DEFAULT_CLUSTER_SIZE as u64, 0, u32::MAX as u64);
+    let cluster_size = f.uint(
+        "cluster_size",
+        DEFAULT_CLUSTER_SIZE as u64,
+        0,
+        u32::MAX as u64,
+    );
     let broadcast = f.flag("broadcast", d.hw.broadcast);
     let clock_mhz = f.positive("clock_mhz", DEFAULT_CLOCK_MHZ, 2000.0);
     f.finish().map_err(|d| Failure::diagnostics(&d))?;

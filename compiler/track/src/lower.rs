@@ -8,10 +8,10 @@
 //! dictionary (which the CLI extends with the region map's and the
 //! trajectories' regions), never over "no region".
 
-use qrtl_core::diag::{Diagnostic, Span};
+use crate::ir::*;
 use crate::syntax::ast::{self, ItemKind, Target};
 use crate::syntax::SourcePattern;
-use crate::ir::*;
+use qrtl_core::diag::{Diagnostic, Span};
 use std::collections::HashMap;
 
 /// Most engines one pattern may expand into (`expand` strategy).

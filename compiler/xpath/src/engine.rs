@@ -6,18 +6,18 @@
 
 use std::path::Path;
 
-use qrtl_core::diag::{plain_error, Diagnostic, TextError};
-use qrtl_core::engine::{Engine, Failure};
-use qrtl_core::sim::{DriverSpec, PacketResult};
 use crate::emit::xpath::{emit_xpath, EventInput, RtlShape, XpathRtl, XpathRtlConfig};
 use crate::ir::stacks::StackDesign;
 use crate::ir::xpath::{Design, Mode, SiblingOrder};
 use crate::lower::stacks::{lower_stacks, StackLowerConfig};
+use crate::lower::xpath::lower_queries;
 use crate::passes::registry::{run_stack_pipeline, PassReport, StackPassConfig, StackStats};
 use crate::passes::{run_pipeline, PassConfig};
 use crate::syntax::parse_query_file;
-use crate::lower::xpath::lower_queries;
 use crate::xml::XmlConfig;
+use qrtl_core::diag::{plain_error, Diagnostic, TextError};
+use qrtl_core::engine::{Engine, Failure};
+use qrtl_core::sim::{DriverSpec, PacketResult};
 
 /// Options of `qrtl xpath compile|sim`.
 #[derive(Clone, Debug, Default)]
@@ -84,10 +84,12 @@ pub struct XpathSource {
 pub fn load_queries(path: &Path, mode: Mode, ordered: bool) -> Result<XpathSource, Failure> {
     let name = path.display().to_string();
     let text = qrtl_core::diag::read_text(path).map_err(|e| match e {
-        TextError::Utf8 { line, .. } => {
-            Failure::input(format!("{name}:{line}: error: query file is not valid UTF-8"))
+        TextError::Utf8 { line, .. } => Failure::input(format!(
+            "{name}:{line}: error: query file is not valid UTF-8"
+        )),
+        TextError::Io(e) => {
+            Failure::input(plain_error(&name, format!("cannot read query file: {e}")))
         }
-        TextError::Io(e) => Failure::input(plain_error(&name, format!("cannot read query file: {e}"))),
     })?;
     let mut design = queries_from_text(&name, &text, mode)?;
     if ordered {
@@ -141,8 +143,7 @@ impl Engine for XpathEngine {
     type Output = HwDocResult;
 
     fn compile(&self, source: &XpathSource, opts: &XpathOptions) -> Result<XpathHw, Failure> {
-        build_xpath_hw(&source.file, &source.design, &opts.hw)
-            .map_err(|d| Failure::diagnostics(&d))
+        build_xpath_hw(&source.file, &source.design, &opts.hw).map_err(|d| Failure::diagnostics(&d))
     }
 
     fn project(
@@ -530,7 +531,12 @@ pub fn from_design(
     let mode = f.choice("mode", d.mode, &MODES);
     let ordered = f.flag("ordered", d.ordered);
     let max_depth = f.uint("max_depth", u64::from(DEFAULT_MAX_DEPTH), 1, 4096) as u32;
-    let cluster_size = f.uint("cluster_size", DEFAULT_CLUSTER_SIZE as u64, 0, u32::MAX as u64);
+    let cluster_size = f.uint(
+        "cluster_size",
+        DEFAULT_CLUSTER_SIZE as u64,
+        0,
+        u32::MAX as u64,
+    );
     let mut disabled = f.strings("disable_pass");
     if f.flag("no_compaction", false) {
         disabled.push("compaction".into());

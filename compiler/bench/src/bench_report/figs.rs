@@ -6,22 +6,22 @@ use crate::md::{Figure, Table};
 use crate::plot::{Chart, HLine, Series};
 use crate::synth_points::{Outcome, Runner};
 use crate::{Options, FIGURES};
+use qrtl_core::project::write_project;
+use qrtl_core::synth::Target;
+use qrtl_core::synth::{count_memories, MemoryMapping, MEMORY_MODULE_ABOVE};
+use qrtl_rice::emit::{emit_rice, RiceArch, RiceHwConfig};
+use qrtl_rice::engine::rice_project_spec;
+use qrtl_rice::refmodel::{BitOrder, RiceConfig, Unary};
+use qrtl_xpath::emit::xpath::EventInput;
 use qrtl_xpath::engine::{
     build_xpath_hw, simulate_xpath_with, xpath_project_spec, XpathHw, XpathHwOptions,
 };
-use qrtl_rice::engine::rice_project_spec;
-use qrtl_rice::emit::{emit_rice, RiceArch, RiceHwConfig};
-use qrtl_xpath::emit::xpath::EventInput;
-use qrtl_xpath::syntax::parse_query_file;
 use qrtl_xpath::ir::xpath::{Design, Mode};
 use qrtl_xpath::lower::xpath::lower_queries;
 use qrtl_xpath::passes::registry::StackPassConfig;
 use qrtl_xpath::passes::{run_pipeline, PassConfig};
-use qrtl_core::project::write_project;
-use qrtl_rice::refmodel::{BitOrder, RiceConfig, Unary};
 use qrtl_xpath::refmodel::{Engine, EngineConfig};
-use qrtl_core::synth::Target;
-use qrtl_core::synth::{count_memories, MemoryMapping, MEMORY_MODULE_ABOVE};
+use qrtl_xpath::syntax::parse_query_file;
 use qrtl_xpath::workload::{
     generate_docs, generate_queries, query_file, synthetic_path_queries, DocGenConfig,
     QueryGenConfig, SyntheticPathConfig, Vocab,

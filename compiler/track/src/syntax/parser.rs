@@ -18,10 +18,10 @@
 
 use super::ast::{Constraint, Item, ItemKind, Name, Pattern, Target, Time, TimeOp};
 use super::error::{SyntaxError, TrackErrorKind as K};
-use qrtl_core::diag::{Diagnostic, Span};
 use nom::bytes::complete::{take_while, take_while1};
 use nom::character::complete::digit1;
 use nom::IResult;
+use qrtl_core::diag::{Diagnostic, Span};
 
 /// One pattern of a pattern file.
 #[derive(Clone, Debug, PartialEq)]

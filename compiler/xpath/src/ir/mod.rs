@@ -3,7 +3,6 @@
 //! arenas only (`qrtl_core::id_type!`): every cross reference is a typed
 //! `u32` index, never a pointer.
 
-
 pub mod print;
 pub mod stacks;
 pub mod value;

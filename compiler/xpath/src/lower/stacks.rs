@@ -10,12 +10,12 @@
 //! and the pop root's push column already says that chain matched, so the
 //! part matched iff its pop root is fully matched somewhere.
 
-use qrtl_core::diag::Diagnostic;
 use crate::ir::stacks::{
     Cluster, ColId, ColKind, Column, Flag, FlagId, FlagSrc, HwNode, HwNodeId, HwQuery, PopId,
     PopNode, StackDesign, StepOrigin,
 };
 use crate::ir::xpath::{Axis, Design, NodeId, PartId, SiblingOrder};
+use qrtl_core::diag::Diagnostic;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// Options of the lowering.

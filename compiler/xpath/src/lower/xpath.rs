@@ -7,12 +7,12 @@
 //! predicates must be decidable when the element opens: a positional
 //! predicate after a path or `text()` predicate is rejected with an error.
 
-use qrtl_core::diag::{Diagnostic, Span};
-use crate::syntax::{ast, SourceQuery};
 use crate::ir::xpath::{
     Axis, CmpOp, Compare, CondId, CondKind, Counter, Design, Node, NodeId, Origin, Part, PartId,
     Query, QueryId, Test, Value,
 };
+use crate::syntax::{ast, SourceQuery};
+use qrtl_core::diag::{Diagnostic, Span};
 use rustc_hash::FxHashMap as HashMap;
 
 /// Errors found while lowering (the query parsed but cannot be compiled).

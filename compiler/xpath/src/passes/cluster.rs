@@ -7,8 +7,8 @@
 //! Must run before `prefix-merge` and every column pass.
 
 use super::registry::StackPassConfig;
-use qrtl_core::pass::Pass;
 use crate::ir::stacks::{Cluster, ColId, FlagId, FlagSrc, HwNodeId, PopId, StackDesign};
+use qrtl_core::pass::Pass;
 
 pub struct ClusterQueries;
 

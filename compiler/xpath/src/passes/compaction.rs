@@ -9,9 +9,9 @@
 //! pointer and one memory. First fit, in node order.
 
 use super::registry::StackPassConfig;
-use qrtl_core::pass::Pass;
 use crate::ir::stacks::{ColId, ColKind, Column, StackDesign};
 use crate::ir::xpath::{TagId, Test};
+use qrtl_core::pass::Pass;
 use rustc_hash::FxHashSet as HashSet;
 
 pub struct Compaction;

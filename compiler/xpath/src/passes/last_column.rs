@@ -4,9 +4,9 @@
 //! at close time, and its carry column only for `//` successors.
 
 use super::registry::StackPassConfig;
-use qrtl_core::pass::Pass;
 use crate::ir::stacks::StackDesign;
 use crate::ir::xpath::Axis;
+use qrtl_core::pass::Pass;
 
 pub struct LastColumn;
 

@@ -5,9 +5,9 @@
 //! is `<node>_pop`; a flag is `<node>_seen` or `<pop node>_seen`. Clashes get a numeric suffix. Must run last.
 
 use super::registry::StackPassConfig;
-use qrtl_core::pass::Pass;
 use crate::ir::stacks::{ColKind, FlagSrc, StackDesign};
 use crate::ir::xpath::Test;
+use qrtl_core::pass::Pass;
 use rustc_hash::FxHashSet as HashSet;
 
 pub struct Naming;

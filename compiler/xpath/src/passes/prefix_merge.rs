@@ -5,9 +5,9 @@
 //! shared the same way. Runs after `cluster`, before the column passes.
 
 use super::registry::StackPassConfig;
-use qrtl_core::pass::Pass;
 use crate::ir::stacks::{Cluster, FlagId, FlagSrc, HwNodeId, PopId, StackDesign};
 use crate::ir::xpath::{Axis, CondId, Test};
+use qrtl_core::pass::Pass;
 use rustc_hash::FxHashMap as HashMap;
 
 pub struct PrefixMerge;

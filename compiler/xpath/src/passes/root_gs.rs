@@ -5,8 +5,8 @@
 //! does a root a pop node checks at close time.
 
 use super::registry::StackPassConfig;
-use qrtl_core::pass::Pass;
 use crate::ir::stacks::StackDesign;
+use qrtl_core::pass::Pass;
 
 pub struct RootViaGlobalStack;
 

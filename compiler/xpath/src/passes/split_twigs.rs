@@ -12,8 +12,8 @@
 //! places) but never false negatives. Identical parts are shared.
 
 use super::registry::PassConfig;
-use qrtl_core::pass::Pass;
 use crate::ir::xpath::{Axis, CondId, Design, Mode, Node, NodeId, Origin, Part, PartId, Test};
+use qrtl_core::pass::Pass;
 use rustc_hash::FxHashMap as HashMap;
 
 pub struct SplitTwigs;

@@ -2,10 +2,10 @@
 //! independent engines live in the repository's `tests/`.
 
 use super::{Engine, EngineConfig};
-use crate::syntax::parse_query_file;
 use crate::ir::xpath::{Mode, SiblingOrder};
 use crate::lower::xpath::lower_queries;
 use crate::passes::{run_pipeline, PassConfig};
+use crate::syntax::parse_query_file;
 use crate::xml::DocStatus;
 
 fn engine_with(queries: &[&str], mode: Mode, order: SiblingOrder, config: EngineConfig) -> Engine {

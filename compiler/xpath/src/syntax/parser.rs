@@ -39,8 +39,8 @@ use super::lexer::{
     axis_sep, cmp_op, empty_args, is_bad_char, is_name_start, is_ws, keyword, number, number_value,
     open_paren, prefix_wildcard, qname, string_lit, ws,
 };
-use qrtl_core::diag::{Diagnostic, Span};
 use nom::IResult;
+use qrtl_core::diag::{Diagnostic, Span};
 use XPathErrorKind as K;
 
 /// How deeply `[` and `(` may nest before the parser gives up (keeps the

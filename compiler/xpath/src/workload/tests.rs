@@ -1,9 +1,9 @@
 use super::*;
-use crate::syntax::parse_query_file;
 use crate::ir::xpath::Mode;
 use crate::lower::xpath::lower_queries;
 use crate::passes::{run_pipeline, PassConfig};
 use crate::refmodel::{Engine, EngineConfig};
+use crate::syntax::parse_query_file;
 use crate::xml::{DocStatus, Sink, XmlConfig};
 
 /// Records element nesting and values while tokenizing.
