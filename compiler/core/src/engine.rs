@@ -162,6 +162,12 @@ pub trait Engine {
 
     /// The reference model's output for one input.
     fn model(&self, design: &Self::Design, input: &Self::Input) -> Self::Output;
+
+    /// The model's outputs for many inputs (an engine whose model is costly
+    /// to set up sets it up once here).
+    fn model_all(&self, design: &Self::Design, inputs: &[&Self::Input]) -> Vec<Self::Output> {
+        inputs.iter().map(|i| self.model(design, i)).collect()
+    }
 }
 
 /// `compile -o DIR` (and each design of `build`): the project of a design.
@@ -318,12 +324,13 @@ pub fn check_against_model<E: Engine>(
 ) -> Result<Vec<Mismatch<E::Output>>, String> {
     let refs: Vec<&E::Input> = inputs.iter().map(|i| &i.value).collect();
     let sim = simulate(engine, design, &refs, settings)?;
+    let models = engine.model_all(design, &refs);
     Ok(inputs
         .iter()
         .zip(sim.results)
+        .zip(models)
         .enumerate()
-        .filter_map(|(index, (input, hw))| {
-            let model = engine.model(design, &input.value);
+        .filter_map(|(index, ((input, hw), model))| {
             (hw.output != model).then(|| Mismatch {
                 index,
                 name: input.name.clone(),

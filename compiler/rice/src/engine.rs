@@ -405,7 +405,7 @@ pub fn from_design(mut f: qrtl_core::design::Fields<'_>) -> Result<((), RiceOpti
     };
     let clock_mhz = f.positive("clock_mhz", DEFAULT_CLOCK_MHZ, 2000.0);
     if let Some((key, e)) = config_error(&hw, |k| format!("`{}`", k.replace('-', "_"))) {
-        f.reject(if key == "k" { "k" } else { "width" }, e, None);
+        f.reject(key, e, None);
     }
     f.finish().map_err(|d| Failure::diagnostics(&d))?;
     Ok(((), RiceOptions { hw, clock_mhz }))

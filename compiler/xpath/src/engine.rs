@@ -177,16 +177,27 @@ impl Engine for XpathEngine {
     }
 
     fn model(&self, design: &XpathHw, input: &Vec<u8>) -> HwDocResult {
+        self.model_all(design, &[input]).remove(0)
+    }
+
+    /// One software engine (its program and state cache) for every input.
+    fn model_all(&self, design: &XpathHw, inputs: &[&Vec<u8>]) -> Vec<HwDocResult> {
         let config = crate::refmodel::EngineConfig {
             xml: design.xml,
             ..crate::refmodel::EngineConfig::default()
         };
-        let r = crate::refmodel::Engine::new(&design.queries, config).filter(input);
-        HwDocResult {
-            status: r.status,
-            reason: r.error.map(|e| e.error),
-            matched: r.matched,
-        }
+        let mut engine = crate::refmodel::Engine::new(&design.queries, config);
+        inputs
+            .iter()
+            .map(|doc| {
+                let r = engine.filter(doc);
+                HwDocResult {
+                    status: r.status,
+                    reason: r.error.map(|e| e.error),
+                    matched: r.matched,
+                }
+            })
+            .collect()
     }
 }
 
