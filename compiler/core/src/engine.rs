@@ -250,13 +250,24 @@ pub fn decode_run<E: Engine>(
     design: &E::Design,
     run: &SimRun,
 ) -> Result<Vec<SimResult<E::Output>>, String> {
+    decode_packets(engine, design, run, 0)
+}
+
+/// [`decode_run`] of a run whose first packet is input `first` (errors
+/// name the input by its index among all inputs).
+fn decode_packets<E: Engine>(
+    engine: &E,
+    design: &E::Design,
+    run: &SimRun,
+    first: usize,
+) -> Result<Vec<SimResult<E::Output>>, String> {
     run.packets
         .iter()
         .enumerate()
         .map(|(i, p)| {
             let output = engine
                 .decode(design, p)
-                .map_err(|e| format!("{} {i}: {e}", E::INPUT))?;
+                .map_err(|e| format!("{} {}: {e}", E::INPUT, first + i))?;
             Ok(SimResult {
                 output,
                 latency: p.cycles,
@@ -288,13 +299,7 @@ pub fn simulate<E: Engine>(
             .run(batch, &settings.stalls, settings.trace)
             .map_err(|e| e.to_string())?;
         let offset = results.len();
-        let decoded = decode_run(engine, design, &run).map_err(|e| {
-            if E::ONE_RUN_PER_INPUT {
-                format!("{} {offset}: {e}", E::INPUT)
-            } else {
-                e
-            }
-        })?;
+        let decoded = decode_packets(engine, design, &run, offset)?;
         results.extend(decoded);
         runs.push(run);
     }
