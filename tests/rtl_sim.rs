@@ -53,6 +53,7 @@ impl Case<'_> {
                 passes: self.passes.clone(),
                 input: self.input,
                 shape: self.shape,
+                bytes_per_clock: 1,
             },
         )
         .unwrap_or_else(|d| panic!("{}: {}", self.name, d[0].render()));

@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use clap::builder::TypedValueParser;
 use clap::{Subcommand, ValueEnum};
 use qrtl_core::diag::plain_error;
 use qrtl_core::engine::Failure;
@@ -100,6 +101,13 @@ pub struct HwOpts {
     /// per cluster) or broadcast (one net per event signal to every cluster).
     #[arg(long, value_enum, default_value_t = InputArg::Pipelined)]
     input: InputArg,
+    /// Document bytes per clock on s_axis (its tdata is 8 times as wide,
+    /// with tkeep above 1): a multi-byte front end passes the bytes the
+    /// parser must see to the byte-serial engine.
+    #[arg(long, default_value_t = 1, value_name = "B",
+          value_parser = clap::builder::PossibleValuesParser::new(["1", "2", "4", "8"])
+              .map(|s| s.parse::<u32>().expect("a listed value")))]
+    bytes_per_clock: u32,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -270,6 +278,7 @@ impl HwOpts {
                     InputArg::Broadcast => EventInput::Broadcast,
                 },
                 shape: RtlShape::default(),
+                bytes_per_clock: self.bytes_per_clock,
             },
             clock_mhz: common::check_clock(self.clock_mhz)?,
         })

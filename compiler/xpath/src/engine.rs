@@ -20,7 +20,7 @@ use qrtl_core::engine::{Engine, Failure};
 use qrtl_core::sim::{DriverSpec, PacketResult};
 
 /// Options of `qrtl xpath compile|sim`.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct XpathHwOptions {
     pub xml: XmlConfig,
     pub passes: StackPassConfig,
@@ -28,6 +28,21 @@ pub struct XpathHwOptions {
     pub input: EventInput,
     /// Sizes of the clusters' processes and the top's ORs (`RtlShape`).
     pub shape: RtlShape,
+    /// Document bytes per clock on `s_axis` (`--bytes-per-clock`: 1, 2, 4
+    /// or 8).
+    pub bytes_per_clock: u32,
+}
+
+impl Default for XpathHwOptions {
+    fn default() -> Self {
+        XpathHwOptions {
+            xml: XmlConfig::default(),
+            passes: StackPassConfig::default(),
+            input: EventInput::default(),
+            shape: RtlShape::default(),
+            bytes_per_clock: 1,
+        }
+    }
 }
 
 /// Queries per cluster by default (`--cluster-size`).
@@ -64,6 +79,7 @@ impl Default for XpathOptions {
                 },
                 input: EventInput::Pipelined,
                 shape: RtlShape::default(),
+                bytes_per_clock: 1,
             },
             clock_mhz: DEFAULT_CLOCK_MHZ,
         }
@@ -165,7 +181,10 @@ impl Engine for XpathEngine {
     }
 
     fn driver_spec(&self, design: &XpathHw) -> DriverSpec {
-        DriverSpec::axis(&design.rtl.top)
+        let mut spec = DriverSpec::axis(&design.rtl.top);
+        spec.in_data_bits = 8 * design.bytes_per_clock;
+        spec.in_keep = design.bytes_per_clock > 1;
+        spec
     }
 
     fn encode(&self, _design: &XpathHw, input: &Vec<u8>) -> Vec<u8> {
@@ -213,6 +232,8 @@ pub struct XpathHw {
     pub queries: Design,
     /// The documents' limits, as the hardware checks them.
     pub xml: XmlConfig,
+    /// Document bytes per clock on `s_axis`.
+    pub bytes_per_clock: u32,
 }
 
 /// Build the stack IR and the RTL of a (split) XPath design. `file` names the
@@ -247,6 +268,7 @@ pub fn build_xpath_hw(
             name_stack_bytes: opts.xml.name_stack_bytes,
             input: opts.input,
             shape: opts.shape,
+            bytes_per_clock: opts.bytes_per_clock,
         },
     );
     Ok(XpathHw {
@@ -256,18 +278,35 @@ pub fn build_xpath_hw(
         rtl,
         queries: design.clone(),
         xml: opts.xml,
+        bytes_per_clock: opts.bytes_per_clock,
     })
 }
 
-/// The AXI4-Stream ports of `qrtl_xpath_top`.
-pub fn xpath_top_ports() -> Vec<qrtl_core::project::Port> {
+/// The AXI4-Stream ports of `qrtl_xpath_top` taking `lanes` document bytes
+/// per clock.
+pub fn xpath_top_ports(lanes: u32) -> Vec<qrtl_core::project::Port> {
+    let wide = lanes > 1;
     qrtl_core::project::StreamPorts {
-        in_bits: 8,
-        in_data: "document bytes",
-        in_keep: None,
-        in_valid: "document byte valid",
-        in_ready: "document byte accepted (low only while a document's last byte waits for the previous results)",
-        in_last: "last byte of a document",
+        in_bits: 8 * lanes,
+        in_data: if wide {
+            "document bytes, lane i = bits 8i+7:8i"
+        } else {
+            "document bytes"
+        },
+        in_keep: wide.then_some(
+            "bytes of the beat: all lanes, except in a document's last beat its n >= 1 low lanes (2^n - 1); another value makes the document bad_beat",
+        ),
+        in_valid: if wide { "beat valid" } else { "document byte valid" },
+        in_ready: if wide {
+            "beat accepted (low while the front end's FIFO is full, or a document's last byte waits for the previous results)"
+        } else {
+            "document byte accepted (low only while a document's last byte waits for the previous results)"
+        },
+        in_last: if wide {
+            "last beat of a document"
+        } else {
+            "last byte of a document"
+        },
         out_bits: 32,
         out_data: "result words: status word, then the match bitmap",
         out_valid: "result word valid",
@@ -321,7 +360,7 @@ pub fn xpath_project_spec(
             "clusters": hw.stack.clusters.len(),
             "event_input": opts.input.name(),
             "disabled_passes": opts.passes.disabled,
-            "bytes_per_clock": 1,
+            "bytes_per_clock": hw.bytes_per_clock,
             "result_width": crate::emit::xpath::RESULT_WIDTH,
         },
         "result": {
@@ -340,7 +379,7 @@ pub fn xpath_project_spec(
     let readme_extra = format!(
         "## XPath filtering engine\n\n\
          {} queries ({} mode), {} cluster(s), maximum document depth {}. \
-         Stream each document as one AXI4-Stream packet on `s_axis` (one byte per clock); \
+         Stream each document as one AXI4-Stream packet on `s_axis` ({}); \
          for each document `m_axis` returns {} words: the status word (bits 1:0: 0 ok, \
          1 malformed, 2 too_deep; bits 6:2: the reason code listed in `manifest.json`) and the \
          match bitmap (bit q%32 of word 1 + q/32 for query id q). `manifest.json` maps query \
@@ -350,6 +389,7 @@ pub fn xpath_project_spec(
         mode.as_str(),
         hw.stack.clusters.len(),
         opts.xml.max_depth,
+        bytes_clause(hw.bytes_per_clock),
         rtl.result_words,
         rtl.latency
     );
@@ -362,10 +402,23 @@ pub fn xpath_project_spec(
         clock_mhz,
         clock_port: "clk".to_string(),
         reset_port: "rst".to_string(),
-        ports: xpath_top_ports(),
+        ports: xpath_top_ports(hw.bytes_per_clock),
         manifest_extra,
         readme_extra,
     }
+}
+
+/// How the project README describes the input beats.
+fn bytes_clause(lanes: u32) -> String {
+    if lanes == 1 {
+        return "one byte per clock".to_string();
+    }
+    format!(
+        "{lanes} bytes per beat, lane i in bits 8i+7:8i; every beat full except a document's \
+         last, whose n >= 1 bytes are the low lanes, `s_axis_tkeep` = 2^n - 1; a beat breaking \
+         this rule is reported as reason `bad_beat`, and the document's matches are those \
+         found before it"
+    )
 }
 
 /// One document's result as the RTL reports it.
@@ -516,6 +569,12 @@ pub fn disabled_pass_error(passes: &StackPassConfig) -> Option<String> {
     })
 }
 
+/// Why `bytes_per_clock` is not a supported input width, if it is not.
+pub fn bytes_per_clock_error(bytes_per_clock: u32) -> Option<String> {
+    (!crate::emit::wide::BYTES_PER_CLOCK.contains(&bytes_per_clock))
+        .then(|| format!("{bytes_per_clock} bytes per clock is not supported: use 1, 2, 4 or 8"))
+}
+
 /// `--mode` values.
 pub const MODES: [(&str, Mode); 3] = [
     ("holistic", Mode::Holistic),
@@ -532,7 +591,8 @@ pub const EVENT_INPUTS: [(&str, EventInput); 2] = [
 /// One design of a design file (`engine: xpath`): `queries` (required), and
 /// the options of `qrtl xpath compile` under their flag names (`mode`,
 /// `ordered`, `max_depth`, `cluster_size`, `no_compaction`,
-/// `no_prefix_merge`, `disable_pass`, `clock_mhz`, `input`) with the same
+/// `no_prefix_merge`, `disable_pass`, `clock_mhz`, `input`,
+/// `bytes_per_clock`) with the same
 /// defaults. Then the query file is loaded as `compile` loads it.
 pub fn from_design(
     mut f: qrtl_core::design::Fields<'_>,
@@ -557,6 +617,10 @@ pub fn from_design(
     }
     let clock_mhz = f.positive("clock_mhz", DEFAULT_CLOCK_MHZ, 2000.0);
     let input = f.choice("input", d.hw.input, &EVENT_INPUTS);
+    let bytes_per_clock = f.uint("bytes_per_clock", 1, 1, 8) as u32;
+    if let Some(e) = bytes_per_clock_error(bytes_per_clock) {
+        f.reject("bytes_per_clock", format!("`bytes_per_clock`: {e}"), None);
+    }
     let passes = StackPassConfig {
         cluster_size: cluster_size as usize,
         disabled,
@@ -575,6 +639,7 @@ pub fn from_design(
             passes,
             input,
             shape: d.hw.shape,
+            bytes_per_clock,
         },
         clock_mhz,
     };

@@ -3,4 +3,5 @@
 
 pub mod sax;
 pub mod values;
+pub mod wide;
 pub mod xpath;

@@ -6,6 +6,7 @@
 //!
 //! Consumers implement [`Sink`]; the tokenizer never allocates per event.
 
+pub mod lanes;
 pub mod tokenizer;
 pub mod trace;
 
@@ -93,12 +94,18 @@ pub enum XmlError {
     TooDeep,
     /// The names of the open elements no longer fit in the name stack.
     NameStackOverflow,
+    // ---- the input stream (hardware only) ----
+    /// An AXI4-Stream beat broke the `tkeep` rule of a design taking more
+    /// than one byte per clock (a beat not full before a document's last,
+    /// or bytes not in the low lanes). The tokenizer never reports it; the
+    /// document's bytes from that beat on are not parsed.
+    BadBeat,
 }
 
 impl XmlError {
     /// Every reason, in declaration order; the hardware reports
     /// `1 + index` in the status word (0: no error).
-    pub const ALL: [XmlError; 17] = [
+    pub const ALL: [XmlError; 18] = [
         XmlError::MismatchedClose,
         XmlError::CloseWithoutOpen,
         XmlError::UnterminatedMarkup,
@@ -116,6 +123,7 @@ impl XmlError {
         XmlError::CdataEndInText,
         XmlError::TooDeep,
         XmlError::NameStackOverflow,
+        XmlError::BadBeat,
     ];
 
     /// The reason code of the hardware status word (1-based; the RTL's
@@ -139,6 +147,7 @@ impl XmlError {
             XmlError::CdataEndInText => 15,
             XmlError::TooDeep => 16,
             XmlError::NameStackOverflow => 17,
+            XmlError::BadBeat => 18,
         }
     }
 
@@ -172,6 +181,7 @@ impl XmlError {
             XmlError::CdataEndInText => "']]>' in character data",
             XmlError::TooDeep => "nesting deeper than the maximum depth",
             XmlError::NameStackOverflow => "open element names exceed the name stack",
+            XmlError::BadBeat => "an input beat broke the tkeep rule (multi-byte input)",
         }
     }
 }

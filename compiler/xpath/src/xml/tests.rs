@@ -696,7 +696,11 @@ fn every_error_variant() {
         assert_eq!(status_cfg(config, doc.as_bytes()), want, "document {doc:?}");
         seen.insert(error);
     }
-    for e in XmlError::ALL {
+    // BadBeat is the multi-byte front end's (tests/wide_rtl.rs).
+    for e in XmlError::ALL
+        .into_iter()
+        .filter(|&e| e != XmlError::BadBeat)
+    {
         assert!(seen.contains(&e), "no test document for {e:?}");
     }
 }
@@ -865,5 +869,5 @@ fn reason_codes_are_the_list_order() {
         assert_eq!(XmlError::from_code(e.code()), Some(*e));
     }
     assert_eq!(XmlError::from_code(0), None);
-    assert_eq!(XmlError::from_code(18), None);
+    assert_eq!(XmlError::from_code(19), None);
 }

@@ -32,8 +32,10 @@ mod trie;
 
 use super::sax::{sax_module, SaxParams};
 use super::values::vcmp_module;
+use super::wide::{wide_in_module, wide_latency, wide_top_module, WideParams};
 use crate::ir::stacks::StackDesign;
 use crate::ir::xpath::CondKind;
+use crate::xml::lanes::Needs;
 use askama::Template;
 use cluster::{cluster_template, comparators, ClusterCx};
 use plan::{plan_cluster, plan_top};
@@ -48,6 +50,9 @@ pub struct XpathRtlConfig {
     /// How large a process or an OR of the emitted text may grow before
     /// it is written in smaller pieces (for synthesis front ends).
     pub shape: RtlShape,
+    /// Document bytes per clock on `s_axis` (1, 2, 4, 8): above 1 the
+    /// multi-byte front end (`emit::wide`) feeds the byte-serial engine.
+    pub bytes_per_clock: u32,
 }
 
 /// How the emitted text is cut for synthesis front ends: the sizes of a
@@ -224,23 +229,59 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
     }
     let result_words = 1 + (d.queries.len() as u32).div_ceil(RESULT_WIDTH);
     let top_plan = plan_top(d, config.input, &config.shape);
-    files.push(RtlFile {
-        name: "qrtl_xpath_top.v".to_string(),
-        text: top::top_text(d, config, &top_plan, insts, result_words),
-    });
+    // The SAX parser's pipeline, cluster 0's own pipeline (to its match
+    // register), then the result lane: one register per cluster plus the
+    // head's and the tail's.
+    let mut latency =
+        super::sax::SAX_LATENCY + CLUSTER_LATENCY + d.clusters.len() as u32 + RESULT_LATENCY;
+    let lanes = config.bytes_per_clock;
+    if lanes == 1 {
+        files.push(RtlFile {
+            name: "qrtl_xpath_top.v".to_string(),
+            text: top::top_text("qrtl_xpath_top", d, config, &top_plan, insts, result_words),
+        });
+    } else {
+        // More than one byte per clock: the front end in front of the
+        // byte-serial engine (its top renamed), under the top's name.
+        let core = "qrtl_xpath_core";
+        files.push(RtlFile {
+            name: format!("{core}.v"),
+            text: top::top_text(core, d, config, &top_plan, insts, result_words),
+        });
+        files.push(RtlFile {
+            name: "qrtl_wide_in.v".to_string(),
+            text: wide_in_module(&WideParams {
+                lanes,
+                needs: wide_needs(d),
+            }),
+        });
+        files.push(RtlFile {
+            name: "qrtl_xpath_top.v".to_string(),
+            text: wide_top_module(lanes, core, d.queries.len(), result_words),
+        });
+        latency += wide_latency(lanes);
+    }
     XpathRtl {
         top: "qrtl_xpath_top".to_string(),
         files,
         queries: query_bits(d),
         result_words,
-        // The SAX parser's pipeline, cluster 0's own pipeline (to its match
-        // register), then the result lane: one register per cluster plus
-        // the head's and the tail's.
-        latency: super::sax::SAX_LATENCY
-            + CLUSTER_LATENCY
-            + d.clusters.len() as u32
-            + RESULT_LATENCY,
+        latency,
     }
+}
+
+/// What the front end must pass on besides names and structure: values
+/// if a condition compares one, character data if one tests `text()`.
+pub fn wide_needs(d: &StackDesign) -> Needs {
+    let mut needs = Needs::default();
+    for c in &d.conds {
+        match c {
+            CondKind::AttrCmp(..) => needs.values = true,
+            CondKind::TextExists | CondKind::TextCmp(_) => needs.text = true,
+            _ => {}
+        }
+    }
+    needs
 }
 
 /// A module per distinct comparison of the design.

@@ -166,8 +166,10 @@ fn contributions(d: &StackDesign, plan: &TopPlan, clusters: &mut [ClusterInst]) 
     }
 }
 
-/// The top module's text, for `result_words` result words.
+/// The text of the byte-serial top `module`, for `result_words` result
+/// words.
 pub(super) fn top_text(
+    module: &str,
     d: &StackDesign,
     config: &XpathRtlConfig,
     plan: &TopPlan,
@@ -176,7 +178,7 @@ pub(super) fn top_text(
 ) -> String {
     contributions(d, plan, &mut clusters);
     let top = TopTemplate {
-        module: "qrtl_xpath_top".to_string(),
+        module: module.to_string(),
         max_depth: d.max_depth,
         name_stack_bytes: config.name_stack_bytes,
         query_count: d.queries.len(),
