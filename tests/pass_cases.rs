@@ -7,7 +7,8 @@
 //!   always last) and the stack IR dump is compared with `NAME.expected`.
 //! * `tests/emit/NAME.txt`: a query file (same flags line, which may also
 //!   split the cluster's processes: `--assigns MAX/PIECE`,
-//!   `--mem-groups MAX/PIECE`, `--max-or-chain N`, see `RtlShape`);
+//!   `--mem-groups MAX/PIECE`, `--max-or-chain N`, see `RtlShape`;
+//!   `--bytes-per-clock B`);
 //!   the full pipeline runs and the generated cluster and top Verilog are
 //!   compared with the golden files `tests/emit/NAME/*.v`.
 //!   Their step comments (`// /a[2]: q1 (line 4) step 2`) must name the
@@ -43,6 +44,7 @@ fn compile(path: &Path, upto: Option<&str>) -> XpathHw {
     let mut order = SiblingOrder::Unordered;
     let mut passes = StackPassConfig::default();
     let mut shape = RtlShape::default();
+    let mut bytes_per_clock = 1;
     let number = |v: Option<&str>| -> usize {
         v.and_then(|v| v.parse().ok())
             .unwrap_or_else(|| panic!("{}: a number after the flag", path.display()))
@@ -73,6 +75,7 @@ fn compile(path: &Path, upto: Option<&str>) -> XpathHw {
                 "--max-or-chain" => shape.max_or_chain = number(it.next()),
                 "--disable-pass" => passes.disabled.push(it.next().expect("pass").to_string()),
                 "--ordered" => order = SiblingOrder::Ordered,
+                "--bytes-per-clock" => bytes_per_clock = number(it.next()) as u32,
                 other => panic!("{}: unknown flag {other}", path.display()),
             }
         }
@@ -95,6 +98,7 @@ fn compile(path: &Path, upto: Option<&str>) -> XpathHw {
         &XpathHwOptions {
             passes,
             shape,
+            bytes_per_clock,
             ..XpathHwOptions::default()
         },
     )

@@ -13,7 +13,8 @@
 mod common;
 
 use common::{
-    design_from_text, nitf_dir, nitf_docs, random_docs, random_queries, random_twig_queries,
+    design_from_text, libxml2_expected, nitf_dir, nitf_docs, random_docs, random_queries,
+    random_twig_queries,
 };
 use qrtl_core::sim::{BuildOptions, Simulator, Stalls};
 use qrtl_xpath::emit::xpath::{EventInput, RtlShape, SplitRule};
@@ -175,34 +176,6 @@ fn stalls(seed: u64) -> Stalls {
         in_gap_percent: 30,
         out_stall_percent: 40,
     }
-}
-
-/// libxml2's answers (`expected/SUITE.jsonl`), per document in file order,
-/// with query ids mapped through `keep` (original id → id in the run).
-fn libxml2_expected(suite: &str, keep: &dyn Fn(u64) -> Option<u32>) -> Vec<Vec<u32>> {
-    let text = std::fs::read_to_string(nitf_dir().join(format!("expected/{suite}.jsonl")))
-        .expect("expected results");
-    let mut by_doc = std::collections::BTreeMap::new();
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let v: serde_json::Value = serde_json::from_str(line).expect("JSON line");
-        let doc = v["doc"].as_str().expect("doc").to_string();
-        let n: u32 = doc
-            .trim_start_matches("outFile")
-            .trim_end_matches(".xml")
-            .parse()
-            .expect("outFileN.xml");
-        let mut ids: Vec<u32> = v["matched"]
-            .as_array()
-            .expect("matched")
-            .iter()
-            .filter_map(|x| keep(x.as_u64().expect("id")))
-            .collect();
-        ids.sort();
-        by_doc.insert(n, ids);
-    }
-    (1..=100)
-        .map(|n| by_doc.remove(&n).expect("every document"))
-        .collect()
 }
 
 /// The RTL's answers equal libxml2's directly (not only through the engine).

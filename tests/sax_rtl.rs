@@ -582,38 +582,6 @@ const TOKENS: &[&str] = &[
     "</ns:tag-1.x>",
 ];
 
-fn mutate(rng: &mut SmallRng, mut doc: Vec<u8>) -> Vec<u8> {
-    const BYTES: &[u8] = b"<>/?!-[]&#;x=\"' \r\nDa";
-    for _ in 0..rng.gen_range(1..5) {
-        let len = doc.len();
-        let byte = if rng.gen_bool(0.8) {
-            BYTES[rng.gen_range(0..BYTES.len())]
-        } else {
-            rng.gen()
-        };
-        match rng.gen_range(0..6) {
-            0 => doc.insert(rng.gen_range(0..=len), byte),
-            1 if len > 0 => {
-                doc.remove(rng.gen_range(0..len));
-            }
-            2 if len > 0 => doc[rng.gen_range(0..len)] = byte,
-            3 if len > 0 => {
-                // Flip one bit.
-                let p = rng.gen_range(0..len);
-                doc[p] ^= 1 << rng.gen_range(0..8);
-            }
-            4 if len > 0 => {
-                let p = rng.gen_range(0..len);
-                let n = rng.gen_range(1..16);
-                let piece = doc[p..(p + n).min(len)].to_vec();
-                doc.splice(p..p, piece);
-            }
-            _ => doc.truncate(rng.gen_range(0..=len)),
-        }
-    }
-    doc
-}
-
 fn name_of_len(rng: &mut SmallRng, len: usize) -> String {
     const START: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_:";
     const REST: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789-._:";
@@ -1010,7 +978,7 @@ fn corpus() -> Vec<Doc> {
     let mut rng = SmallRng::seed_from_u64(0x5A5);
     for seed in 0..1500 * soak {
         let doc = docgen::Gen::new(1000 + seed).document();
-        let m = mutate(&mut rng, doc);
+        let m = qrtl_xpath::workload::mutate_document(&mut rng, doc);
         push(
             &mut docs,
             format!("mutated docgen {} (#{seed})", 1000 + seed),

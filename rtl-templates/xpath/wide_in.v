@@ -33,7 +33,7 @@
 //   d:      the drop decision per lane; the kept lanes go into the FIFO;
 // then a FIFO of beats and a head register that hands out the kept bytes,
 // lowest lane first, one per clock. s_tready stays high while the FIFO
-// (with the beats in flight) has room.
+// has room for every beat in flight.
 `default_nettype none
 
 module qrtl_wide_in (
@@ -340,6 +340,7 @@ module qrtl_wide_in (
     wire take = h_valid && o_ready;
     wire h_done = take && h_single;
     wire h_load = (!h_valid || h_done) && count != {(FAW+1){1'b0}};
+    wire [FAW:0] count_next = count + {{ "{" }}{FAW{1'b0}}, wr} - {{ "{" }}{FAW{1'b0}}, h_load};
     always @(posedge clk) begin
         if (rst) begin
             wp <= {FAW{1'b0}};
@@ -352,7 +353,7 @@ module qrtl_wide_in (
             h_data <= {8*B{1'b0}};
         end else begin
             if (wr) wp <= wp + 1'b1;
-            count <= count + {{ "{" }}{FAW{1'b0}}, wr} - {{ "{" }}{FAW{1'b0}}, h_load};
+            count <= count_next;
             if (h_load) begin
                 {h_data, h_mask, h_last, h_bad} <= fifo[rp];
                 rp <= rp + 1'b1;
@@ -366,23 +367,17 @@ module qrtl_wide_in (
     end
 
     // ------------------------------------------------------------------
-    // Credits: beats accepted and not yet done (in the stages, in the
-    // FIFO, in the head). A beat is done when the head hands out its last
-    // byte, or at d if it keeps no byte. s_tready is registered.
+    // Admission: a beat may write one FIFO entry {{ reserve }} clocks or less after
+    // s_tready lets it in (the stages a..d and the registered s_tready), so
+    // s_tready is high while the FIFO has {{ reserve }} free entries beyond its
+    // count: every beat in flight fits whatever it keeps. Beats that keep
+    // nothing (a comment, whitespace) then flow at one per clock even
+    // while the FIFO holds a backlog.
     // ------------------------------------------------------------------
-    localparam UW = {{ used_width }};
-    localparam [UW-1:0] CAP = F;
-    reg  [UW-1:0] used;
-    wire [UW-1:0] used_next = used + {{ "{" }}{(UW-1){1'b0}}, in_fire}
-        - {{ "{" }}{(UW-1){1'b0}}, d_valid && !wr} - {{ "{" }}{(UW-1){1'b0}}, h_done};
+    localparam [FAW:0] ADMIT_MAX = F - {{ reserve }};
     always @(posedge clk) begin
-        if (rst) begin
-            used <= {UW{1'b0}};
-            s_tready <= 1'b0;
-        end else begin
-            used <= used_next;
-            s_tready <= used_next < CAP;
-        end
+        if (rst) s_tready <= 1'b0;
+        else s_tready <= count_next <= ADMIT_MAX;
     end
     // The d stage's copy of tkeep is not read (d_mask replaces it), nor are
     // the transitions out of states no byte leads to (L_START) in a right

@@ -299,7 +299,11 @@ module {{ module }} (
     // {{ c.comment }}
     wire [{{ c.width - 1 }}:0] {{ c.name }} = {{ prefix }}_tos_mut[{{ c.hi }}:{{ c.lo }}];
     wire {{ c.name }}_inc = {{ c.inc }};
+{%- if c.width == 1 %}
+    wire {{ c.name }}_next = {{ c.name }} | {{ c.name }}_inc; // one bit: saturates at 1
+{%- else %}
     wire [{{ c.width - 1 }}:0] {{ c.name }}_next = {{ c.name }} + { {{ c.width - 1 }}'d0, {{ c.name }}_inc & ~(&{{ c.name }}) };
+{%- endif %}
 {%- endfor %}
 {%- for c in pos_conds %}
     wire {{ c.name }} = {{ c.expr }}; // {{ c.comment }}

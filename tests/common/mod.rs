@@ -144,3 +144,31 @@ pub fn nitf_docs() -> Vec<Vec<u8>> {
         .map(|i| std::fs::read(dir.join(format!("outFile{i}.xml"))).expect("NITF document"))
         .collect()
 }
+
+/// libxml2's answers (`expected/SUITE.jsonl`), per document in file order,
+/// with query ids mapped through `keep` (original id → id in the run).
+pub fn libxml2_expected(suite: &str, keep: &dyn Fn(u64) -> Option<u32>) -> Vec<Vec<u32>> {
+    let text = std::fs::read_to_string(nitf_dir().join(format!("expected/{suite}.jsonl")))
+        .expect("expected results");
+    let mut by_doc = std::collections::BTreeMap::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let v: serde_json::Value = serde_json::from_str(line).expect("JSON line");
+        let doc = v["doc"].as_str().expect("doc").to_string();
+        let n: u32 = doc
+            .trim_start_matches("outFile")
+            .trim_end_matches(".xml")
+            .parse()
+            .expect("outFileN.xml");
+        let mut ids: Vec<u32> = v["matched"]
+            .as_array()
+            .expect("matched")
+            .iter()
+            .filter_map(|x| keep(x.as_u64().expect("id")))
+            .collect();
+        ids.sort();
+        by_doc.insert(n, ids);
+    }
+    (1..=100)
+        .map(|n| by_doc.remove(&n).expect("every document"))
+        .collect()
+}

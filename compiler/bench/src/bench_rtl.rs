@@ -8,7 +8,10 @@
 //! 2. stack columns and query nodes with every pass on, and with
 //!    compaction / prefix merging / all passes off;
 //! 3. Verilator: build time, simulated clock cycles per document byte and
-//!    simulation speed on YFilter's NITF documents.
+//!    simulation speed on YFilter's NITF documents;
+//! 4. multi-byte input (`--bytes-per-clock` 1, 2, 4, 8): sustained bytes per
+//!    clock, simulated, on the NITF documents, on generated documents and
+//!    on a markup-only worst case, beside the model's kept fraction.
 //!
 //! ```text
 //! qrtl-bench-rtl [--quick]
@@ -164,6 +167,7 @@ fn main() {
     }
     twig_report(&mut report);
     simulation_report(&mut report, quick);
+    wide_report(&mut report, quick);
     print!("{report}");
 }
 
@@ -288,5 +292,102 @@ fn simulation_report(report: &mut String, quick: bool) {
             run.run.input_stall_cycles,
             run.run.total_cycles as f64 / wall.max(1e-9) / 1e6
         );
+    }
+}
+
+/// Sustained document bytes per clock at 1, 2, 4 and 8 bytes per clock:
+/// the NITF `simple_paths` design simulated (no stalls) on the NITF
+/// documents, on generated NITF-like documents and on a worst case of
+/// markup only (`<a/>` repeated), with the share of bytes the front end
+/// hands to the byte-serial parser (`xml::lanes::compact`).
+fn wide_report(report: &mut String, quick: bool) {
+    use qrtl_xpath::xml::lanes::compact;
+    let dir = qrtl_xpath::workload::nitf_dir();
+    let Ok(text) = std::fs::read_to_string(dir.join("queries/simple_paths.txt")) else {
+        return;
+    };
+    let nitf: Vec<Vec<u8>> = (1..=100)
+        .filter_map(|i| std::fs::read(dir.join(format!("docs/outFile{i}.xml"))).ok())
+        .collect();
+    let generated = {
+        use qrtl_xpath::workload::{DocGen, DocGenConfig, Vocab};
+        let mut g = DocGen::new(
+            Vocab::nitf(),
+            DocGenConfig {
+                seed: 26,
+                target_bytes: if quick { 200_000 } else { 1_000_000 },
+                doc_bytes: (2_000, 20_000),
+                ..DocGenConfig::default()
+            },
+        );
+        g.corpus()
+    };
+    let worst = vec![format!("<r>{}</r>", "<a/>".repeat(2_000)).into_bytes(); 4];
+    let _ = writeln!(
+        report,
+        "\n## Multi-byte input (`--bytes-per-clock`, NITF simple_paths design, Verilator, no stalls)\n"
+    );
+    let _ = writeln!(
+        report,
+        "Sustained = document bytes / simulated clock cycles over the whole run. The front end \
+         hands the byte-serial parser the bytes it must see (kept), one per clock; the stated \
+         rule is max(kept bytes, beats) clocks per document plus the latency.\n"
+    );
+    let _ = writeln!(
+        report,
+        "| documents | bytes | kept by the front end | B | sustained bytes/clock | input stall cycles |"
+    );
+    let _ = writeln!(report, "|---|--:|--:|--:|--:|--:|");
+    let (queries, _) = parse_query_file("simple_paths", &text);
+    let design = lower_queries("simple_paths", &queries).expect("suite lowers");
+    let design = run_pipeline(
+        design,
+        &PassConfig {
+            mode: Mode::Holistic,
+        },
+    );
+    for lanes in [1u32, 2, 4, 8] {
+        let hw = build_xpath_hw(
+            "simple_paths",
+            &design,
+            &XpathHwOptions {
+                bytes_per_clock: lanes,
+                ..XpathHwOptions::default()
+            },
+        )
+        .expect("suite compiles");
+        let needs = qrtl_xpath::emit::xpath::wide_needs(&hw.stack);
+        for (label, docs) in [
+            ("NITF (100)", &nitf),
+            ("generated NITF-like", &generated),
+            ("worst case `<a/>`×2000", &worst),
+        ] {
+            if docs.is_empty() {
+                continue;
+            }
+            let bytes: usize = docs.iter().map(Vec::len).sum();
+            let kept: usize = docs.iter().map(|d| compact(d, needs).len()).sum();
+            let run = match simulate_xpath_with(
+                &hw,
+                docs,
+                qrtl_core::sim::Simulator::Verilator,
+                &qrtl_core::sim::Stalls::NONE,
+                None,
+                &qrtl_core::sim::BuildOptions::default(),
+            ) {
+                Ok(r) => r,
+                Err(e) => {
+                    let _ = writeln!(report, "| {label} | simulation failed: {e} |||||");
+                    continue;
+                }
+            };
+            let _ = writeln!(
+                report,
+                "| {label} | {bytes} | {:.1}% | {lanes} | {:.2} | {} |",
+                100.0 * kept as f64 / bytes as f64,
+                bytes as f64 / run.run.total_cycles as f64,
+                run.run.input_stall_cycles
+            );
+        }
     }
 }

@@ -28,8 +28,9 @@ pub struct WideParams {
     pub needs: Needs,
 }
 
-/// Entries of the front end's FIFO (beats holding kept bytes).
-pub const WIDE_FIFO_DEPTH: u32 = 32;
+/// Entries of the front end's FIFO (beats holding kept bytes): enough for
+/// the beats in flight and a backlog of about 50 beats at B = 8.
+pub const WIDE_FIFO_DEPTH: u32 = 64;
 
 /// The bytes per clock the front end supports (1: no front end).
 pub const BYTES_PER_CLOCK: [u32; 4] = [1, 2, 4, 8];
@@ -205,7 +206,8 @@ struct WideInTemplate {
     last_stage: String,
     fifo_depth: u32,
     fifo_aw: u32,
-    used_width: u32,
+    /// FIFO entries kept free for the beats in flight.
+    reserve: u32,
 }
 
 fn class_line(cl: Class, index: usize) -> ClassLine {
@@ -436,6 +438,7 @@ pub fn wide_in_module(p: &WideParams) -> String {
         chain_prev = stage;
     }
     stages.push(("d".into(), false));
+    let stage_count = 1 + stages.len() as u32;
     let stage_lines: Vec<StageLine> = stages
         .iter()
         .enumerate()
@@ -475,7 +478,8 @@ pub fn wide_in_module(p: &WideParams) -> String {
         last_stage: chain_prev,
         fifo_depth: WIDE_FIFO_DEPTH,
         fifo_aw: WIDE_FIFO_DEPTH.trailing_zeros(),
-        used_width: (WIDE_FIFO_DEPTH + 1).next_power_of_two().trailing_zeros() + 1,
+        // Stage a, the stages to d, and the registered s_tready's clock.
+        reserve: stage_count + 2,
     };
     let mut v = tmpl.render().expect("the wide_in.v template renders");
     v.push('\n');

@@ -723,6 +723,42 @@ pub fn synthetic_path_queries(cfg: &SyntheticPathConfig) -> String {
     out
 }
 
+/// A document mutated by 1–4 random edits (a byte inserted, removed,
+/// replaced or bit-flipped, a piece duplicated, a truncation), the bytes
+/// mostly drawn from the delimiters XML parsers test: a generator of
+/// malformed and nearly-well-formed input for the parser's tests.
+pub fn mutate_document(rng: &mut SmallRng, mut doc: Vec<u8>) -> Vec<u8> {
+    const BYTES: &[u8] = b"<>/?!-[]&#;x=\"' \r\nDa";
+    for _ in 0..rng.gen_range(1..5) {
+        let len = doc.len();
+        let byte = if rng.gen_bool(0.8) {
+            BYTES[rng.gen_range(0..BYTES.len())]
+        } else {
+            rng.gen()
+        };
+        match rng.gen_range(0..6) {
+            0 => doc.insert(rng.gen_range(0..=len), byte),
+            1 if len > 0 => {
+                doc.remove(rng.gen_range(0..len));
+            }
+            2 if len > 0 => doc[rng.gen_range(0..len)] = byte,
+            3 if len > 0 => {
+                // Flip one bit.
+                let p = rng.gen_range(0..len);
+                doc[p] ^= 1 << rng.gen_range(0..8);
+            }
+            4 if len > 0 => {
+                let p = rng.gen_range(0..len);
+                let n = rng.gen_range(1..16);
+                let piece = doc[p..(p + n).min(len)].to_vec();
+                doc.splice(p..p, piece);
+            }
+            _ => doc.truncate(rng.gen_range(0..=len)),
+        }
+    }
+    doc
+}
+
 #[cfg(test)]
 mod tests;
 

@@ -3,7 +3,7 @@
 //! same status and the same reason.
 
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 
 use super::*;
 use crate::xml::{Sink, Tokenizer, XmlConfig};
@@ -187,34 +187,6 @@ fn drop_rule_keeps_events_and_status_on_edge_cases() {
     }
 }
 
-/// Documents byte-mutated towards the delimiters the lexer tests.
-fn mutate(rng: &mut SmallRng, mut doc: Vec<u8>) -> Vec<u8> {
-    const BYTES: &[u8] = b"<>/?!-[]&#;x=\"' \r\nDa";
-    for _ in 0..rng.gen_range(1..5) {
-        let len = doc.len();
-        let byte = if rng.gen_bool(0.8) {
-            BYTES[rng.gen_range(0..BYTES.len())]
-        } else {
-            rng.gen()
-        };
-        match rng.gen_range(0..5) {
-            0 => doc.insert(rng.gen_range(0..=len), byte),
-            1 if len > 0 => {
-                doc.remove(rng.gen_range(0..len));
-            }
-            2 if len > 0 => doc[rng.gen_range(0..len)] = byte,
-            3 if len > 0 => {
-                let p = rng.gen_range(0..len);
-                let n = rng.gen_range(1..16);
-                let piece = doc[p..(p + n).min(len)].to_vec();
-                doc.splice(p..p, piece);
-            }
-            _ => doc.truncate(rng.gen_range(0..=len)),
-        }
-    }
-    doc
-}
-
 fn generated_docs(seed: u64, count: usize) -> Vec<Vec<u8>> {
     use crate::workload::{DocGen, DocGenConfig, Vocab};
     let cfg = DocGenConfig {
@@ -234,7 +206,7 @@ fn drop_rule_keeps_events_and_status_on_mutated_documents() {
     bases.extend(generated_docs(7, 40));
     for round in 0..40 {
         for (i, base) in bases.iter().enumerate() {
-            let doc = mutate(&mut rng, base.clone());
+            let doc = crate::workload::mutate_document(&mut rng, base.clone());
             check(&format!("round {round}, base {i}"), &doc, config);
         }
     }
