@@ -60,11 +60,8 @@ fn front_end_docs(lanes: usize) -> Vec<Vec<u8>> {
         }
     }
     docs.extend(nitf_docs().into_iter().take(30));
-    let n = docs.len();
-    for i in 0..n {
-        let mut d = docs[i].clone();
+    for (i, d) in docs.iter_mut().enumerate() {
         d.extend(std::iter::repeat_n(b' ', i % lanes));
-        docs[i] = d;
     }
     docs
 }
