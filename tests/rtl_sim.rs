@@ -13,8 +13,8 @@
 mod common;
 
 use common::{
-    design_from_text, libxml2_expected, nitf_dir, nitf_docs, random_docs, random_queries,
-    random_twig_queries,
+    design_from_text, differences, libxml2_expected, nitf_dir, nitf_docs, random_docs,
+    random_queries, random_twig_queries,
 };
 use qrtl_core::sim::{BuildOptions, Simulator, Stalls};
 use qrtl_xpath::emit::xpath::{EventInput, RtlShape, SplitRule};
@@ -96,36 +96,6 @@ fn check(
             .join("\n")
     );
     run
-}
-
-/// Every document whose simulated result (match bits, status, reason)
-/// differs from the engine's, described.
-fn differences(
-    engine: &mut Engine,
-    docs: &[Vec<u8>],
-    got: &[qrtl_xpath::engine::SimDoc],
-) -> Vec<String> {
-    assert_eq!(got.len(), docs.len(), "one result per document");
-    let mut failures = Vec::new();
-    for (i, (doc, got)) in docs.iter().zip(got).enumerate() {
-        let want = engine.filter(doc);
-        let got = &got.result;
-        let want_reason = want.error.map(|e| e.error);
-        if got.status != want.status || got.reason != want_reason || got.matched != want.matched {
-            failures.push(format!(
-                "doc {i} ({} bytes): rtl {:?} {:?} {:?}\n  engine {:?} {:?} {:?}\n  doc: {}",
-                doc.len(),
-                got.status,
-                got.reason,
-                got.matched,
-                want.status,
-                want_reason,
-                want.matched,
-                String::from_utf8_lossy(&doc[..doc.len().min(300)])
-            ));
-        }
-    }
-    failures
 }
 
 /// Without stalls: cycles per document = bytes + latency, and the input

@@ -17,7 +17,9 @@
 
 mod common;
 
-use common::{libxml2_expected, nitf_dir, nitf_docs, random_docs, random_twig_queries};
+use common::{
+    differences, libxml2_expected, nitf_dir, nitf_docs, random_docs, random_twig_queries,
+};
 use qrtl_core::sim::{BuildOptions, DriverSpec, Simulator, Stalls};
 use qrtl_xpath::emit::wide::{wide_in_module, WideParams};
 use qrtl_xpath::engine::{build_xpath_hw, simulate_xpath_with, XpathHw, XpathHwOptions};
@@ -189,24 +191,7 @@ fn agree(
 ) -> qrtl_xpath::engine::XpathSimRun {
     let run = simulate_xpath_with(hw, docs, Simulator::Verilator, &st, None, &build_options())
         .unwrap_or_else(|e| panic!("{name}: simulation failed: {e}"));
-    let mut failures = Vec::new();
-    for (i, (doc, got)) in docs.iter().zip(&run.docs).enumerate() {
-        let want = engine.filter(doc);
-        let want_reason = want.error.map(|e| e.error);
-        let got = &got.result;
-        if got.status != want.status || got.reason != want_reason || got.matched != want.matched {
-            failures.push(format!(
-                "doc {i} ({} bytes): rtl {:?} {:?} {:?}, engine {:?} {:?} {:?}",
-                doc.len(),
-                got.status,
-                got.reason,
-                got.matched,
-                want.status,
-                want_reason,
-                want.matched
-            ));
-        }
-    }
+    let failures = differences(engine, docs, &run.docs);
     assert!(
         failures.is_empty(),
         "{name} {st:?}: {} of {} documents differ:\n{}",

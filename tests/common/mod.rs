@@ -172,3 +172,33 @@ pub fn libxml2_expected(suite: &str, keep: &dyn Fn(u64) -> Option<u32>) -> Vec<V
         .map(|n| by_doc.remove(&n).expect("every document"))
         .collect()
 }
+
+/// Every document whose simulated result (match bits, status, reason)
+/// differs from the engine's, described.
+pub fn differences(
+    engine: &mut Engine,
+    docs: &[Vec<u8>],
+    got: &[qrtl_xpath::engine::SimDoc],
+) -> Vec<String> {
+    assert_eq!(got.len(), docs.len(), "one result per document");
+    let mut failures = Vec::new();
+    for (i, (doc, got)) in docs.iter().zip(got).enumerate() {
+        let want = engine.filter(doc);
+        let got = &got.result;
+        let want_reason = want.error.map(|e| e.error);
+        if got.status != want.status || got.reason != want_reason || got.matched != want.matched {
+            failures.push(format!(
+                "doc {i} ({} bytes): rtl {:?} {:?} {:?}\n  engine {:?} {:?} {:?}\n  doc: {}",
+                doc.len(),
+                got.status,
+                got.reason,
+                got.matched,
+                want.status,
+                want_reason,
+                want.matched,
+                String::from_utf8_lossy(&doc[..doc.len().min(300)])
+            ));
+        }
+    }
+    failures
+}

@@ -86,13 +86,14 @@ impl Class {
         Class::Bom0,
     ];
 
-    /// Whether `b` is in the class.
+    /// Whether `b` is in the class (the name and whitespace classes are
+    /// the tokenizer's own).
     pub fn contains(self, b: u8) -> bool {
-        let name_start = b.is_ascii_alphabetic() || b == b'_' || b == b':' || b >= 0x80;
+        use super::tokenizer::{is_name_char, is_name_start, is_ws};
         match self {
-            Class::Ws => matches!(b, b' ' | b'\t' | b'\n' | b'\r'),
-            Class::NameStart => name_start,
-            Class::NameChar => name_start || b.is_ascii_digit() || b == b'-' || b == b'.',
+            Class::Ws => is_ws(b),
+            Class::NameStart => is_name_start(b),
+            Class::NameChar => is_name_char(b),
             Class::Lt => b == b'<',
             Class::Gt => b == b'>',
             Class::Amp => b == b'&',

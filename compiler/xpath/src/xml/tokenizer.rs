@@ -75,15 +75,15 @@ const fn build_classes() -> [u8; 256] {
 }
 
 #[inline(always)]
-fn is_ws(b: u8) -> bool {
+pub(crate) fn is_ws(b: u8) -> bool {
     CLASS[b as usize] & WS != 0
 }
 #[inline(always)]
-fn is_name_start(b: u8) -> bool {
+pub(crate) fn is_name_start(b: u8) -> bool {
     CLASS[b as usize] & NAME_START != 0
 }
 #[inline(always)]
-fn is_name_char(b: u8) -> bool {
+pub(crate) fn is_name_char(b: u8) -> bool {
     CLASS[b as usize] & NAME_CHAR != 0
 }
 
