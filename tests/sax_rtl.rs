@@ -1130,8 +1130,8 @@ fn differential(p: SaxParams, names: NameStack, tag: &str) {
         );
     }
     eprintln!("{tag}: statuses {statuses:?}");
-    // The corpus exercises every reason under these limits.
-    for e in XmlError::ALL {
+    // The corpus exercises every reason of the parser under these limits.
+    for e in XmlError::ALL.into_iter().filter(|e| e.from_parser()) {
         let s = format!("status {} {e:?}", e.status().as_str());
         assert!(
             statuses.contains_key(&s),

@@ -156,6 +156,12 @@ impl XmlError {
         Self::ALL.get(usize::from(code).checked_sub(1)?).copied()
     }
 
+    /// A reason the tokenizer (and `qrtl_sax`) can give; `BadBeat` is the
+    /// multi-byte input's, about the stream rather than the document.
+    pub fn from_parser(self) -> bool {
+        self != XmlError::BadBeat
+    }
+
     pub fn status(self) -> DocStatus {
         match self {
             XmlError::TooDeep | XmlError::NameStackOverflow => DocStatus::TooDeep,
