@@ -22,7 +22,10 @@
 //!   NITF documents, vs design size;
 //! * (e) software engine MB/s vs number of queries on a generated corpus;
 //! * (f) Golomb-Rice no-stall decoder N ∈ {8, 16, 32, 64}: LUT-eq, ECP5
-//!   Fmax, Gbit/s.
+//!   Fmax, Gbit/s;
+//! * (g) multi-byte input, B ∈ {1, 2, 4, 8} bytes per clock: xc6v LUT-eq
+//!   and ECP5 Fmax of the parser with one query and of 256 and 2K
+//!   length-4 path queries, sustained bytes per clock (Verilator), Gbit/s.
 //!
 //! Synthesis points are cached in `bench/data/synth-points.json`, keyed by
 //! SHA-256 of the RTL, target and seeds: a point whose RTL is unchanged is
@@ -49,6 +52,8 @@
 
 #[path = "bench_report/cache.rs"]
 mod cache;
+#[path = "bench_report/fig_wide.rs"]
+mod fig_wide;
 #[path = "bench_report/figs.rs"]
 mod figs;
 #[path = "bench_report/md.rs"]
@@ -67,7 +72,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Every figure: id, SVG file name, heading.
-pub const FIGURES: [(&str, &str, &str); 6] = [
+pub const FIGURES: [(&str, &str, &str); 7] = [
     (
         "a",
         "fig-a-lut-eq.svg",
@@ -97,6 +102,11 @@ pub const FIGURES: [(&str, &str, &str); 6] = [
         "f",
         "fig-f-rice.svg",
         "Golomb-Rice no-stall decoder: area, Fmax, Gbit/s",
+    ),
+    (
+        "g",
+        "fig-g-bytes-per-clock.svg",
+        "Multi-byte input: area, Fmax and Gbit/s vs bytes per clock",
     ),
 ];
 
@@ -365,6 +375,7 @@ fn run(o: &Options, root: &Path) -> Result<(), String> {
             "d" => figs::fig_d(o)?,
             "e" => figs::fig_e(o)?,
             "f" => figs::fig_f(o, &mut synth)?,
+            "g" => fig_wide::fig_g(o, &mut synth)?,
             _ => unreachable!("FIGURES ids"),
         };
         // Keep what is measured so far, in case a later figure fails; read

@@ -1,4 +1,4 @@
-//! The six figures: each measures (or takes synthesis points from the
+//! Figures (a)-(f) (fig. (g) is in `fig_wide.rs`): each measures (or takes synthesis points from the
 //! cache) and returns a [`Figure`]: charts, table, commands, notes.
 
 use crate::cache::{memory_mapping, now_stamp, project_rtl, PointData};
@@ -50,7 +50,7 @@ fn heading(id: &str) -> (&'static str, &'static str) {
     (f.1, f.2)
 }
 
-fn figure(id: &str, about: String) -> Figure {
+pub(crate) fn figure(id: &str, about: String) -> Figure {
     let (file, heading) = heading(id);
     Figure {
         id: id.to_string(),
@@ -65,7 +65,7 @@ fn figure(id: &str, about: String) -> Figure {
     }
 }
 
-fn chart(title: &str, x: &str, y: &str, x_log: bool) -> Chart {
+pub(crate) fn chart(title: &str, x: &str, y: &str, x_log: bool) -> Chart {
     Chart {
         title: title.into(),
         x_label: x.into(),
@@ -77,7 +77,7 @@ fn chart(title: &str, x: &str, y: &str, x_log: bool) -> Chart {
     }
 }
 
-fn series(label: &str) -> Series {
+pub(crate) fn series(label: &str) -> Series {
     Series {
         label: label.into(),
         points: Vec::new(),
@@ -85,7 +85,7 @@ fn series(label: &str) -> Series {
 }
 
 /// Write `text` to `path` unless it already holds exactly that.
-fn write_if_changed(path: &Path, text: &str) -> Result<(), String> {
+pub(crate) fn write_if_changed(path: &Path, text: &str) -> Result<(), String> {
     if std::fs::read_to_string(path).is_ok_and(|t| t == text) {
         return Ok(());
     }
@@ -97,7 +97,7 @@ fn write_if_changed(path: &Path, text: &str) -> Result<(), String> {
 
 /// The synthetic query file of `count` queries of `len` steps: its path
 /// (relative to the repository root) and text, written to disk.
-fn synthetic_file(count: usize, len: usize) -> Result<(String, String), String> {
+pub(crate) fn synthetic_file(count: usize, len: usize) -> Result<(String, String), String> {
     let path = format!("{WORK}/queries/paths-{count}x{len}.txt");
     let text = synthetic_path_queries(&SyntheticPathConfig::new(count, len, QUERY_SEED));
     write_if_changed(Path::new(&path), &text)?;
@@ -106,7 +106,7 @@ fn synthetic_file(count: usize, len: usize) -> Result<(String, String), String> 
 
 /// Parse, lower and run the XPath passes as `qrtl xpath compile` does
 /// (holistic mode); `file` names the query file as the CLI would.
-fn design_of(file: &str, text: &str) -> Result<Design, String> {
+pub(crate) fn design_of(file: &str, text: &str) -> Result<Design, String> {
     let (queries, diags) = parse_query_file(file, text);
     if let Some(d) = diags.first() {
         return Err(d.render());
@@ -121,7 +121,7 @@ fn design_of(file: &str, text: &str) -> Result<Design, String> {
     ))
 }
 
-fn build(file: &str, design: &Design, opts: &XpathHwOptions) -> Result<XpathHw, String> {
+pub(crate) fn build(file: &str, design: &Design, opts: &XpathHwOptions) -> Result<XpathHw, String> {
     build_xpath_hw(file, design, opts).map_err(|d| {
         d.first()
             .map(|d| d.render())
@@ -139,18 +139,18 @@ fn pass_flags(passes: &StackPassConfig) -> String {
 }
 
 /// A compiled XPath project on disk, with the design's sizes.
-struct XpathProject {
-    dir: String,
+pub(crate) struct XpathProject {
+    pub(crate) dir: String,
     /// Query nodes before any stack pass, columns after the last.
     nodes: usize,
     columns: usize,
     clusters: usize,
-    compile_cmd: String,
+    pub(crate) compile_cmd: String,
 }
 
 /// Compile `file` with `opts` and write the project to `WORK/name`, with
 /// the same functions as `qrtl xpath compile` (default clock 200 MHz).
-fn xpath_project(
+pub(crate) fn xpath_project(
     name: &str,
     file: &str,
     text: &str,
@@ -178,15 +178,15 @@ fn xpath_project(
     })
 }
 
-fn f1(x: f64) -> String {
+pub(crate) fn f1(x: f64) -> String {
     format!("{x:.1}")
 }
 
-fn f2(x: f64) -> String {
+pub(crate) fn f2(x: f64) -> String {
     format!("{x:.2}")
 }
 
-fn seeds_cell(d: &PointData) -> String {
+pub(crate) fn seeds_cell(d: &PointData) -> String {
     d.fmax_seeds
         .iter()
         .map(|f| format!("{f:.1}"))
@@ -194,7 +194,7 @@ fn seeds_cell(d: &PointData) -> String {
         .join(", ")
 }
 
-fn not_measured_note(what: &str, why: &str) -> String {
+pub(crate) fn not_measured_note(what: &str, why: &str) -> String {
     format!("{what}: not measured ({why}).")
 }
 
@@ -685,7 +685,7 @@ pub fn fig_c(o: &Options) -> Result<Figure, String> {
 // (d) Verilator
 // ---------------------------------------------------------------------------
 
-fn nitf_docs() -> Result<(PathBuf, Vec<Vec<u8>>), String> {
+pub(crate) fn nitf_docs() -> Result<(PathBuf, Vec<Vec<u8>>), String> {
     let dir = qrtl_xpath::workload::nitf_dir().join("docs");
     let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
@@ -703,7 +703,7 @@ fn nitf_docs() -> Result<(PathBuf, Vec<Vec<u8>>), String> {
 
 /// Generated NITF path queries (YFilter-style: depth ≤ 8, 15% `*`, 15%
 /// `//`, distinct), written to `WORK/queries/nitf-N.txt`.
-fn nitf_query_file(count: usize) -> Result<(String, String), String> {
+pub(crate) fn nitf_query_file(count: usize) -> Result<(String, String), String> {
     let q = generate_queries(
         Vocab::nitf(),
         &QueryGenConfig {

@@ -6,6 +6,7 @@
 //!
 //! Consumers implement [`Sink`]; the tokenizer never allocates per event.
 
+pub mod items;
 pub mod lanes;
 pub mod tokenizer;
 pub mod trace;
