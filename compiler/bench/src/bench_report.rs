@@ -1,5 +1,5 @@
 //! `qrtl-bench-report`: the performance report, `bench/REPORT.md` with one
-//! SVG per figure (`bench/fig-a-lut-eq.svg` … `bench/fig-f-rice.svg`).
+//! SVG per figure (`bench/fig-a-lut-eq.svg` … `bench/fig-g-bytes-per-clock.svg`).
 //!
 //! ```text
 //! qrtl-bench-report [--quick] [--only a,b,...] [--max-queries N]
@@ -556,6 +556,7 @@ fn targets(stored: &BTreeMap<String, Figure>) -> Vec<TargetRow> {
         met: ct.map(|v| v < 1.0),
         source: "(c)".into(),
     });
+    rows.extend(wide_targets(&lookup, &seeds));
     let rice = lookup("f", &[("N", "32")], "ECP5 Fmax MHz");
     let rice_seeds = seeds("f", &[("N", "32")]);
     rows.push(TargetRow {
@@ -566,6 +567,57 @@ fn targets(stored: &BTreeMap<String, Figure>) -> Vec<TargetRow> {
         source: "(f)".into(),
     });
     rows
+}
+
+/// The multi-byte input targets (issue 26), from fig. (g): ECP5 Fmax of a
+/// design at B bytes per clock and the Gbit/s it gives on the NITF
+/// documents.
+fn wide_targets(
+    lookup: &dyn Fn(&str, &[(&str, &str)], &str) -> Option<f64>,
+    seeds: &dyn Fn(&str, &[(&str, &str)]) -> String,
+) -> Vec<TargetRow> {
+    let goals = [
+        (
+            "2048 × length 4",
+            "4",
+            150.0,
+            "B = 4, 2K length-4 queries: ECP5 Fmax",
+        ),
+        (
+            "256 × length 4",
+            "8",
+            125.0,
+            "B = 8, 256 length-4 queries: ECP5 Fmax",
+        ),
+        (
+            "256 × length 4",
+            "8",
+            156.25,
+            "B = 8, 256 length-4 queries: 10 GbE (stretch)",
+        ),
+    ];
+    goals
+        .iter()
+        .map(|&(design, b, mhz, what)| {
+            let key = [("design", design), ("B", b)];
+            let fmax = lookup("g", &key, "Fmax MHz");
+            let gbit = lookup("g", &key, "Gbit/s");
+            let lanes: f64 = b.parse().unwrap_or(1.0);
+            TargetRow {
+                what: what.into(),
+                target: format!("≥ {mhz} MHz (≥ {:.1} Gbit/s)", 8.0 * lanes * mhz / 1000.0),
+                measured: fmax.map(|f| {
+                    format!(
+                        "{f:.1} MHz{}{}",
+                        seeds("g", &key),
+                        gbit.map_or(String::new(), |g| format!(", {g:.2} Gbit/s on NITF"))
+                    )
+                }),
+                met: fmax.map(|f| f >= mhz),
+                source: format!("(g), {design}, B = {b}"),
+            }
+        })
+        .collect()
 }
 
 fn main() -> ExitCode {
