@@ -600,3 +600,55 @@ fn print_bytes_per_clock() {
         }
     }
 }
+
+/// The splitter's wire formulation ([`start_mask`]) cuts every beat where
+/// [`items`] does.
+fn check_start_masks(doc: &[u8], rules: &ItemRules) -> Result<(), String> {
+    let ops = lane_ops(doc);
+    let width = rules.bytes_per_clock;
+    let mut expected = vec![0u32; doc.len().div_ceil(width)];
+    for it in items(doc, rules) {
+        expected[it.beat] |= 1 << it.lo;
+    }
+    let mut prev = LaneOp::Plain;
+    for (beat, lanes) in ops.chunks(width).enumerate() {
+        let bits: Vec<PortBits> = lanes
+            .iter()
+            .map(|&op| {
+                let b = PortBits::of(op, prev, rules);
+                prev = op;
+                b
+            })
+            .collect();
+        let got = start_mask(&bits);
+        if got != expected[beat] {
+            return Err(format!(
+                "beat {beat}: starts {got:#b}, items {:#b}",
+                expected[beat]
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn the_splitters_wire_formulation_cuts_where_items_does() {
+    let mut docs = nitf_docs();
+    docs.extend(generated_docs(0x5917, 400));
+    docs.extend(EDGE_CASES.iter().map(|c| c.to_vec()));
+    docs.push(
+        b"<r>"
+            .iter()
+            .chain(b"<a/>".repeat(50).iter())
+            .copied()
+            .collect(),
+    );
+    docs.push(b"<a x='&amp;&#x41;&lt;'>&gt;&#65;<?p t?><![CDATA[]]]]>x</a>".to_vec());
+    for rules in all_rules() {
+        for (i, doc) in docs.iter().enumerate() {
+            if let Err(e) = check_start_masks(doc, &rules) {
+                panic!("document {i}, {rules:?}: {e}");
+            }
+        }
+    }
+}
