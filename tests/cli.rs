@@ -2,12 +2,22 @@
 //! 0 / 1 (bad input) / 2 (usage), diagnostics with FILE:LINE:COL, no panics.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 fn qrtl(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_qrtl"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run qrtl")
+}
+
+/// `qrtl` with `stdin` as standard input.
+fn qrtl_stdin(args: &[&str], stdin: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_qrtl"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::from(std::fs::File::open(stdin).unwrap()))
         .output()
         .expect("run qrtl")
 }
@@ -182,6 +192,30 @@ fn usage_errors_exit_2() {
             "queries/xpath/news.txt",
             "x.xml",
         ],
+        &[
+            "xpath",
+            "filter",
+            "--jobs",
+            "0",
+            "queries/xpath/news.txt",
+            "x.xml",
+        ],
+        &[
+            "xpath",
+            "filter",
+            "--jobs",
+            "x",
+            "queries/xpath/news.txt",
+            "x.xml",
+        ],
+        &[
+            "xpath",
+            "filter",
+            "--split",
+            "lines",
+            "queries/xpath/news.txt",
+            "x.xml",
+        ],
         &["xpath", "frobnicate"],
         &[],
     ] {
@@ -233,5 +267,163 @@ fn check_can_dump_the_ir_per_mode() {
     assert!(
         stdout(&o).contains("shared by"),
         "pairs are shared across queries"
+    );
+}
+
+/// The NITF documents (sorted) with malformed ones among them: a truncated
+/// NITF document, a mismatched close tag, an empty file.
+fn nitf_docs(d: &Path) -> Vec<String> {
+    let dir = qrtl_xpath::workload::nitf_dir().join("docs");
+    let mut docs: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path().display().to_string())
+        .collect();
+    docs.sort();
+    let first = std::fs::read(&docs[0]).unwrap();
+    let cut = std::str::from_utf8(&first[..first.len() / 2]).unwrap_or("<a>");
+    docs.insert(3, write(d, "truncated.xml", cut));
+    docs.insert(40, "queries/xpath/docs/broken.xml".into());
+    docs.insert(70, write(d, "empty.xml", ""));
+    docs
+}
+
+fn nitf_queries() -> String {
+    let q = qrtl_xpath::workload::nitf_dir().join("queries/mixed.txt");
+    q.display().to_string()
+}
+
+/// `xpath filter` with extra flags, the queries, the documents.
+fn filter_with(flags: &[&str], queries: &str, docs: &[String]) -> Output {
+    let mut args = vec!["xpath", "filter"];
+    args.extend_from_slice(flags);
+    args.push(queries);
+    args.extend(docs.iter().map(String::as_str));
+    qrtl(&args)
+}
+
+#[test]
+fn filter_jobs_give_identical_output() {
+    let d = temp_dir("jobs");
+    let mut docs = nitf_docs(&d);
+    docs.insert(20, "/nonexistent/doc.xml".into());
+    let q = nitf_queries();
+    let one = filter_with(&["--jobs", "1"], &q, &docs);
+    assert_eq!(one.status.code(), Some(1), "{}", stderr(&one));
+    assert_eq!(stdout(&one).lines().count(), docs.len() - 1);
+    let err = stderr(&one);
+    assert_eq!(
+        err.lines().count(),
+        4,
+        "three notes and one read error: {err}"
+    );
+    assert!(
+        err.contains("/nonexistent/doc.xml: error: cannot read"),
+        "{err}"
+    );
+    for jobs in [&["--jobs", "2"][..], &["--jobs", "3"], &[]] {
+        let o = filter_with(jobs, &q, &docs);
+        assert_eq!(o.status.code(), Some(1), "{jobs:?}");
+        assert_eq!(stdout(&o), stdout(&one), "{jobs:?}");
+        assert_eq!(stderr(&o), err, "{jobs:?}");
+    }
+}
+
+/// Names and the rest of each line: stdout's `"doc"` values, stderr's
+/// `NAME:` prefixes.
+fn split_names(o: &Output) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let mut names = Vec::new();
+    let mut lines = Vec::new();
+    for l in stdout(o).lines() {
+        let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+        let doc = v.as_object_mut().unwrap().remove("doc").unwrap();
+        names.push(doc.as_str().unwrap().to_string());
+        lines.push(v.to_string());
+    }
+    let notes = stderr(o)
+        .lines()
+        .map(|l| l.split_once(':').unwrap().1.to_string())
+        .collect();
+    (names, lines, notes)
+}
+
+#[test]
+fn split_nul_equals_per_file_results() {
+    let d = temp_dir("split");
+    let docs = nitf_docs(&d);
+    let q = nitf_queries();
+    let per_file = filter_with(&["--jobs", "1"], &q, &docs);
+    let (_, want, want_notes) = split_names(&per_file);
+    assert_eq!(want_notes.len(), 3, "{}", stderr(&per_file));
+    let bytes: Vec<Vec<u8>> = docs.iter().map(|f| std::fs::read(f).unwrap()).collect();
+    let stream = bytes.join(&0u8);
+    let bare = d.join("bare.nul");
+    std::fs::write(&bare, &stream).unwrap();
+    let trailing = d.join("trailing.nul");
+    std::fs::write(&trailing, [&stream[..], b"\0"].concat()).unwrap();
+    for file in [&bare, &trailing] {
+        let f = file.display().to_string();
+        for jobs in ["1", "3"] {
+            let flags = ["--split", "nul", "--jobs", jobs];
+            let from_file = filter_with(&flags, &q, std::slice::from_ref(&f));
+            let from_stdin = {
+                let mut args = vec!["xpath", "filter"];
+                args.extend_from_slice(&flags);
+                args.extend([q.as_str(), "-"]);
+                qrtl_stdin(&args, file)
+            };
+            for (o, stem) in [(&from_file, f.as_str()), (&from_stdin, "-")] {
+                assert_eq!(o.status.code(), Some(0), "{f} {jobs}: {}", stderr(o));
+                let (names, lines, notes) = split_names(o);
+                let want_names: Vec<String> =
+                    (0..docs.len()).map(|i| format!("{stem}#{i}")).collect();
+                assert_eq!(names, want_names, "{f} --jobs {jobs}");
+                assert_eq!(lines, want, "{f} --jobs {jobs}");
+                assert_eq!(notes, want_notes, "{f} --jobs {jobs}");
+            }
+        }
+    }
+}
+
+#[test]
+fn split_nul_framing_and_stdin() {
+    let d = temp_dir("framing");
+    let q = write(&d, "q.txt", "//a\n");
+    let s = write(&d, "s.nul", "<a/>\0\0<b/>\0");
+    let o = filter_with(&["--split", "nul"], &q, &[s.clone(), s.clone()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let want: String = [&s, &s]
+        .iter()
+        .flat_map(|s| {
+            [
+                format!("{{\"doc\":\"{s}#0\",\"status\":\"ok\",\"matched\":[0]}}\n"),
+                format!("{{\"doc\":\"{s}#1\",\"status\":\"malformed\",\"matched\":[]}}\n"),
+                format!("{{\"doc\":\"{s}#2\",\"status\":\"ok\",\"matched\":[]}}\n"),
+            ]
+        })
+        .collect();
+    assert_eq!(stdout(&o), want, "a trailing NUL adds no document");
+    assert_eq!(
+        stderr(&o),
+        format!("{s}#1:1:1: note: malformed: no root element\n").repeat(2),
+        "an empty document is malformed, as an empty file"
+    );
+    let empty = write(&d, "none.nul", "");
+    let o = filter_with(&["--split", "nul"], &q, &[empty]);
+    assert_eq!((o.status.code(), stdout(&o)), (Some(0), String::new()));
+    let missing = d.join("missing.nul").display().to_string();
+    let o = filter_with(&["--split", "nul"], &q, &[missing.clone(), s.clone()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).starts_with(&format!("{missing}: error: cannot read")));
+    assert_eq!(
+        stdout(&o).lines().count(),
+        3,
+        "the other stream is filtered"
+    );
+    // Without --split, `-` is one document from standard input.
+    let x = write(&d, "x.xml", "<r><a/></r>");
+    let o = qrtl_stdin(&["xpath", "filter", &q, "-"], Path::new(&x));
+    assert_eq!(
+        stdout(&o),
+        "{\"doc\":\"-\",\"status\":\"ok\",\"matched\":[0]}\n"
     );
 }

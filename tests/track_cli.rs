@@ -170,6 +170,50 @@ fn filter_json_in_input_order() {
     );
 }
 
+/// Many trajectories over A..E (a fixed pseudo-random walk each).
+fn many_trajectories() -> String {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut csv = String::from("traj_id,timestamp,region\n");
+    for t in 0..400 {
+        for s in 0..(3 + t % 11) {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let region = ["A", "B", "C", "D", "E", ""][(x >> 33) as usize % 6];
+            csv.push_str(&format!("t{t},{s},{region}\n"));
+        }
+    }
+    csv
+}
+
+#[test]
+fn filter_jobs_give_identical_output() {
+    let pats = write(
+        "jobs.txt",
+        "A.B\nB.?*.A\n@x.?+.@x\n@x.@y.@x\n!A.?.C\nA.@x.B.@x {@x: C, D, E}\n",
+    );
+    let csv = write("jobs.csv", &many_trajectories());
+    for v in ["exact", "buffer", "or"] {
+        let run = |jobs: &[&str]| {
+            let mut args = vec!["track", "filter", "--variables", v, &pats, &csv];
+            args.extend_from_slice(jobs);
+            qrtl(&args)
+        };
+        let one = run(&["--jobs", "1"]);
+        assert_eq!(one.status.code(), Some(0), "{}", stderr(&one));
+        assert_eq!(lines(&one).len(), 400);
+        assert!(stdout(&one).contains("\"matched\":[0"), "some matches");
+        for jobs in [&["--jobs", "2"][..], &["--jobs", "3"], &[]] {
+            let o = run(jobs);
+            assert_eq!(o.status.code(), Some(0), "{v} {jobs:?}");
+            assert_eq!(o.stdout, one.stdout, "{v} {jobs:?}");
+            assert_eq!(o.stderr, one.stderr, "{v} {jobs:?}");
+        }
+    }
+    let o = qrtl(&["track", "filter", "--jobs", "0", &pats, &csv]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
 #[test]
 fn filter_bad_input() {
     let pats = write("p.txt", "A.B\n");

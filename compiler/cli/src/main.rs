@@ -5,7 +5,9 @@
 mod build;
 mod common;
 mod engines;
+mod jobs;
 mod rice;
+mod split;
 mod synth;
 mod track;
 mod xpath;

@@ -2,6 +2,8 @@
 //! rest of the CLI: 0 success, 1 bad input, 2 usage.
 
 use std::io::Write;
+use std::num::NonZeroUsize;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use clap::{Subcommand, ValueEnum};
@@ -16,6 +18,7 @@ use qrtl_track::refmodel::exact::ExactEngine;
 use qrtl_track::refmodel::hw::HwModel;
 
 use crate::common::{self, fail, json_string, SimArgs};
+use crate::jobs::{self, JobsArgs};
 
 #[derive(Subcommand, Debug)]
 pub enum TrackCommand {
@@ -27,11 +30,13 @@ pub enum TrackCommand {
         #[arg(long, value_name = "MAP.yaml")]
         regions: Option<PathBuf>,
     },
-    /// Match trajectories in software; one JSON line per trajectory.
+    /// Match trajectories in software; one JSON line per trajectory, in
+    /// input order, whatever --jobs.
     Filter {
         /// Pattern file.
         patterns: PathBuf,
-        /// Trajectory CSV files (`traj_id,timestamp,region` or `traj_id,timestamp,x,y`).
+        /// Trajectory CSV files (`traj_id,timestamp,region` or
+        /// `traj_id,timestamp,x,y`), each any number of trajectories.
         #[arg(required = true)]
         trajectories: Vec<PathBuf>,
         /// Region map (YAML grid); needed for x,y samples.
@@ -41,6 +46,8 @@ pub enum TrackCommand {
         /// hardware strategy reports (or and buffer may add false positives).
         #[arg(long, value_enum, default_value_t = VariablesArg::Exact)]
         variables: VariablesArg,
+        #[command(flatten)]
+        jobs: JobsArgs,
     },
     /// Compile patterns to an RTL project (Verilog, constraints, scripts, manifest).
     Compile {
@@ -123,9 +130,16 @@ pub fn run(cmd: TrackCommand) -> i32 {
         TrackCommand::Filter {
             patterns,
             trajectories,
+            jobs,
             regions,
             variables,
-        } => filter(&patterns, &trajectories, regions.as_deref(), variables),
+        } => filter(
+            &patterns,
+            &trajectories,
+            regions.as_deref(),
+            variables,
+            jobs.count(),
+        ),
         TrackCommand::Compile { patterns, out, hw } => compile(&patterns, &out, &hw),
         TrackCommand::Sim {
             patterns,
@@ -146,11 +160,15 @@ fn result_line(id: &str, matched: &[usize], extra: &str) -> String {
     )
 }
 
+/// The trajectories are read and coded first (their regions join the
+/// dictionary the engines are built on), then matched on `jobs` workers.
+/// No `--split`: a CSV file already holds any number of trajectories.
 fn filter(
     patterns: &Path,
     files: &[PathBuf],
     regions: Option<&Path>,
     variables: VariablesArg,
+    jobs: NonZeroUsize,
 ) -> Result<i32, Failure> {
     let mut source = load_source(patterns, regions)?;
     let trajs = load_trajectories(&mut source, files)?;
@@ -171,19 +189,24 @@ fn filter(
             Some(build_engines(&source.file, design, &cfg).map_err(|d| Failure::diagnostics(&d))?)
         }
     };
-    let exact = ExactEngine::new(design);
-    let mut hw = engines.as_ref().map(|e| HwModel::new(design, e));
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    for t in &trajs {
-        let matched = match hw.as_mut() {
-            Some(m) => m.run(&t.events),
-            None => exact.matches(&t.events),
-        };
-        if writeln!(out, "{}", result_line(&t.id, &matched, "")).is_err() {
-            return Ok(0); // stdout closed
-        }
-    }
+    jobs::ordered_map(
+        jobs,
+        trajs.iter(),
+        || engines.as_ref().map(|e| HwModel::new(design, e)),
+        |hw, t| {
+            let matched = match hw.as_mut() {
+                Some(m) => m.run(&t.events),
+                None => ExactEngine::new(design).matches(&t.events),
+            };
+            result_line(&t.id, &matched, "")
+        },
+        |line| match writeln!(out, "{line}") {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(_) => ControlFlow::Break(()), // stdout closed
+        },
+    );
     let _ = out.flush();
     Ok(0)
 }

@@ -1,6 +1,8 @@
 //! `qrtl xpath check|filter|compile|sim` (SPEC §2, §3).
 
 use std::io::Write;
+use std::num::NonZeroUsize;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use clap::builder::TypedValueParser;
@@ -14,10 +16,12 @@ use qrtl_xpath::engine::{
 };
 use qrtl_xpath::ir::xpath::Mode;
 use qrtl_xpath::passes::registry::{StackPassConfig, StackStats};
-use qrtl_xpath::refmodel::{Engine, EngineConfig};
+use qrtl_xpath::refmodel::{DocResult, Engine, EngineConfig};
 use qrtl_xpath::xml::XmlConfig;
 
 use crate::common::{self, fail, json_string, SimArgs};
+use crate::jobs::{self, JobsArgs};
+use crate::split::{self, Doc, NamedDoc, SplitArg};
 
 #[derive(Subcommand, Debug)]
 pub enum XpathCommand {
@@ -32,15 +36,24 @@ pub enum XpathCommand {
         #[arg(long, value_enum, default_value_t = ModeArg::Holistic)]
         mode: ModeArg,
     },
-    /// Filter documents with the software engine; one JSON line per document.
+    /// Filter documents with the software engine; one JSON line per
+    /// document, in input order, whatever --jobs.
     Filter {
         queries: PathBuf,
-        /// XML documents (one document per file).
+        /// XML documents: one per file (`-`: standard input), or with
+        /// `--split nul` NUL-separated documents per file, named FILE#N.
         #[arg(required = true)]
         docs: Vec<PathBuf>,
         #[command(flatten)]
         opts: XpathOpts,
-        /// Print engine statistics to stderr at the end.
+        /// How files hold documents (with nul, a stream read incrementally;
+        /// a final NUL is optional, an empty document is malformed).
+        #[arg(long, value_enum, default_value_t = SplitArg::None)]
+        split: SplitArg,
+        #[command(flatten)]
+        jobs: JobsArgs,
+        /// Print engine statistics to stderr at the end (summed over the
+        /// --jobs engines).
         #[arg(long)]
         stats: bool,
     },
@@ -159,8 +172,17 @@ pub fn run(cmd: XpathCommand) -> i32 {
             queries,
             docs,
             opts,
+            split,
+            jobs,
             stats,
-        } => filter(&queries, &docs, &opts, stats),
+        } => {
+            let inputs = FilterInputs {
+                docs: &docs,
+                split,
+                jobs: jobs.count(),
+            };
+            filter(&queries, &inputs, &opts, stats)
+        }
         XpathCommand::Compile {
             queries,
             out,
@@ -190,64 +212,119 @@ fn check(queries: &Path, dump_ir: bool, mode: Mode) -> Result<i32, Failure> {
     Ok(0)
 }
 
-fn filter(queries: &Path, docs: &[PathBuf], opts: &XpathOpts, stats: bool) -> Result<i32, Failure> {
+/// The documents of `xpath filter` and how to run them.
+struct FilterInputs<'a> {
+    docs: &'a [PathBuf],
+    split: SplitArg,
+    jobs: NonZeroUsize,
+}
+
+fn filter(
+    queries: &Path,
+    inputs: &FilterInputs,
+    opts: &XpathOpts,
+    stats: bool,
+) -> Result<i32, Failure> {
     let design = load_queries(queries, opts.mode.into(), opts.ordered)?.design;
     let config = EngineConfig {
         xml: XmlConfig::with_max_depth(opts.max_depth),
         ..EngineConfig::default()
     };
-    let mut engine = Engine::new(&design, config);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let mut code = 0;
-    for doc in docs {
-        let name = doc.display().to_string();
-        let result = std::fs::File::open(doc).and_then(|f| engine.filter_reader(f));
-        match result {
-            Ok(r) => {
-                // Keys in the order of SPEC §2: doc, status, matched.
-                let line = format!(
-                    "{{\"doc\":{},\"status\":\"{}\",\"matched\":{}}}",
-                    json_string(&name),
-                    r.status.as_str(),
-                    serde_json::Value::from(r.matched.clone())
-                );
-                if writeln!(out, "{line}").is_err() {
-                    return Ok(0); // stdout closed (e.g. `| head`): stop quietly
-                }
-                if let Some(e) = r.error {
-                    let _ = out.flush();
-                    eprintln!(
-                        "{name}:{}:{}: note: {}: {}",
-                        e.line,
-                        e.col,
-                        r.status.as_str(),
-                        e.error.describe()
-                    );
-                }
-            }
-            Err(e) => {
-                let _ = out.flush();
-                eprintln!(
-                    "{}",
-                    plain_error(&name, format!("cannot read document: {e}"))
-                );
+    let (mut code, mut closed) = (0, false);
+    let engines = jobs::ordered_map(
+        inputs.jobs,
+        split::documents(inputs.docs, inputs.split),
+        || Engine::new(&design, config),
+        |engine, d: NamedDoc| (d.name, filter_doc(engine, d.doc)),
+        |(name, result)| match print_result(&mut out, &name, result) {
+            Printed::Line => ControlFlow::Continue(()),
+            Printed::Unreadable => {
                 code = 1;
+                ControlFlow::Continue(())
             }
-        }
-    }
+            Printed::Closed => {
+                closed = true;
+                ControlFlow::Break(())
+            }
+        },
+    );
     let _ = out.flush();
+    if closed {
+        return Ok(0); // stdout closed (e.g. `| head`): stop quietly
+    }
     if stats {
-        let s = engine.stats();
-        eprintln!(
-            "{{\"queries\":{},\"states\":{},\"transitions_computed\":{},\"cache_flushes\":{}}}",
-            design.queries.len(),
-            s.states,
-            s.transitions_computed,
-            s.flushes
-        );
+        print_engine_stats(design.queries.len(), &engines);
     }
     Ok(code)
+}
+
+/// Run one document through the engine.
+fn filter_doc(engine: &mut Engine, doc: Doc) -> std::io::Result<DocResult> {
+    match doc {
+        Doc::File(path) => std::fs::File::open(path).and_then(|f| engine.filter_reader(f)),
+        Doc::Stdin => engine.filter_reader(std::io::stdin().lock()),
+        Doc::Bytes(bytes) => Ok(engine.filter(&bytes)),
+        Doc::Unreadable(e) => Err(e),
+    }
+}
+
+/// What printing one document's result did.
+enum Printed {
+    Line,
+    Unreadable,
+    Closed,
+}
+
+/// The document's JSON line on stdout and its note on stderr, or the read
+/// error on stderr.
+fn print_result(out: &mut impl Write, name: &str, result: std::io::Result<DocResult>) -> Printed {
+    let r = match result {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = out.flush();
+            eprintln!(
+                "{}",
+                plain_error(name, format!("cannot read document: {e}"))
+            );
+            return Printed::Unreadable;
+        }
+    };
+    // Keys in the order of SPEC §2: doc, status, matched.
+    let line = format!(
+        "{{\"doc\":{},\"status\":\"{}\",\"matched\":{}}}",
+        json_string(name),
+        r.status.as_str(),
+        serde_json::Value::from(r.matched)
+    );
+    if writeln!(out, "{line}").is_err() {
+        return Printed::Closed;
+    }
+    if let Some(e) = r.error {
+        let _ = out.flush();
+        eprintln!(
+            "{name}:{}:{}: note: {}: {}",
+            e.line,
+            e.col,
+            r.status.as_str(),
+            e.error.describe()
+        );
+    }
+    Printed::Line
+}
+
+/// `--stats`: the engines' counters, summed.
+fn print_engine_stats(queries: usize, engines: &[Engine]) {
+    let (mut states, mut computed, mut flushes) = (0, 0, 0);
+    for s in engines.iter().map(Engine::stats) {
+        states += s.states;
+        computed += s.transitions_computed;
+        flushes += s.flushes;
+    }
+    eprintln!(
+        "{{\"queries\":{queries},\"states\":{states},\"transitions_computed\":{computed},\"cache_flushes\":{flushes}}}"
+    );
 }
 
 impl HwOpts {

@@ -1,0 +1,306 @@
+//! `--jobs N` of the `filter` commands, written once: an ordered parallel
+//! map over a stream of inputs. N worker threads each own a state (their
+//! engine) built by the same `init`; the calling thread pulls inputs,
+//! hands them out and passes the results to `sink` in input order. At most
+//! [`PER_WORKER`] × N inputs are in flight (pulled but not yet sunk), so
+//! memory is bounded whatever the stream's length. `--jobs 1` runs on the
+//! calling thread, as a plain loop.
+
+use std::collections::VecDeque;
+use std::num::NonZeroUsize;
+use std::ops::ControlFlow;
+use std::sync::{mpsc, Mutex};
+
+/// Inputs in flight per worker: enough to keep every worker busy while
+/// one slow input holds the head of the output back.
+pub const PER_WORKER: usize = 4;
+
+/// `--jobs N` of the filter commands.
+#[derive(clap::Args, Debug, Clone)]
+pub struct JobsArgs {
+    /// Worker threads, each with its own engine (default: the machine's
+    /// available parallelism); output stays in input order, identical to
+    /// `--jobs 1`.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    jobs: Option<u32>,
+}
+
+impl JobsArgs {
+    /// The number of workers: `--jobs`, or the available parallelism.
+    pub fn count(&self) -> NonZeroUsize {
+        let n = match self.jobs {
+            Some(n) => NonZeroUsize::new(n as usize),
+            None => std::thread::available_parallelism().ok(),
+        };
+        n.unwrap_or(NonZeroUsize::MIN)
+    }
+}
+
+/// What a worker sends back: a result, or word that it panicked (so the
+/// collector stops waiting for the result it will never send).
+enum Done<R> {
+    Result(usize, R),
+    Panicked,
+}
+
+/// Sends [`Done::Panicked`] when dropped by a panicking worker.
+struct PanicNotice<'a, R>(&'a mpsc::Sender<Done<R>>);
+
+impl<R> Drop for PanicNotice<'_, R> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let _ = self.0.send(Done::Panicked);
+        }
+    }
+}
+
+/// Map `work` over `inputs` on `jobs` workers (each with its own state
+/// from `init`) and give the results to `sink` in input order; `sink`
+/// returning `Break` stops the run early. Returns the workers' states (for
+/// statistics). A worker's panic is resumed on the calling thread.
+pub fn ordered_map<I, S, R>(
+    jobs: NonZeroUsize,
+    inputs: impl Iterator<Item = I>,
+    init: impl Fn() -> S + Sync,
+    work: impl Fn(&mut S, I) -> R + Sync,
+    mut sink: impl FnMut(R) -> ControlFlow<()>,
+) -> Vec<S>
+where
+    I: Send,
+    S: Send,
+    R: Send,
+{
+    if jobs.get() == 1 {
+        let mut state = init();
+        for item in inputs {
+            if sink(work(&mut state, item)).is_break() {
+                break;
+            }
+        }
+        return vec![state];
+    }
+    let (task_tx, task_rx) = mpsc::channel::<(usize, I)>();
+    let task_rx = Mutex::new(task_rx);
+    let (done_tx, done_rx) = mpsc::channel::<Done<R>>();
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs.get())
+            .map(|_| {
+                let done_tx = done_tx.clone();
+                let (task_rx, init, work) = (&task_rx, &init, &work);
+                scope.spawn(move || worker(task_rx, &done_tx, init, work))
+            })
+            .collect();
+        drop(done_tx);
+        let window = jobs.get() * PER_WORKER;
+        collect(inputs, task_tx, done_rx, window, &mut sink);
+        let mut states = Vec::with_capacity(workers.len());
+        for w in workers {
+            match w.join() {
+                Ok(s) => states.push(s),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        states
+    })
+}
+
+/// A worker: take tasks until the channel closes, send each result.
+fn worker<I, S, R>(
+    tasks: &Mutex<mpsc::Receiver<(usize, I)>>,
+    done: &mpsc::Sender<Done<R>>,
+    init: &impl Fn() -> S,
+    work: &impl Fn(&mut S, I) -> R,
+) -> S {
+    let _notice = PanicNotice(done);
+    let mut state = init();
+    loop {
+        let task = match tasks.lock() {
+            Ok(rx) => rx.recv(),
+            Err(_) => break,
+        };
+        let Ok((seq, item)) = task else { break };
+        if done
+            .send(Done::Result(seq, work(&mut state, item)))
+            .is_err()
+        {
+            break; // the collector stopped early
+        }
+    }
+    state
+}
+
+/// The calling thread's side: keep `window` inputs in flight, reorder the
+/// results, sink them in order. Dropping `tasks` on return ends the workers.
+fn collect<I, R>(
+    inputs: impl Iterator<Item = I>,
+    tasks: mpsc::Sender<(usize, I)>,
+    done: mpsc::Receiver<Done<R>>,
+    window: usize,
+    sink: &mut impl FnMut(R) -> ControlFlow<()>,
+) {
+    let mut inputs = inputs.fuse();
+    // Results not yet sunk; index 0 is input number `next_out`.
+    let mut pending: VecDeque<Option<R>> = VecDeque::with_capacity(window);
+    let (mut next_in, mut next_out) = (0usize, 0usize);
+    loop {
+        while next_in - next_out < window {
+            let Some(item) = inputs.next() else { break };
+            if tasks.send((next_in, item)).is_err() {
+                return;
+            }
+            pending.push_back(None);
+            next_in += 1;
+        }
+        if next_in == next_out {
+            return; // every input sunk
+        }
+        let (seq, r) = match done.recv() {
+            Ok(Done::Result(seq, r)) => (seq, r),
+            Ok(Done::Panicked) | Err(_) => return,
+        };
+        pending[seq - next_out] = Some(r);
+        while let Some(Some(_)) = pending.front() {
+            let Some(Some(r)) = pending.pop_front() else {
+                break;
+            };
+            next_out += 1;
+            if sink(r).is_break() {
+                return;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    fn n(k: usize) -> NonZeroUsize {
+        NonZeroUsize::new(k).unwrap()
+    }
+
+    /// Squares with uneven delays: results still in input order.
+    fn run(jobs: usize, len: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        ordered_map(
+            n(jobs),
+            0..len,
+            || (),
+            |_, i| {
+                std::thread::sleep(Duration::from_micros(((i * 7919) % 13) as u64 * 50));
+                i * i
+            },
+            |r| {
+                out.push(r);
+                ControlFlow::Continue(())
+            },
+        );
+        out
+    }
+
+    #[test]
+    fn results_in_input_order_for_any_jobs() {
+        let want: Vec<usize> = (0..200).map(|i| i * i).collect();
+        for jobs in 1..=5 {
+            assert_eq!(run(jobs, 200), want, "--jobs {jobs}");
+        }
+        assert!(run(3, 0).is_empty());
+    }
+
+    #[test]
+    fn one_state_per_worker_and_every_input_seen_once() {
+        let inits = AtomicUsize::new(0);
+        let states = ordered_map(
+            n(3),
+            0..100usize,
+            || {
+                inits.fetch_add(1, Ordering::Relaxed);
+                Vec::new()
+            },
+            |seen: &mut Vec<usize>, i| seen.push(i),
+            |()| ControlFlow::Continue(()),
+        );
+        assert_eq!(states.len(), 3);
+        assert_eq!(inits.load(Ordering::Relaxed), 3);
+        let mut all: Vec<usize> = states.into_iter().flatten().collect();
+        all.sort_unstable();
+        assert_eq!(all, (0..100).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn inputs_in_flight_are_bounded() {
+        for jobs in [1, 2, 4] {
+            let pulled = Cell::new(0usize);
+            let sunk = Cell::new(0usize);
+            let most = Cell::new(0usize);
+            let inputs = (0..500usize).inspect(|_| {
+                pulled.set(pulled.get() + 1);
+                most.set(most.get().max(pulled.get() - sunk.get()));
+            });
+            ordered_map(
+                n(jobs),
+                inputs,
+                || (),
+                |_, i| i,
+                |_| {
+                    sunk.set(sunk.get() + 1);
+                    ControlFlow::Continue(())
+                },
+            );
+            assert_eq!(sunk.get(), 500);
+            assert!(
+                most.get() <= jobs * PER_WORKER,
+                "--jobs {jobs}: {}",
+                most.get()
+            );
+        }
+    }
+
+    #[test]
+    fn sink_break_stops_early() {
+        for jobs in [1, 3] {
+            let pulled = Cell::new(0usize);
+            let mut got = Vec::new();
+            ordered_map(
+                n(jobs),
+                (0..10_000usize).inspect(|_| pulled.set(pulled.get() + 1)),
+                || (),
+                |_, i| i,
+                |r| {
+                    got.push(r);
+                    if r == 9 {
+                        ControlFlow::Break(())
+                    } else {
+                        ControlFlow::Continue(())
+                    }
+                },
+            );
+            assert_eq!(got, (0..10).collect::<Vec<_>>());
+            assert!(pulled.get() <= 10 + jobs * PER_WORKER, "{}", pulled.get());
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "worker bug")]
+    fn a_worker_panic_reaches_the_caller() {
+        ordered_map(
+            n(2),
+            0..50usize,
+            || (),
+            |_, i| {
+                assert!(i != 17, "worker bug");
+                i
+            },
+            |_| ControlFlow::Continue(()),
+        );
+    }
+
+    #[test]
+    fn jobs_default_is_at_least_one() {
+        assert!(JobsArgs { jobs: None }.count().get() >= 1);
+        assert_eq!(JobsArgs { jobs: Some(3) }.count().get(), 3);
+    }
+}
