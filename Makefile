@@ -70,6 +70,13 @@ demo: deps
 	$(QRTL) rice sim $(DEMO)/ints.gr --k 3 --width 32 --stats | tail -n 3
 	@echo "--- one design file, three engines: queries/designs/all.yaml -> $(DEMO)/build/{news,city,decoder}:"
 	$(QRTL) build queries/designs/all.yaml -o $(DEMO)/build
+	@echo
+	@echo "=== demo summary: what was produced, and what to open next"
+	@echo "  XPath RTL project:       $(DEMO)/news-rtl   (rtl/*.v, manifest.json, README.md; simulated above: same answers as the software engine)"
+	@echo "  FlexTrack RTL project:   $(DEMO)/track-rtl  (simulated above with --variables expand)"
+	@echo "  Golomb-Rice stream:      $(DEMO)/ints.gr    (decoded in software and by the no-stall decoder in Verilator)"
+	@echo "  qrtl build projects:     $(DEMO)/build/news, $(DEMO)/build/city, $(DEMO)/build/decoder"
+	@echo "  next: read README.md's tour, docs/hardware.md for the ports, 'qrtl synth DIR --target ecp5' for area and Fmax"
 
 test: deps
 	$(CARGO) test --release --workspace

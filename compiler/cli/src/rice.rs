@@ -30,6 +30,7 @@ pub enum RiceCommand {
     },
     /// Decode a GR stream; one integer per line on stdout.
     Decode {
+        /// GR stream: the codes back to back, the last byte padded (as `encode` writes it).
         stream: PathBuf,
         #[command(flatten)]
         code: RiceOpts,

@@ -39,6 +39,7 @@ pub enum XpathCommand {
     /// Filter documents with the software engine; one JSON line per
     /// document, in input order, whatever --jobs.
     Filter {
+        /// Query file: one query per line, `#` comments and blank lines skipped.
         queries: PathBuf,
         /// XML documents: one per file (`-`: standard input), or with
         /// `--split nul` NUL-separated documents per file, named FILE#N.
@@ -59,7 +60,7 @@ pub enum XpathCommand {
     },
     /// Compile queries to an RTL project (Verilog, constraints, scripts, manifest).
     Compile {
-        /// Query file: path queries with attribute predicates (twigs with --mode paths|pairs).
+        /// Query file: one query per line (paths, twigs, attribute, text() and positional predicates).
         queries: PathBuf,
         /// Output directory (created if missing).
         #[arg(short = 'o', long = "out")]
