@@ -46,7 +46,7 @@ fn doc_sets(o: &Options) -> Result<Vec<DocSet>, String> {
     Ok(vec![
         ("NITF", nitf),
         ("generated", generated),
-        ("worst `<a/>`", worst),
+        ("worst <a/>", worst),
     ])
 }
 
@@ -200,7 +200,7 @@ pub fn fig_g(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
                 let cells: Vec<String> = sets
                     .iter()
                     .zip(&rates)
-                    .map(|((l, _), r)| format!("{l} {r:.2}"))
+                    .map(|((l, _), r)| format!("{} {r:.2}", l.replace('<', "&lt;")))
                     .collect();
                 f.notes.push(format!(
                     "B = {lanes}: sustained bytes/clock {}; matches {} the software engine.",
