@@ -87,6 +87,7 @@ test: deps
 BENCH_TIME_LIMIT ?= 45
 
 bench: deps deps-synth
+	$(CARGO) build --release --bin qrtl
 	$(CARGO) build --release -p qrtl-bench --bin qrtl-bench --bin qrtl-bench-rtl --bin qrtl-bench-rice
 	$(TARGET_DIR)/release/qrtl-bench | tee bench/REPORT-engine.md
 	$(TARGET_DIR)/release/qrtl-bench-rtl | tee bench/REPORT-rtl.md

@@ -1,7 +1,10 @@
 //! `qrtl-bench`: throughput of the software XPath filtering engine.
 //!
 //! Prints a markdown report on stdout and writes
-//! `bench/out/xpath-engine.json`. Every configuration runs in a child
+//! `bench/out/xpath-engine.json`: the configurations (first pass and warm),
+//! the first-pass targets, and (without `--only`) the stream sections of
+//! `bench_streams.rs`: small records against one large document, and
+//! `qrtl xpath filter --split nul --jobs J` scaling. Every configuration runs in a child
 //! process of this binary (`--one NAME`) so that its peak memory (`VmHWM`)
 //! is its own.
 //!
@@ -13,6 +16,9 @@
 //! ```
 //!
 //! Figures are reported, never asserted. MB = 10^6 bytes.
+
+#[path = "bench_streams.rs"]
+mod bench_streams;
 
 use qrtl_xpath::ir::xpath::Mode;
 use qrtl_xpath::lower::xpath::lower_queries;
@@ -772,6 +778,7 @@ fn report(s: Sizes, only: &[String]) -> ExitCode {
             mb(num(r, "peak_rss_kb")),
         );
     }
+    first_pass_targets(&rows, &mut md);
     let _ = writeln!(md, "\nConfigurations:\n");
     for c in &cfgs {
         let _ = writeln!(md, "- `{}`: {}", c.name, c.what);
@@ -814,6 +821,9 @@ fn report(s: Sizes, only: &[String]) -> ExitCode {
             get(r, "warm_runs_mbps"),
         );
     }
+    if only.is_empty() {
+        stream_sections(s.quick, &mut md);
+    }
     print!("{md}");
 
     let mut js = String::new();
@@ -847,6 +857,54 @@ fn report(s: Sizes, only: &[String]) -> ExitCode {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// The first-pass targets of issue 28 (on-CPU MB/s of a fresh engine).
+fn first_pass_targets(rows: &[Row], md: &mut String) {
+    let goals = [
+        ("gen-1k", 300.0),
+        ("gen-10k", 100.0),
+        ("nitf-gen-100k", 30.0),
+        ("gen-10k-pred", 20.0),
+    ];
+    let _ = writeln!(
+        md,
+        "\nFirst pass (every document new), on-CPU MB/s against the targets of issue 28:\n"
+    );
+    let _ = writeln!(
+        md,
+        "| configuration | first pass MB/s on-CPU | target | met? |"
+    );
+    let _ = writeln!(md, "|---|--:|--:|---|");
+    for (name, goal) in goals {
+        let Some(r) = rows.iter().find(|r| get(r, "name") == name) else {
+            continue;
+        };
+        let v = num(r, "first_pass_cpu_mbps").or(num(r, "first_pass_mbps"));
+        let _ = writeln!(
+            md,
+            "| {name} | {} | ≥ {goal:.0} | {} |",
+            v.map_or("–".into(), |v| format!("{v:.1}")),
+            match v {
+                Some(v) if v >= goal => "met",
+                Some(_) => "**not met**",
+                None => "",
+            }
+        );
+    }
+}
+
+/// The stream sections (small records vs one document, `--jobs`
+/// scaling); a failure is reported in the text, not fatal.
+fn stream_sections(quick: bool, md: &mut String) {
+    eprintln!("qrtl-bench: streams ...");
+    if let Err(e) = bench_streams::records_section(quick, md) {
+        let _ = writeln!(md, "\nSmall records vs one document: not measured ({e}).");
+    }
+    let r = nitf_docs().and_then(|d| bench_streams::jobs_section(quick, &d, md));
+    if let Err(e) = r {
+        let _ = writeln!(md, "\n`--jobs` scaling: not measured ({e}).");
     }
 }
 
