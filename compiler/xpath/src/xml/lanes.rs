@@ -523,6 +523,26 @@ pub struct Needs {
 }
 
 impl Needs {
+    /// Every combination (for tests and benchmarks).
+    pub const ALL: [Needs; 4] = [
+        Needs {
+            values: false,
+            text: false,
+        },
+        Needs {
+            values: true,
+            text: false,
+        },
+        Needs {
+            values: false,
+            text: true,
+        },
+        Needs {
+            values: true,
+            text: true,
+        },
+    ];
+
     pub fn has(self, need: Need) -> bool {
         match need {
             Need::Values => self.values,

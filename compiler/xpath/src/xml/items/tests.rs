@@ -96,24 +96,7 @@ fn model_events(doc: &[u8], config: XmlConfig, rules: &ItemRules, picky: bool) -
     sink.out
 }
 
-const ALL_NEEDS: [Needs; 4] = [
-    Needs {
-        values: false,
-        text: false,
-    },
-    Needs {
-        values: true,
-        text: false,
-    },
-    Needs {
-        values: false,
-        text: true,
-    },
-    Needs {
-        values: true,
-        text: true,
-    },
-];
+const ALL_NEEDS: [Needs; 4] = Needs::ALL;
 
 /// Every rule set: B in 2, 4, 8, every `Needs`, attribute names or not.
 fn all_rules() -> Vec<ItemRules> {

@@ -75,24 +75,7 @@ fn events(doc: &[u8], needs: Needs, config: XmlConfig) -> Vec<String> {
     sink.out
 }
 
-const ALL_NEEDS: [Needs; 4] = [
-    Needs {
-        values: false,
-        text: false,
-    },
-    Needs {
-        values: true,
-        text: false,
-    },
-    Needs {
-        values: false,
-        text: true,
-    },
-    Needs {
-        values: true,
-        text: true,
-    },
-];
+const ALL_NEEDS: [Needs; 4] = Needs::ALL;
 
 /// Check one document under every combination of needs; returns the kept
 /// fraction with no needs.
