@@ -24,7 +24,9 @@
 //! flushed when it exceeds `cache_words`, per-depth arrays are sized by
 //! `max_depth`, values are kept up to the longest literal.
 
-use super::program::{FxMap, Program, ANY_TAG, DOC};
+use super::program::{
+    FxMap, Program, ACCEPTS, ANY_TAG, CARRIES, DOC, HAS_CONDS, HAS_KIDS, HAS_TWIGS,
+};
 use crate::ir::value::ValueAcc;
 use crate::ir::xpath::{CondKind, Design};
 use crate::xml::{DocStatus, Sink, Tokenizer, XmlConfig, XmlErrorAt};
@@ -114,8 +116,6 @@ struct Runtime {
     state_table: HashTable<u32>,
     carries: Vec<Box<[u32]>>,
     carry_table: HashTable<u32>,
-    /// (carry set, tag) → `//` children of the set's nodes with that tag or `*`.
-    desc_memo: FxMap<u64, Box<[u32]>>,
 
     cache_words: usize,
     trans: FxMap<u64, u32>,
@@ -148,6 +148,8 @@ struct Runtime {
     query_bits: Vec<u64>,
     part_counts: Vec<u32>,
     scratch: Vec<u32>,
+    /// Scratch for building a row: the sorted candidate lists of each edge kind.
+    rows: [Vec<u32>; 4],
     cands: Vec<u32>,
     /// Per twig node: the close event that last listed it as a candidate.
     twig_seen: Vec<u32>,
@@ -178,7 +180,6 @@ impl Engine {
             state_table: HashTable::new(),
             carries: Vec::new(),
             carry_table: HashTable::new(),
-            desc_memo: FxMap::default(),
             cache_words: 0,
             trans: FxMap::default(),
             symbols,
@@ -210,6 +211,7 @@ impl Engine {
             query_bits: vec![0; nq.div_ceil(64)],
             part_counts: vec![0; nq],
             scratch: Vec::new(),
+            rows: Default::default(),
             cands: Vec::new(),
             twig_seen: vec![u32::MAX; prog.twig.len()],
             close_stamp: 0,
@@ -242,11 +244,10 @@ impl Engine {
         rt.state_table.clear();
         rt.carries.clear();
         rt.carry_table.clear();
-        rt.desc_memo.clear();
         rt.cache_words = 0;
         rt.trans.clear();
         // State 0: the document node, whose push column is always set.
-        let carry: &[u32] = if self.prog.push[DOC as usize].carries() {
+        let carry: &[u32] = if self.prog.flags[DOC as usize] & CARRIES != 0 {
             &[DOC]
         } else {
             &[]
@@ -447,9 +448,12 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
     let mut branching = Vec::new();
     let mut text_conds: Vec<u32> = Vec::new();
     for &n in exact {
-        let node = &p.push[n as usize];
-        accept_parts.extend_from_slice(&node.accepts);
-        for &t in &node.twigs {
+        let flags = p.flags[n as usize];
+        if flags & (ACCEPTS | HAS_TWIGS) == 0 {
+            continue;
+        }
+        accept_parts.extend_from_slice(p.accepts.get(n));
+        for &t in p.twigs.get(n) {
             let tn = &p.twig[t as usize];
             text_conds.extend_from_slice(&tn.close_conds);
             if !tn.children.is_empty() {
@@ -502,6 +506,66 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
     id
 }
 
+/// Calls `out` with the children over `//` (`desc`) or `/` with tag key
+/// `tag` (a tag or [`ANY_TAG`]) of the sorted push nodes `parents`, in
+/// increasing order: a merge join with the tag's edge list, or a lookup of
+/// each parent's children when the list is much longer than `parents`.
+fn children(p: &Program, parents: &[u32], desc: bool, tag: u32, mut out: impl FnMut(u32)) {
+    let lists = if desc { &p.desc_edges } else { &p.child_edges };
+    let edges = &lists[if tag == ANY_TAG {
+        p.ntags
+    } else {
+        tag as usize
+    }];
+    if edges.len() <= 8 * parents.len() {
+        return Program::join_children(parents, edges, out);
+    }
+    let has = if desc { CARRIES } else { HAS_KIDS };
+    for &n in parents {
+        if p.flags[n as usize] & has != 0 {
+            p.kids_of(n, desc, tag).for_each(&mut out);
+        }
+    }
+}
+
+/// Merge the four sorted, disjoint candidate lists of `rows` into `out`.
+fn merge_rows(rows: &mut [Vec<u32>; 4], out: &mut Vec<u32>) {
+    let [a, b, c, d] = rows;
+    out.clear();
+    merge_sorted(a, b, out);
+    if c.is_empty() && d.is_empty() {
+        return;
+    }
+    std::mem::swap(a, out);
+    b.clear();
+    merge_sorted(c, d, b);
+    out.clear();
+    merge_sorted(a, b, out);
+}
+
+/// Append the merge of sorted `a` and `b` to `out`.
+fn merge_sorted(a: &[u32], b: &[u32], out: &mut Vec<u32>) {
+    if b.is_empty() {
+        return out.extend_from_slice(a);
+    }
+    if a.is_empty() {
+        return out.extend_from_slice(b);
+    }
+    out.reserve(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] <= b[j] {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+}
+
 /// The tokenizer sink: one document's run over the shared program and caches.
 struct Run<'a> {
     p: &'a Program,
@@ -528,62 +592,78 @@ impl Run<'_> {
         true
     }
 
-    /// `//` children with tag `tag` (or `*`) of a carry set's nodes, memoised.
-    fn desc_candidates(p: &Program, rt: &mut Runtime, carry: u32, tag: u32) -> u64 {
-        let key = (carry as u64) << 32 | tag as u64;
-        if !rt.desc_memo.contains_key(&key) {
-            let mut v: Vec<u32> = Vec::new();
-            for &n in rt.carries[carry as usize].iter() {
-                let node = &p.push[n as usize];
-                v.extend(Program::kids(&node.desc_tag, tag));
-                v.extend_from_slice(&node.desc_any);
-            }
-            v.sort_unstable();
-            v.dedup();
-            rt.cache_words += v.len() + 8;
-            rt.desc_memo.insert(key, v.into_boxed_slice());
-        }
-        key
-    }
-
-    /// Compute the push row for a child with `symbol` under `state`.
+    /// Compute the push row for a child with `symbol` under `state`: the
+    /// `/` children of the exact set and the `//` children of the carry set
+    /// with the element's tag or `*` whose conditions the symbol satisfies.
+    /// Each join yields a sorted list (breadth-first numbering, one parent
+    /// per node, so no duplicates); merging them gives the sorted row.
     fn compute(&mut self, state: u32, symbol: u32) -> u32 {
         let p = self.p;
         let rt = &mut *self.rt;
         rt.stats.transitions_computed += 1;
-        let tag = rt.symbol_keys[symbol as usize][0];
-        let carry = rt.states[state as usize].carry;
-        let memo = Self::desc_candidates(p, rt, carry, tag);
+        let key = &rt.symbol_keys[symbol as usize];
+        let (tag, truth) = (key[0], &key[1..]);
+        let st = &rt.states[state as usize];
+        let carry = st.carry;
+        let (exact, carried) = (&st.exact, &rt.carries[carry as usize]);
+        let mut rows = std::mem::take(&mut rt.rows);
+        let sources = [
+            (&**exact, false, tag),
+            (&**exact, false, ANY_TAG),
+            (&**carried, true, tag),
+            (&**carried, true, ANY_TAG),
+        ];
+        for (row, (parents, desc, tag)) in rows.iter_mut().zip(sources) {
+            row.clear();
+            children(p, parents, desc, tag, |n| {
+                if p.flags[n as usize] & HAS_CONDS == 0
+                    || Self::conds_hold(p.open_conds.get(n), truth)
+                {
+                    row.push(n);
+                }
+            });
+        }
         let mut key = std::mem::take(&mut rt.scratch);
-        key.clear();
-        let truth = &rt.symbol_keys[symbol as usize][1..];
-        let mut take = |n: u32| {
-            if Self::conds_hold(&p.push[n as usize].conds, truth) {
-                key.push(n);
-            }
-        };
-        let exact = &rt.states[state as usize].exact;
-        Program::join_children(exact, &p.child_edges[tag as usize], &mut take);
-        Program::join_children(exact, &p.child_edges[p.ntags], &mut take);
-        rt.desc_memo[&memo].iter().copied().for_each(&mut take);
-        key.sort_unstable();
-        key.dedup();
-        let new_carry = if key.iter().any(|&n| p.push[n as usize].carries()) {
-            let mut set: Vec<u32> = rt.carries[carry as usize].to_vec();
-            set.extend(
-                key.iter()
-                    .copied()
-                    .filter(|&n| p.push[n as usize].carries()),
-            );
-            set.sort_unstable();
-            set.dedup();
-            intern_carry(rt, &set)
-        } else {
-            carry
-        };
+        merge_rows(&mut rows, &mut key);
+        let new_carry = Self::carry_after(p, rt, carry, &key, &mut rows[0]);
         let id = intern_state(p, rt, new_carry, &key);
         rt.scratch = key;
+        rt.rows = rows;
         id
+    }
+
+    /// The carry set below an element with push row `exact` whose parent's
+    /// carry set is `carry`: the parent's, plus the row's carrying nodes.
+    fn carry_after(
+        p: &Program,
+        rt: &mut Runtime,
+        carry: u32,
+        exact: &[u32],
+        buf: &mut Vec<u32>,
+    ) -> u32 {
+        let mut new = exact
+            .iter()
+            .copied()
+            .filter(|&n| p.flags[n as usize] & CARRIES != 0)
+            .peekable();
+        if new.peek().is_none() {
+            return carry;
+        }
+        buf.clear();
+        let old = &rt.carries[carry as usize];
+        let mut i = 0;
+        for n in new {
+            while i < old.len() && old[i] < n {
+                buf.push(old[i]);
+                i += 1;
+            }
+            if i < old.len() && old[i] == n {
+                i += 1;
+            }
+            buf.push(n);
+        }
+        buf.extend_from_slice(&old[i..]);
+        intern_carry(rt, buf)
     }
 
     /// Drop the caches, keeping the states on the current stack.
@@ -595,7 +675,6 @@ impl Run<'_> {
         let old_carries = std::mem::take(&mut rt.carries);
         rt.state_table.clear();
         rt.carry_table.clear();
-        rt.desc_memo.clear();
         rt.trans.clear();
         rt.cache_words = 0;
         let mut remap: FxMap<u32, u32> = FxMap::default();

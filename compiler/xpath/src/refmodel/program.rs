@@ -2,8 +2,16 @@
 //!
 //! * Push-stack columns of all parts are merged into one prefix tree of
 //!   **push nodes** (two steps with the same parent push node, axis, name
-//!   test and open-time conditions always hold the same bit), with per-tag
-//!   child lists so an open event only visits candidates with its tag.
+//!   test and open-time conditions always hold the same bit). The nodes are
+//!   numbered breadth-first, so the children of a node have consecutive ids
+//!   and the children of a sorted set of parents come out sorted.
+//! * The tree's edges are kept in per-tag lists sorted by parent
+//!   ([`Program::child_edges`] for `/`, [`Program::desc_edges`] for `//`):
+//!   a new row is a merge join of the parent row with the edge lists of the
+//!   element's tag and of `*`, touching only candidates with that tag.
+//! * [`Program::flags`] summarises each push node in one byte, so building a
+//!   row reads a node's conditions, accepted parts or twig nodes only when
+//!   it has some.
 //! * Nodes of parts that are not plain paths become **twig nodes** with a
 //!   pop-stack column each (ch. 3.2.2.4: one pop column per node).
 //! * Conditions are indexed by (tag, attribute) so an element only
@@ -24,25 +32,92 @@ pub(crate) const DOC: u32 = 0;
 /// Tag key meaning "any tag" in the (tag, attribute) condition index.
 pub(crate) const ANY_TAG: u32 = u32::MAX;
 
+/// A push node while the program is built (then flattened into
+/// [`NodeLists`]).
 #[derive(Debug, Default)]
-pub(crate) struct PushNode {
+struct PushNode {
     /// Open-time conditions, sorted.
-    pub conds: Box<[u32]>,
-    /// Children by `/`, sorted by tag.
-    /// Children by `//`, sorted by tag.
-    pub desc_tag: Vec<(u32, u32)>,
-    pub desc_any: Vec<u32>,
+    conds: Box<[u32]>,
     /// Plain-path parts whose leaf is this node.
-    pub accepts: Vec<u32>,
-    /// Twig nodes whose push column this is.
-    pub twigs: Vec<u32>,
+    accepts: Vec<u32>,
+    /// Twig nodes whose push column is this.
+    twigs: Vec<u32>,
 }
 
-impl PushNode {
-    pub fn carries(&self) -> bool {
-        !self.desc_tag.is_empty() || !self.desc_any.is_empty()
+/// One list per push node, flattened into one array (compact and in node
+/// order, so reading the lists of a sorted row walks memory forwards).
+#[derive(Debug, Default)]
+pub(crate) struct NodeLists {
+    /// Node `n`'s items are `items[start[n]..start[n + 1]]`.
+    start: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl NodeLists {
+    fn new<'a>(lists: impl Iterator<Item = &'a [u32]>) -> NodeLists {
+        let mut l = NodeLists {
+            start: vec![0],
+            items: Vec::new(),
+        };
+        for items in lists {
+            l.items.extend_from_slice(items);
+            l.start.push(l.items.len() as u32);
+        }
+        l
+    }
+
+    #[inline]
+    pub fn get(&self, n: u32) -> &[u32] {
+        &self.items[self.start[n as usize] as usize..self.start[n as usize + 1] as usize]
     }
 }
+
+/// [`Program::flags`] bit: the node has open-time conditions.
+pub(crate) const HAS_CONDS: u8 = 1;
+/// [`Program::flags`] bit: the node has `//` children (its column carries).
+pub(crate) const CARRIES: u8 = 2;
+/// [`Program::flags`] bit: the node has `/` children.
+pub(crate) const HAS_KIDS: u8 = 16;
+/// [`Program::flags`] bit: the node is the leaf of plain-path parts.
+pub(crate) const ACCEPTS: u8 = 4;
+/// [`Program::flags`] bit: the node is the push column of twig nodes.
+pub(crate) const HAS_TWIGS: u8 = 8;
+
+/// A push node being built, before breadth-first numbering.
+struct RawNode {
+    parent: u32,
+    desc: bool,
+    tag: u32,
+    conds: Box<[u32]>,
+}
+
+impl RawNode {
+    fn kid_key(&self) -> u32 {
+        kid_key(self.desc, self.tag)
+    }
+}
+
+/// How a node's children are ordered ([`Program::kid_key`]): `/` before
+/// `//`, then by tag, `*` last.
+#[inline]
+fn kid_key(desc: bool, tag: u32) -> u32 {
+    (desc as u32) << 31 | tag.min(ANY_TAG >> 1)
+}
+
+/// The push prefix tree, numbered breadth-first.
+struct PushTree {
+    push: Vec<PushNode>,
+    child_edges: EdgeLists,
+    desc_edges: EdgeLists,
+    /// Per design node: its push node.
+    node_push: Vec<u32>,
+    first_kid: Vec<u32>,
+    kid_key: Vec<u32>,
+}
+
+/// Push-tree edges (parent, child) per child tag, sorted by parent; the
+/// last list (index `ntags`) holds the `*` children.
+pub(crate) type EdgeLists = Vec<Vec<(u32, u32)>>;
 
 #[derive(Debug)]
 pub(crate) struct TwigNode {
@@ -73,12 +148,26 @@ impl AttrConds {
 pub(crate) struct Program {
     pub tag_index: FxMap<Box<[u8]>, u32>,
     pub ntags: usize,
-    pub push: Vec<PushNode>,
+    /// Per push node (numbered breadth-first, see the module doc): its
+    /// open-time conditions (sorted), the plain-path parts whose leaf it is,
+    /// the twig nodes whose push column it is.
+    pub open_conds: NodeLists,
+    pub accepts: NodeLists,
+    pub twigs: NodeLists,
+    /// Per push node: [`HAS_CONDS`], [`CARRIES`], [`ACCEPTS`], [`HAS_TWIGS`].
+    pub flags: Vec<u8>,
     pub twig: Vec<TwigNode>,
-    /// Per tag: the `/` edges (parent, child) whose child has that tag,
-    /// sorted by parent; the last entry (index `ntags`) holds `*` children.
-    /// A new row joins the parent's sorted exact set with these lists.
-    pub child_edges: Vec<Vec<(u32, u32)>>,
+    /// The `/` edges of the push tree per child tag ([`EdgeLists`]). A new
+    /// row joins the parent's sorted exact set with these lists.
+    pub child_edges: EdgeLists,
+    /// The `//` edges per child tag, joined with the carry set.
+    pub desc_edges: EdgeLists,
+    /// Per push node: its children are the nodes `first_kid[n]..first_kid[n
+    /// + 1]` (breadth-first numbering), ordered by `kid_key`: the other way
+    /// to find the children with a tag, for long edge lists.
+    pub first_kid: Vec<u32>,
+    /// Per push node: its axis and tag as its parent orders its children.
+    pub kid_key: Vec<u32>,
     /// Per twig node: its push node, and its parent twig node (`u32::MAX` for roots).
     pub twig_push: Vec<u32>,
     pub twig_parent: Vec<u32>,
@@ -118,52 +207,14 @@ impl Program {
         }
 
         // ---- push prefix tree ----
-        let mut push: Vec<PushNode> = vec![PushNode::default()];
-        // `/` edges (parent, child) per child tag; index `ntags` holds `*`.
-        let mut child_edges: Vec<Vec<(u32, u32)>> = vec![Vec::new(); ntags + 1];
-        let mut push_key: FxMap<PushKey, u32> = FxMap::default();
-        let mut node_push = vec![DOC; design.nodes.len()];
-        for part in &design.parts {
-            let mut stack = vec![part.root];
-            while let Some(n) = stack.pop() {
-                let node = design.node(n);
-                let parent = node.parent.map(|p| node_push[p.index()]).unwrap_or(DOC);
-                let desc = node.axis == Axis::Descendant;
-                let tag = match node.test {
-                    Test::Any => ANY_TAG,
-                    Test::Tag(t) => t.0,
-                };
-                let conds: Box<[u32]> = node.open_conds.iter().map(|c| c.0).collect();
-                let key = (parent, desc, tag, conds.clone());
-                let id = match push_key.get(&key) {
-                    Some(&id) => id,
-                    None => {
-                        let id = push.len() as u32;
-                        push.push(PushNode {
-                            conds,
-                            ..PushNode::default()
-                        });
-                        let p = &mut push[parent as usize];
-                        match (desc, tag) {
-                            (false, ANY_TAG) => child_edges[ntags].push((parent, id)),
-                            (false, t) => child_edges[t as usize].push((parent, id)),
-                            (true, ANY_TAG) => p.desc_any.push(id),
-                            (true, t) => p.desc_tag.push((t, id)),
-                        }
-                        push_key.insert(key, id);
-                        id
-                    }
-                };
-                node_push[n.index()] = id;
-                stack.extend(node.children.iter().copied());
-            }
-        }
-        for p in &mut push {
-            p.desc_tag.sort_unstable();
-        }
-        for e in &mut child_edges {
-            e.sort_unstable();
-        }
+        let PushTree {
+            mut push,
+            child_edges,
+            desc_edges,
+            node_push,
+            first_kid,
+            kid_key,
+        } = build_push_tree(design, ntags);
 
         // ---- parts: plain paths accept at open, twigs get pop columns ----
         let mut twig: Vec<TwigNode> = Vec::new();
@@ -347,12 +398,19 @@ impl Program {
             })
             .collect();
 
+        let flags = node_flags(&push, &child_edges, &desc_edges);
         Program {
             tag_index,
             ntags,
-            push,
+            open_conds: NodeLists::new(push.iter().map(|n| &*n.conds)),
+            accepts: NodeLists::new(push.iter().map(|n| n.accepts.as_slice())),
+            twigs: NodeLists::new(push.iter().map(|n| n.twigs.as_slice())),
+            flags,
             twig,
             child_edges,
+            desc_edges,
+            first_kid,
+            kid_key,
             twig_push,
             twig_parent,
             desc_mask,
@@ -380,46 +438,208 @@ impl Program {
         self.tag_index.get(name).copied().unwrap_or(0)
     }
 
-    /// Children by `/` with edges in `edges` (sorted by parent) of the nodes
-    /// in `exact` (sorted): a merge join, or binary searches when `exact`
-    /// is much smaller than the edge list.
-    pub fn join_children(exact: &[u32], edges: &[(u32, u32)], mut out: impl FnMut(u32)) {
-        if edges.is_empty() || exact.is_empty() {
-            return;
-        }
-        if exact.len() * 16 < edges.len() {
-            for &n in exact {
-                let start = edges.partition_point(|&(p, _)| p < n);
-                for &(p, c) in &edges[start..] {
-                    if p != n {
-                        break;
-                    }
-                    out(c);
-                }
-            }
-            return;
-        }
-        let (mut i, mut j) = (0, 0);
-        while i < exact.len() && j < edges.len() {
-            let (p, c) = edges[j];
-            match exact[i].cmp(&p) {
-                std::cmp::Ordering::Less => i += 1,
-                std::cmp::Ordering::Greater => j += 1,
-                std::cmp::Ordering::Equal => {
-                    out(c);
-                    j += 1;
-                }
-            }
-        }
+    /// Children of push node `n` over `//` (`desc`) or `/` with tag key
+    /// `tag` (a tag or [`ANY_TAG`]), as a range of consecutive ids.
+    #[inline]
+    pub fn kids_of(&self, n: u32, desc: bool, tag: u32) -> std::ops::Range<u32> {
+        let (a, b) = (self.first_kid[n as usize], self.first_kid[n as usize + 1]);
+        let keys = &self.kid_key[a as usize..b as usize];
+        let key = kid_key(desc, tag);
+        let lo = keys.partition_point(|&k| k < key);
+        let len = keys[lo..].partition_point(|&k| k == key);
+        a + lo as u32..a + (lo + len) as u32
     }
 
-    /// Children of `p` reachable by an element with tag `t`, over `/`.
-    #[inline]
-    pub fn kids<'a>(list: &'a [(u32, u32)], t: u32) -> impl Iterator<Item = u32> + 'a {
-        let start = list.partition_point(|&(tag, _)| tag < t);
-        list[start..]
-            .iter()
-            .take_while(move |&&(tag, _)| tag == t)
-            .map(|&(_, n)| n)
+    /// Children over `edges` (one of [`EdgeLists`]) of the nodes in
+    /// `parents` (sorted), in increasing id order (breadth-first
+    /// numbering). A merge join that gallops over the longer side, so a
+    /// small set against a long list costs little more than the set.
+    pub fn join_children(parents: &[u32], edges: &[(u32, u32)], mut out: impl FnMut(u32)) {
+        if edges.is_empty() || parents.is_empty() {
+            return;
+        }
+        if parents.len() <= edges.len() {
+            let mut j = 0;
+            for &n in parents {
+                j += gallop(&edges[j..], |&(p, _)| p < n);
+                while j < edges.len() && edges[j].0 == n {
+                    out(edges[j].1);
+                    j += 1;
+                }
+                if j == edges.len() {
+                    return;
+                }
+            }
+        } else {
+            let mut i = 0;
+            for &(p, c) in edges {
+                i += gallop(&parents[i..], |&n| n < p);
+                if i == parents.len() {
+                    return;
+                }
+                if parents[i] == p {
+                    out(c);
+                }
+            }
+        }
     }
+}
+
+/// The number of leading elements of `v` for which `before` holds (it
+/// must hold on a prefix): an exponential search from the start, cheap
+/// when the answer is small.
+#[inline]
+fn gallop<T>(v: &[T], before: impl Fn(&T) -> bool) -> usize {
+    let mut hi = 1;
+    while hi < v.len() && before(&v[hi]) {
+        hi *= 2;
+    }
+    let lo = hi / 2;
+    let hi = hi.min(v.len());
+    lo + v[lo..hi].partition_point(before)
+}
+
+/// The push prefix tree of `design`'s parts, numbered breadth-first: its
+/// nodes (conditions only), its `/` and `//` edge lists, and the push node
+/// of every design node.
+fn build_push_tree(design: &Design, ntags: usize) -> PushTree {
+    let mut raw = vec![RawNode {
+        parent: u32::MAX,
+        desc: false,
+        tag: ANY_TAG,
+        conds: Box::new([]),
+    }];
+    let mut push_key: FxMap<PushKey, u32> = FxMap::default();
+    let mut node_push = vec![DOC; design.nodes.len()];
+    for part in &design.parts {
+        let mut stack = vec![part.root];
+        while let Some(n) = stack.pop() {
+            let node = design.node(n);
+            let parent = node.parent.map(|p| node_push[p.index()]).unwrap_or(DOC);
+            let desc = node.axis == Axis::Descendant;
+            let tag = match node.test {
+                Test::Any => ANY_TAG,
+                Test::Tag(t) => t.0,
+            };
+            let conds: Box<[u32]> = node.open_conds.iter().map(|c| c.0).collect();
+            let key = (parent, desc, tag, conds.clone());
+            node_push[n.index()] = *push_key.entry(key).or_insert_with(|| {
+                raw.push(RawNode {
+                    parent,
+                    desc,
+                    tag,
+                    conds,
+                });
+                (raw.len() - 1) as u32
+            });
+            stack.extend(node.children.iter().copied());
+        }
+    }
+    let new_id = breadth_first_ids(&raw);
+    let mut push: Vec<PushNode> = (0..raw.len()).map(|_| PushNode::default()).collect();
+    let mut child_edges: EdgeLists = vec![Vec::new(); ntags + 1];
+    let mut desc_edges: EdgeLists = vec![Vec::new(); ntags + 1];
+    for (old, r) in raw.iter_mut().enumerate() {
+        let id = new_id[old];
+        if old as u32 != DOC {
+            let lists = if r.desc {
+                &mut desc_edges
+            } else {
+                &mut child_edges
+            };
+            let t = if r.tag == ANY_TAG {
+                ntags
+            } else {
+                r.tag as usize
+            };
+            lists[t].push((new_id[r.parent as usize], id));
+        }
+        push[id as usize].conds = std::mem::take(&mut r.conds);
+    }
+    for e in child_edges.iter_mut().chain(desc_edges.iter_mut()) {
+        e.sort_unstable();
+    }
+    for p in &mut node_push {
+        *p = new_id[*p as usize];
+    }
+    let mut kid_key = vec![0u32; raw.len()];
+    let mut first_kid = vec![1u32; raw.len() + 1];
+    for (old, r) in raw.iter().enumerate().skip(1) {
+        kid_key[new_id[old] as usize] = r.kid_key();
+        first_kid[new_id[r.parent as usize] as usize + 1] += 1;
+    }
+    for i in 0..raw.len() {
+        first_kid[i + 1] += first_kid[i] - 1;
+    }
+    PushTree {
+        push,
+        child_edges,
+        desc_edges,
+        node_push,
+        first_kid,
+        kid_key,
+    }
+}
+
+/// Breadth-first ids of a tree given by parent links (node 0 the root,
+/// parents created before their children): children of a node get
+/// consecutive ids, ordered by [`kid_key`] (then creation order).
+fn breadth_first_ids(raw: &[RawNode]) -> Vec<u32> {
+    let mut first_kid = vec![0u32; raw.len() + 1];
+    for r in &raw[1..] {
+        first_kid[r.parent as usize + 1] += 1;
+    }
+    for i in 0..raw.len() {
+        first_kid[i + 1] += first_kid[i];
+    }
+    let mut kids = vec![0u32; raw.len().saturating_sub(1)];
+    let mut fill = first_kid.clone();
+    for (i, r) in raw.iter().enumerate().skip(1) {
+        kids[fill[r.parent as usize] as usize] = i as u32;
+        fill[r.parent as usize] += 1;
+    }
+    for n in 0..raw.len() {
+        kids[first_kid[n] as usize..first_kid[n + 1] as usize]
+            .sort_by_key(|&k| raw[k as usize].kid_key());
+    }
+    let mut order = Vec::with_capacity(raw.len());
+    order.push(DOC);
+    let mut next = 0;
+    while next < order.len() {
+        let n = order[next] as usize;
+        order.extend_from_slice(&kids[first_kid[n] as usize..first_kid[n + 1] as usize]);
+        next += 1;
+    }
+    let mut new_id = vec![0u32; raw.len()];
+    for (i, &old) in order.iter().enumerate() {
+        new_id[old as usize] = i as u32;
+    }
+    new_id
+}
+
+/// Each push node's [`Program::flags`].
+fn node_flags(push: &[PushNode], child_edges: &EdgeLists, desc_edges: &EdgeLists) -> Vec<u8> {
+    let mut flags: Vec<u8> = push
+        .iter()
+        .map(|n| {
+            let mut f = 0;
+            if !n.conds.is_empty() {
+                f |= HAS_CONDS;
+            }
+            if !n.accepts.is_empty() {
+                f |= ACCEPTS;
+            }
+            if !n.twigs.is_empty() {
+                f |= HAS_TWIGS;
+            }
+            f
+        })
+        .collect();
+    for &(parent, _) in desc_edges.iter().flatten() {
+        flags[parent as usize] |= CARRIES;
+    }
+    for &(parent, _) in child_edges.iter().flatten() {
+        flags[parent as usize] |= HAS_KIDS;
+    }
+    flags
 }
