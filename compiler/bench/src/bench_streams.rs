@@ -72,7 +72,7 @@ fn records(bytes: usize) -> (Vec<Vec<u8>>, Vec<u8>) {
     (small, large)
 }
 
-/// On-CPU seconds of a first pass of a fresh engine over `docs`.
+/// Wall-clock seconds of a first pass of a fresh engine over `docs`.
 fn first_pass(design: &Design, docs: &[&[u8]]) -> f64 {
     let mut engine = Engine::new(design, EngineConfig::default());
     let t = Instant::now();
