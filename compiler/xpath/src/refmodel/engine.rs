@@ -13,6 +13,15 @@
 //! only the children of active nodes that carry the element's tag (per-tag
 //! dispatch).
 //!
+//! **Projected symbols.** A state can only use the conditions of its
+//! candidate children (the `/` children of its exact set and the `//`
+//! children of its carry set with the element's tag or `*`). Computing a
+//! transition records them as the state's *relevant conditions* for that
+//! tag ([`Runtime::relevant`]); a later symbol with the same tag is first
+//! projected onto them, and symbols with the same projection share one
+//! computed transition (attribute values no query of the state tests no
+//! longer split transitions).
+//!
 //! **Pop stack.** Twig nodes have one pop column each. On `close`, a twig
 //! node whose push column is set at the closing element reports a match to
 //! the parent element if all its children reported and its `text()`
@@ -109,6 +118,26 @@ fn hash_set(k: &[u32]) -> u64 {
     h.finish()
 }
 
+/// Scratch lists for building a [`State`], reused from state to state.
+#[derive(Default)]
+struct StateScratch {
+    accept_parts: Vec<u32>,
+    leaf_up: Vec<(u32, u64)>,
+    inner: Vec<u32>,
+    branching: Vec<u32>,
+    text_conds: Vec<u32>,
+}
+
+impl StateScratch {
+    fn clear(&mut self) {
+        self.accept_parts.clear();
+        self.leaf_up.clear();
+        self.inner.clear();
+        self.branching.clear();
+        self.text_conds.clear();
+    }
+}
+
 /// Mutable caches and per-document scratch, reused across documents.
 struct Runtime {
     // ---- memoised push rows (bounded by `cache_words`) ----
@@ -118,7 +147,14 @@ struct Runtime {
     carry_table: HashTable<u32>,
 
     cache_words: usize,
+    /// Transitions: (state << 32 | symbol) → state, for full and projected
+    /// symbols alike.
     trans: FxMap<u64, u32>,
+    /// Relevant conditions per (state << 32 | tag), for the states and tags
+    /// that met an element with conditions: the sorted open-time conditions
+    /// of the state's candidate children with that tag or `*`. Symbols are
+    /// projected onto them before a transition is computed.
+    relevant: FxMap<u64, Box<[u32]>>,
     symbols: FxMap<Box<[u32]>, u32>,
     symbol_keys: Vec<Box<[u32]>>,
     stats: EngineStats,
@@ -151,6 +187,7 @@ struct Runtime {
     /// Scratch for building a row: the sorted candidate lists of each edge kind.
     rows: [Vec<u32>; 4],
     cands: Vec<u32>,
+    state_scratch: StateScratch,
     /// Per twig node: the close event that last listed it as a candidate.
     twig_seen: Vec<u32>,
     close_stamp: u32,
@@ -182,6 +219,7 @@ impl Engine {
             carry_table: HashTable::new(),
             cache_words: 0,
             trans: FxMap::default(),
+            relevant: FxMap::default(),
             symbols,
             symbol_keys,
             stats: EngineStats::default(),
@@ -213,6 +251,7 @@ impl Engine {
             scratch: Vec::new(),
             rows: Default::default(),
             cands: Vec::new(),
+            state_scratch: StateScratch::default(),
             twig_seen: vec![u32::MAX; prog.twig.len()],
             close_stamp: 0,
         };
@@ -246,6 +285,7 @@ impl Engine {
         rt.carry_table.clear();
         rt.cache_words = 0;
         rt.trans.clear();
+        rt.relevant.clear();
         // State 0: the document node, whose push column is always set.
         let carry: &[u32] = if self.prog.flags[DOC as usize] & CARRIES != 0 {
             &[DOC]
@@ -442,30 +482,29 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
     }) {
         return id;
     }
-    let mut accept_parts = Vec::new();
-    let mut leaf_up: Vec<(u32, u64)> = Vec::new();
-    let mut inner = Vec::new();
-    let mut branching = Vec::new();
-    let mut text_conds: Vec<u32> = Vec::new();
+    let mut b = std::mem::take(&mut rt.state_scratch);
+    b.clear();
+    let StateScratch {
+        accept_parts,
+        leaf_up,
+        inner,
+        branching,
+        text_conds,
+    } = &mut b;
+    let tl = &p.twig_lists;
     for &n in exact {
         let flags = p.flags[n as usize];
         if flags & (ACCEPTS | HAS_TWIGS) == 0 {
             continue;
         }
         accept_parts.extend_from_slice(p.accepts.get(n));
-        for &t in p.twigs.get(n) {
-            let tn = &p.twig[t as usize];
-            text_conds.extend_from_slice(&tn.close_conds);
-            if !tn.children.is_empty() {
-                branching.push(t);
-                continue;
-            }
-            if !p.ordered && tn.close_conds.is_empty() && tn.root_of.is_none() {
-                leaf_up.push((t / 64, 1 << (t % 64)));
-            } else {
-                inner.push(t);
-            }
+        if flags & HAS_TWIGS == 0 {
+            continue;
         }
+        leaf_up.extend(tl.leaves.get(n).iter().map(|&t| (t / 64, 1u64 << (t % 64))));
+        inner.extend_from_slice(tl.inner.get(n));
+        branching.extend_from_slice(tl.branching.get(n));
+        text_conds.extend_from_slice(tl.text_conds.get(n));
     }
     leaf_up.sort_unstable_by_key(|&(w, _)| w);
     leaf_up.dedup_by(|b, a| {
@@ -491,19 +530,58 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
     rt.states.push(State {
         exact: exact.into(),
         carry,
-        accept_parts: accept_parts.into(),
-        leaf_up: leaf_up.into(),
-        inner: inner.into(),
-        branching: branching.into(),
-        text_conds: text_conds.into(),
+        accept_parts: accept_parts.as_slice().into(),
+        leaf_up: leaf_up.as_slice().into(),
+        inner: inner.as_slice().into(),
+        branching: branching.as_slice().into(),
+        text_conds: text_conds.as_slice().into(),
         stamp: 0,
     });
+    rt.state_scratch = b;
     let states = &rt.states;
     rt.state_table.insert_unique(h, id, |&i| {
         let s = &states[i as usize];
         hash_state(s.carry, &s.exact)
     });
     id
+}
+
+/// The id of the symbol `key` (a tag, then sorted conditions), interned.
+fn intern_symbol(rt: &mut Runtime, key: &[u32]) -> u32 {
+    if let Some(&id) = rt.symbols.get(key) {
+        return id;
+    }
+    let id = rt.symbol_keys.len() as u32;
+    rt.symbols.insert(key.into(), id);
+    rt.symbol_keys.push(key.into());
+    id
+}
+
+/// The projection of `symbol` onto the relevant conditions recorded for
+/// `rkey` (state and tag; `None` if none are): the symbol of its tag and
+/// those of its conditions that are relevant.
+fn projection(rt: &mut Runtime, symbol: u32, rkey: u64) -> Option<u32> {
+    let relevant = rt.relevant.get(&rkey)?;
+    let key = &rt.symbol_keys[symbol as usize];
+    let mut proj = std::mem::take(&mut rt.scratch);
+    proj.clear();
+    proj.push(key[0]);
+    let mut i = 0;
+    for &c in &key[1..] {
+        i += relevant[i..].partition_point(|&r| r < c);
+        if i < relevant.len() && relevant[i] == c {
+            proj.push(c);
+        }
+    }
+    let id = if proj.len() == key.len() {
+        symbol
+    } else if proj.len() == 1 {
+        key[0]
+    } else {
+        intern_symbol(rt, &proj)
+    };
+    rt.scratch = proj;
+    Some(id)
 }
 
 /// Calls `out` with the children over `//` (`desc`) or `/` with tag key
@@ -597,7 +675,9 @@ impl Run<'_> {
     /// with the element's tag or `*` whose conditions the symbol satisfies.
     /// Each join yields a sorted list (breadth-first numbering, one parent
     /// per node, so no duplicates); merging them gives the sorted row.
-    fn compute(&mut self, state: u32, symbol: u32) -> u32 {
+    /// With `relevant`, also collects the candidates' conditions there
+    /// (unsorted, with repeats).
+    fn compute(&mut self, state: u32, symbol: u32, mut relevant: Option<&mut Vec<u32>>) -> u32 {
         let p = self.p;
         let rt = &mut *self.rt;
         rt.stats.transitions_computed += 1;
@@ -616,9 +696,14 @@ impl Run<'_> {
         for (row, (parents, desc, tag)) in rows.iter_mut().zip(sources) {
             row.clear();
             children(p, parents, desc, tag, |n| {
-                if p.flags[n as usize] & HAS_CONDS == 0
-                    || Self::conds_hold(p.open_conds.get(n), truth)
-                {
+                if p.flags[n as usize] & HAS_CONDS == 0 {
+                    return row.push(n);
+                }
+                let conds = p.open_conds.get(n);
+                if let Some(rel) = relevant.as_deref_mut() {
+                    rel.extend_from_slice(conds);
+                }
+                if Self::conds_hold(conds, truth) {
                     row.push(n);
                 }
             });
@@ -676,6 +761,7 @@ impl Run<'_> {
         rt.state_table.clear();
         rt.carry_table.clear();
         rt.trans.clear();
+        rt.relevant.clear();
         rt.cache_words = 0;
         let mut remap: FxMap<u32, u32> = FxMap::default();
         for i in 0..rt.stack.len() {
@@ -706,17 +792,62 @@ impl Run<'_> {
         key.clear();
         key.push(rt.tag);
         key.extend_from_slice(&rt.truth);
-        let id = match rt.symbols.get(key.as_slice()) {
-            Some(&id) => id,
-            None => {
-                let id = rt.symbol_keys.len() as u32;
-                rt.symbols.insert(key.clone().into_boxed_slice(), id);
-                rt.symbol_keys.push(key.clone().into_boxed_slice());
-                id
-            }
-        };
+        let id = intern_symbol(rt, &key);
         rt.scratch = key;
         id
+    }
+
+    /// The state below `state` for an element with `symbol`: cached, else
+    /// shared with the symbol's projection onto the state's relevant
+    /// conditions, else computed.
+    fn transition(&mut self, state: u32, symbol: u32) -> u32 {
+        let key = (state as u64) << 32 | symbol as u64;
+        if let Some(&n) = self.rt.trans.get(&key) {
+            return n;
+        }
+        if self.rt.cache_words > self.limit {
+            self.flush();
+        }
+        let state = *self.rt.stack.last().unwrap_or(&0);
+        let n = if (symbol as usize) < self.p.ntags {
+            self.compute(state, symbol, None)
+        } else {
+            self.projected_transition(state, symbol)
+        };
+        self.rt
+            .trans
+            .insert((state as u64) << 32 | symbol as u64, n);
+        n
+    }
+
+    /// The transition of `state` on `symbol` (a tag with conditions) through
+    /// its projection: the state's relevant conditions for the tag are
+    /// recorded by the first such transition computed, and symbols with the
+    /// same projection reuse it.
+    fn projected_transition(&mut self, state: u32, symbol: u32) -> u32 {
+        let tag = self.rt.symbol_keys[symbol as usize][0];
+        let rkey = (state as u64) << 32 | tag as u64;
+        if let Some(proj) = projection(self.rt, symbol, rkey) {
+            let pkey = (state as u64) << 32 | proj as u64;
+            if let Some(&n) = self.rt.trans.get(&pkey) {
+                return n;
+            }
+            let n = self.compute(state, proj, None);
+            self.rt.trans.insert(pkey, n);
+            return n;
+        }
+        let mut rel = std::mem::take(&mut self.rt.cands);
+        rel.clear();
+        let n = self.compute(state, symbol, Some(&mut rel));
+        rel.sort_unstable();
+        rel.dedup();
+        let rt = &mut *self.rt;
+        rt.cache_words += rel.len() + 8;
+        rt.relevant.insert(rkey, rel.as_slice().into());
+        rt.cands = rel;
+        let proj = projection(rt, symbol, rkey).expect("just recorded");
+        rt.trans.insert((state as u64) << 32 | proj as u64, n);
+        n
     }
 
     /// Count this element among its siblings and add the positional conditions it meets.
@@ -824,22 +955,8 @@ impl Sink for Run<'_> {
     fn open(&mut self) {
         self.count_siblings();
         let symbol = self.symbol();
-        let rt = &mut *self.rt;
-        let parent = *rt.stack.last().unwrap_or(&0);
-        let next = match rt.trans.get(&((parent as u64) << 32 | symbol as u64)) {
-            Some(&n) => n,
-            None => {
-                if rt.cache_words > self.limit {
-                    self.flush();
-                }
-                let parent = *self.rt.stack.last().unwrap_or(&0);
-                let n = self.compute(parent, symbol);
-                self.rt
-                    .trans
-                    .insert((parent as u64) << 32 | symbol as u64, n);
-                n
-            }
-        };
+        let parent = *self.rt.stack.last().unwrap_or(&0);
+        let next = self.transition(parent, symbol);
         let p = self.p;
         let rt = &mut *self.rt;
         rt.depth += 1;
@@ -905,13 +1022,13 @@ impl Sink for Run<'_> {
                 while bits != 0 {
                     let c = w * 64 + bits.trailing_zeros();
                     bits &= bits - 1;
-                    let t = p.twig_parent[c as usize];
-                    if t != u32::MAX
-                        && rt.twig_seen[t as usize] != rt.close_stamp
-                        && st.exact.binary_search(&p.twig_push[t as usize]).is_ok()
-                    {
-                        rt.twig_seen[t as usize] = rt.close_stamp;
-                        cands.push(t);
+                    for &t in p.twig_parents.get(c) {
+                        if rt.twig_seen[t as usize] != rt.close_stamp
+                            && st.exact.binary_search(&p.twig_push[t as usize]).is_ok()
+                        {
+                            rt.twig_seen[t as usize] = rt.close_stamp;
+                            cands.push(t);
+                        }
                     }
                 }
             }

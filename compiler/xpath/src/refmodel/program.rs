@@ -144,16 +144,63 @@ impl AttrConds {
     }
 }
 
+/// Per push node, its twig nodes sorted the way a state that holds the node
+/// uses them, so building a state copies lists instead of visiting twig
+/// nodes one by one.
+#[derive(Debug, Default)]
+pub(crate) struct TwigLists {
+    /// Leaves that report to the parent whenever their column is set (no
+    /// `text()` conditions, not a part root, unordered designs only).
+    pub leaves: NodeLists,
+    /// The other twig nodes without children (checked at close).
+    pub inner: NodeLists,
+    /// Twig nodes with children.
+    pub branching: NodeLists,
+    /// The `text()` conditions of all its twig nodes.
+    pub text_conds: NodeLists,
+}
+
+impl TwigLists {
+    fn new(push: &[PushNode], twig: &[TwigNode], ordered: bool) -> TwigLists {
+        let mut lists: [Vec<Vec<u32>>; 4] = Default::default();
+        for node in push {
+            let [leaves, inner, branching, text] = lists.each_mut().map(|l| {
+                l.push(Vec::new());
+                l.last_mut().expect("just pushed")
+            });
+            for &t in &node.twigs {
+                let tn = &twig[t as usize];
+                text.extend_from_slice(&tn.close_conds);
+                if !tn.children.is_empty() {
+                    branching.push(t);
+                } else if !ordered && tn.close_conds.is_empty() && tn.root_of.is_none() {
+                    leaves.push(t);
+                } else {
+                    inner.push(t);
+                }
+            }
+        }
+        let [leaves, inner, branching, text_conds] =
+            lists.map(|l| NodeLists::new(l.iter().map(Vec::as_slice)));
+        TwigLists {
+            leaves,
+            inner,
+            branching,
+            text_conds,
+        }
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct Program {
     pub tag_index: FxMap<Box<[u8]>, u32>,
     pub ntags: usize,
     /// Per push node (numbered breadth-first, see the module doc): its
     /// open-time conditions (sorted), the plain-path parts whose leaf it is,
-    /// the twig nodes whose push column it is.
+    /// the twig nodes whose push column it is ([`TwigLists`]).
     pub open_conds: NodeLists,
     pub accepts: NodeLists,
-    pub twigs: NodeLists,
+    pub twig_lists: TwigLists,
     /// Per push node: [`HAS_CONDS`], [`CARRIES`], [`ACCEPTS`], [`HAS_TWIGS`].
     pub flags: Vec<u8>,
     pub twig: Vec<TwigNode>,
@@ -168,9 +215,11 @@ pub(crate) struct Program {
     pub first_kid: Vec<u32>,
     /// Per push node: its axis and tag as its parent orders its children.
     pub kid_key: Vec<u32>,
-    /// Per twig node: its push node, and its parent twig node (`u32::MAX` for roots).
+    /// Per twig node: its push node, and its parent twig nodes (none for
+    /// roots; several where identical branches of different parts were
+    /// shared, see [`SharedTwigs`]).
     pub twig_push: Vec<u32>,
-    pub twig_parent: Vec<u32>,
+    pub twig_parents: NodeLists,
     /// One bit per twig node whose axis is `//` (its reports propagate down).
     pub desc_mask: Vec<u64>,
     pub twig_words: usize,
@@ -255,20 +304,34 @@ impl Program {
                 for w in design.node(n).children.windows(2) {
                     twig[twig_of[w[1].index()] as usize].prev = twig_of[w[0].index()];
                 }
-                push[node_push[n.index()] as usize].twigs.push(t);
             }
         }
         let mut twig_push = vec![0u32; twig.len()];
-        let mut twig_parent = vec![u32::MAX; twig.len()];
-        for (i, node) in design.nodes.iter().enumerate() {
-            let t = twig_of[i];
+        for (i, &t) in twig_of.iter().enumerate() {
             if t != u32::MAX {
                 twig_push[t as usize] = node_push[i];
-                if let Some(par) = node.parent {
-                    twig_parent[t as usize] = twig_of[par.index()];
-                }
             }
         }
+        let ordered = design.order == SiblingOrder::Ordered;
+        let shared = if ordered {
+            SharedTwigs::unshared(twig, twig_push.clone(), desc_bits)
+        } else {
+            SharedTwigs::new(&twig, &twig_push, &desc_bits)
+        };
+        for (old, &new) in shared.new_id.iter().enumerate() {
+            push[twig_push[old] as usize].twigs.push(new);
+        }
+        for node in &mut push {
+            node.twigs.sort_unstable();
+            node.twigs.dedup();
+        }
+        let SharedTwigs {
+            twig,
+            push: twig_push,
+            desc: desc_bits,
+            ..
+        } = shared;
+        let twig_parents = twig_parents(&twig);
         let twig_words = twig.len().div_ceil(64);
         let mut desc_mask = vec![0u64; twig_words];
         for (i, d) in desc_bits.iter().enumerate() {
@@ -400,11 +463,11 @@ impl Program {
 
         let flags = node_flags(&push, &child_edges, &desc_edges);
         Program {
+            twig_lists: TwigLists::new(&push, &twig, ordered),
             tag_index,
             ntags,
             open_conds: NodeLists::new(push.iter().map(|n| &*n.conds)),
             accepts: NodeLists::new(push.iter().map(|n| n.accepts.as_slice())),
-            twigs: NodeLists::new(push.iter().map(|n| n.twigs.as_slice())),
             flags,
             twig,
             child_edges,
@@ -412,7 +475,7 @@ impl Program {
             first_kid,
             kid_key,
             twig_push,
-            twig_parent,
+            twig_parents,
             desc_mask,
             twig_words,
             conds: design.conds.clone(),
@@ -429,7 +492,7 @@ impl Program {
             part_single_query,
             query_nparts,
             longest_literal,
-            ordered: design.order == SiblingOrder::Ordered,
+            ordered,
         }
     }
 
@@ -497,6 +560,107 @@ fn gallop<T>(v: &[T], before: impl Fn(&T) -> bool) -> usize {
     let lo = hi / 2;
     let hi = hi.min(v.len());
     lo + v[lo..hi].partition_point(before)
+}
+
+/// The twig nodes of all parts with identical branches shared (unordered
+/// designs): two non-root twig nodes with the same push node (so the same
+/// axis and test), the same `text()` conditions and the same (shared)
+/// children always report alike, so they get one pop column. Built bottom
+/// up by hash-consing; a shared node may then have several parents.
+struct SharedTwigs {
+    twig: Vec<TwigNode>,
+    /// Per shared twig node: its push node and whether its axis is `//`.
+    push: Vec<u32>,
+    desc: Vec<bool>,
+    /// Per original twig node: its shared id.
+    new_id: Vec<u32>,
+}
+
+/// What makes two non-root twig nodes share a pop column: (push node,
+/// shared children sorted, `text()` conditions).
+type TwigKey = (u32, Box<[u32]>, Box<[u32]>);
+
+impl SharedTwigs {
+    /// Every twig node kept as it is (ordered designs: sibling order links
+    /// branches to their part).
+    fn unshared(twig: Vec<TwigNode>, push: Vec<u32>, desc: Vec<bool>) -> SharedTwigs {
+        let new_id = (0..twig.len() as u32).collect();
+        SharedTwigs {
+            twig,
+            push,
+            desc,
+            new_id,
+        }
+    }
+
+    fn new(twig: &[TwigNode], push: &[u32], desc: &[bool]) -> SharedTwigs {
+        let mut s = SharedTwigs {
+            twig: Vec::new(),
+            push: Vec::new(),
+            desc: Vec::new(),
+            new_id: vec![u32::MAX; twig.len()],
+        };
+        let mut index: FxMap<TwigKey, u32> = FxMap::default();
+        for t in 0..twig.len() as u32 {
+            s.share(t, twig, push, desc, &mut index);
+        }
+        s
+    }
+
+    /// The shared id of original twig node `t` (its children first).
+    fn share(
+        &mut self,
+        t: u32,
+        twig: &[TwigNode],
+        push: &[u32],
+        desc: &[bool],
+        index: &mut FxMap<TwigKey, u32>,
+    ) -> u32 {
+        if self.new_id[t as usize] != u32::MAX {
+            return self.new_id[t as usize];
+        }
+        let tn = &twig[t as usize];
+        let mut kids: Vec<u32> = tn
+            .children
+            .iter()
+            .map(|&c| self.share(c, twig, push, desc, index))
+            .collect();
+        kids.sort_unstable();
+        kids.dedup();
+        let key = (
+            push[t as usize],
+            kids.into_boxed_slice(),
+            tn.close_conds.clone(),
+        );
+        let fresh = self.twig.len() as u32;
+        let id = match tn.root_of {
+            Some(_) => fresh,
+            None => *index.entry(key.clone()).or_insert(fresh),
+        };
+        if id == fresh {
+            self.twig.push(TwigNode {
+                close_conds: key.2,
+                children: key.1,
+                root_of: tn.root_of,
+                prev: u32::MAX,
+            });
+            self.push.push(key.0);
+            self.desc.push(desc[t as usize]);
+        }
+        self.new_id[t as usize] = id;
+        id
+    }
+}
+
+/// Per twig node: the twig nodes that list it as a child.
+fn twig_parents(twig: &[TwigNode]) -> NodeLists {
+    let mut parents: Vec<Vec<u32>> = vec![Vec::new(); twig.len()];
+    for (t, tn) in twig.iter().enumerate() {
+        for &c in tn.children.iter() {
+            parents[c as usize].push(t as u32);
+        }
+    }
+    NodeLists::new(parents.iter().map(Vec::as_slice))
 }
 
 /// The push prefix tree of `design`'s parts, numbered breadth-first: its
