@@ -556,7 +556,7 @@ fn targets(stored: &BTreeMap<String, Figure>) -> Vec<TargetRow> {
         met: ct.map(|v| v < 1.0),
         source: "(c)".into(),
     });
-    rows.extend(wide_targets(&lookup, &seeds));
+    rows.extend(wide_targets(lookup, seeds));
     let rice = lookup("f", &[("N", "32")], "ECP5 Fmax MHz");
     let rice_seeds = seeds("f", &[("N", "32")]);
     rows.push(TargetRow {
@@ -569,12 +569,17 @@ fn targets(stored: &BTreeMap<String, Figure>) -> Vec<TargetRow> {
     rows
 }
 
+/// A row key of a figure's table: (column, value) pairs.
+type RowKey<'a> = [(&'a str, &'a str)];
+
 /// The multi-byte input targets (issue 26), from fig. (g): ECP5 Fmax of a
 /// design at B bytes per clock and the Gbit/s it gives on the NITF
 /// documents.
+/// `lookup`: a number in a figure's table (figure id, row key, column);
+/// `seeds`: ", median of N seeds" of a figure's row.
 fn wide_targets(
-    lookup: &dyn Fn(&str, &[(&str, &str)], &str) -> Option<f64>,
-    seeds: &dyn Fn(&str, &[(&str, &str)]) -> String,
+    lookup: impl Fn(&str, &RowKey, &str) -> Option<f64>,
+    seeds: impl Fn(&str, &RowKey) -> String,
 ) -> Vec<TargetRow> {
     let goals = [
         (

@@ -209,9 +209,9 @@ pub(crate) struct Program {
     pub child_edges: EdgeLists,
     /// The `//` edges per child tag, joined with the carry set.
     pub desc_edges: EdgeLists,
-    /// Per push node: its children are the nodes `first_kid[n]..first_kid[n
-    /// + 1]` (breadth-first numbering), ordered by `kid_key`: the other way
-    /// to find the children with a tag, for long edge lists.
+    /// Per push node `n`: its children are the nodes from `first_kid[n]` up
+    /// to `first_kid[n+1]` (breadth-first numbering), ordered by `kid_key`:
+    /// the other way to find the children with a tag, for long edge lists.
     pub first_kid: Vec<u32>,
     /// Per push node: its axis and tag as its parent orders its children.
     pub kid_key: Vec<u32>,
