@@ -601,4 +601,4 @@ pub fn compact(doc: &[u8], needs: Needs) -> Vec<u8> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

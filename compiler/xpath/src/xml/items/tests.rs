@@ -316,16 +316,7 @@ fn the_model_equals_the_tokenizer_on_repeated_empty_elements() {
     }
 }
 
-fn generated_docs(seed: u64, count: usize) -> Vec<Vec<u8>> {
-    use crate::workload::{DocGen, DocGenConfig, Vocab};
-    let cfg = DocGenConfig {
-        seed,
-        doc_bytes: (200, 3000),
-        ..DocGenConfig::default()
-    };
-    let mut gen = DocGen::new(Vocab::nitf(), cfg);
-    (0..count).map(|_| gen.next_doc()).collect()
-}
+use crate::xml::lanes::tests::generated_docs;
 
 #[test]
 fn the_model_equals_the_tokenizer_on_mutated_documents() {

@@ -170,7 +170,9 @@ fn drop_rule_keeps_events_and_status_on_edge_cases() {
     }
 }
 
-fn generated_docs(seed: u64, count: usize) -> Vec<Vec<u8>> {
+/// `count` generated NITF-like documents of 200–3000 bytes (also the item
+/// model's tests).
+pub(crate) fn generated_docs(seed: u64, count: usize) -> Vec<Vec<u8>> {
     use crate::workload::{DocGen, DocGenConfig, Vocab};
     let cfg = DocGenConfig {
         seed,
