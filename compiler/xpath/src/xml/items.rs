@@ -24,8 +24,12 @@
 //!   end name, through one port;
 //! - the bytes of at most one attribute name, when the design reads
 //!   attribute names ([`ItemRules::attr_names`]): one name matcher;
-//! - at most one reference (`&` .. `;`): one decoder;
-//! - at most one PI target: the `xml` check has one buffer;
+//! - at most one *serial* lane ([`LaneOp::Serial`]): the rare constructs
+//!   whose registers are updated byte by byte (the document's first bytes
+//!   and BOM, `<!` and `<?`, the `CDATA[` and `DOCTYPE` keywords, PI
+//!   targets, references from the `&` to the `;`, the `]` held back in a
+//!   CDATA section) are handled by one copy of the byte-serial logic, fed
+//!   the item's single serial lane;
 //! - at most one *unit* of a compared attribute value or of character
 //!   data, when the design compares them ([`Needs`]): the comparators take
 //!   one unit per clock. A unit is what one lane delivers: a literal byte,
@@ -35,8 +39,8 @@
 //!   it delivers nothing (the rule looks at the lexer state and the byte
 //!   only).
 //!
-//! A name or reference that continues from the previous item or beat is
-//! still the same name. Items are formed greedily from lane 0 of each
+//! A name that continues from the previous item or beat is still the same
+//! name. Items are formed greedily from lane 0 of each
 //! beat: a lane joins the current item unless its op conflicts with the
 //! ops already there, and then starts the next item. An item never spans
 //! two beats, so a beat costs max(1, items) clocks ([`clocks`]).
@@ -108,8 +112,8 @@ pub enum Unit {
 /// error the classification may be meaningless, which is harmless).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LaneOp {
-    /// Nothing the item rules count: whitespace, delimiters, keyword and
-    /// body bytes of comments, PIs, DOCTYPE, an element's `<`.
+    /// Nothing the item rules count: whitespace, delimiters, comment and
+    /// DOCTYPE bodies, an element's `<` and the `/` of `</`.
     Plain,
     /// The `>` ending a start tag: a push.
     Open,
@@ -123,16 +127,15 @@ pub enum LaneOp {
     EndName,
     /// A byte of an attribute name, or the `=` or whitespace ending it.
     AttrName,
-    /// A byte of a PI target, or the `?` or whitespace ending it.
-    PiTarget,
-    /// The `&` starting a reference.
-    RefStart,
-    /// A byte of a reference after the `&`, before the `;`.
-    RefByte,
-    /// The `;` ending a reference: one decoded unit.
-    RefEnd(Unit),
     /// A literal byte of an attribute value or of character data.
     Unit(Unit),
+    /// A lane of a rare construct, taken alone by the byte-serial logic
+    /// (see the module's rules): the document's first byte and a BOM, the
+    /// byte after `<` other than a name or `/`, `<!` up to the keyword's
+    /// end, PI targets and the `?` after them, references (`&` to `;`, the
+    /// `;` delivering a unit), and the bytes after a `]` in a CDATA section
+    /// (delivering the held-back `]` with the byte).
+    Serial(Option<Unit>),
 }
 
 impl LaneOp {
@@ -140,7 +143,10 @@ impl LaneOp {
     pub fn of(state: Lex, b: u8) -> LaneOp {
         use LaneOp as O;
         match state {
+            Lex::Start | Lex::Bom1 | Lex::Bom2 => O::Serial(None),
             Lex::Lt if is_name_start(b) => O::StartName,
+            Lex::Lt if b == b'/' => O::Plain,
+            Lex::Lt => O::Serial(None),
             Lex::StartName if b == b'>' => O::Open,
             Lex::StartName => O::StartName,
             Lex::TagSpace | Lex::AfterAttrValue if b == b'>' => O::Open,
@@ -149,12 +155,13 @@ impl LaneOp {
             Lex::EmptyTagSlash if b == b'>' => O::Empty,
             Lex::EndName | Lex::EndTagSpace if b == b'>' => O::Close,
             Lex::EndName => O::EndName,
-            Lex::PiTarget => O::PiTarget,
+            Lex::Bang | Lex::CdataOpen | Lex::DoctypeOpen => O::Serial(None),
+            Lex::PiTarget | Lex::PiQuestion => O::Serial(None),
             Lex::Content => Self::content(b),
             Lex::AttrValueDq => Self::value(b, b'"'),
             Lex::AttrValueSq => Self::value(b, b'\''),
-            Lex::CdataBody | Lex::CdataBracket1 if b != b']' => O::Unit(Unit::Text),
-            Lex::CdataBracket2 if b != b'>' => O::Unit(Unit::Text),
+            Lex::CdataBody if b != b']' => O::Unit(Unit::Text),
+            Lex::CdataBracket1 | Lex::CdataBracket2 => Self::cdata_bracket(state, b),
             Lex::RefText => Self::reference(b, Unit::Text),
             Lex::RefAttrDq | Lex::RefAttrSq => Self::reference(b, Unit::Value),
             _ => O::Plain,
@@ -164,35 +171,48 @@ impl LaneOp {
     fn content(b: u8) -> LaneOp {
         match b {
             b'<' => LaneOp::Plain,
-            b'&' => LaneOp::RefStart,
+            b'&' => LaneOp::Serial(None),
             _ => LaneOp::Unit(Unit::Text),
         }
     }
 
     fn value(b: u8, quote: u8) -> LaneOp {
         match b {
-            b'&' => LaneOp::RefStart,
+            b'&' => LaneOp::Serial(None),
             _ if b == quote => LaneOp::Plain,
             _ => LaneOp::Unit(Unit::Value),
         }
     }
 
-    fn reference(b: u8, unit: Unit) -> LaneOp {
-        if b == b';' {
-            LaneOp::RefEnd(unit)
-        } else {
-            LaneOp::RefByte
-        }
+    /// After `]` or `]]` in a CDATA section: a byte that delivers the held
+    /// `]` (and itself), except the `]` after one `]` and the `>` of `]]>`.
+    fn cdata_bracket(state: Lex, b: u8) -> LaneOp {
+        let delivers = match state {
+            Lex::CdataBracket1 => b != b']',
+            _ => b != b'>',
+        };
+        LaneOp::Serial(delivers.then_some(Unit::Text))
     }
 
-    /// Whether this lane continues the name or reference of the previous
-    /// lane `prev` (rather than starting one).
+    fn reference(b: u8, unit: Unit) -> LaneOp {
+        LaneOp::Serial((b == b';').then_some(unit))
+    }
+
+    /// Whether this lane continues the name of the previous lane `prev`
+    /// (rather than starting one).
     pub fn continues(self, prev: LaneOp) -> bool {
         use LaneOp as O;
         match self {
-            O::StartName | O::EndName | O::AttrName | O::PiTarget => prev == self,
-            O::RefByte | O::RefEnd(_) => matches!(prev, O::RefStart | O::RefByte),
+            O::StartName | O::EndName | O::AttrName => prev == self,
             _ => false,
+        }
+    }
+
+    /// The unit this lane delivers to a comparator, if any.
+    pub fn unit(self) -> Option<Unit> {
+        match self {
+            LaneOp::Unit(u) | LaneOp::Serial(Some(u)) => Some(u),
+            _ => None,
         }
     }
 }
@@ -234,47 +254,38 @@ struct Load {
     start_name: bool,
     end_name: bool,
     attr_name: bool,
-    reference: bool,
-    pi: bool,
+    serial: bool,
     unit: bool,
 }
 
 impl Load {
-    /// Whether lane op `op` (`cont`: continuing the previous lane's name or
-    /// reference) needs a port the item has used.
+    /// Whether lane op `op` (`cont`: continuing the previous lane's name)
+    /// needs a port the item has used.
     fn conflicts(&self, op: LaneOp, cont: bool, rules: &ItemRules) -> bool {
         use LaneOp as O;
         let new = !cont;
-        match op {
-            O::Plain => false,
+        let port = match op {
+            O::Plain | O::Unit(_) => false,
             O::Open | O::Close | O::Empty => self.stack,
             O::StartName => self.end_name || (self.start_name && new),
             O::EndName => self.start_name || (self.end_name && new),
             O::AttrName => rules.attr_names && self.attr_name && new,
-            O::PiTarget => self.pi && new,
-            O::RefStart => self.reference,
-            O::RefByte => self.reference && new,
-            O::RefEnd(u) => (self.reference && new) || (rules.counts(u) && self.unit),
-            O::Unit(u) => rules.counts(u) && self.unit,
-        }
+            O::Serial(_) => self.serial,
+        };
+        port || (self.unit && op.unit().is_some_and(|u| rules.counts(u)))
     }
 
     fn add(&mut self, op: LaneOp, rules: &ItemRules) {
         use LaneOp as O;
         match op {
-            O::Plain => {}
+            O::Plain | O::Unit(_) => {}
             O::Open | O::Close | O::Empty => self.stack = true,
             O::StartName => self.start_name = true,
             O::EndName => self.end_name = true,
             O::AttrName => self.attr_name = true,
-            O::PiTarget => self.pi = true,
-            O::RefStart | O::RefByte => self.reference = true,
-            O::RefEnd(u) => {
-                self.reference = true;
-                self.unit |= rules.counts(u);
-            }
-            O::Unit(u) => self.unit |= rules.counts(u),
+            O::Serial(_) => self.serial = true,
         }
+        self.unit |= op.unit().is_some_and(|u| rules.counts(u));
     }
 }
 
@@ -314,14 +325,10 @@ pub struct PortBits {
     pub end_name: bool,
     /// An attribute-name lane, only when the design reads attribute names.
     pub attr_name: bool,
-    pub pi: bool,
-    /// Any lane of a reference (`&`, its bytes, `;`; the `&` is always a
-    /// new run).
-    pub reference: bool,
+    pub serial: bool,
     /// A unit the comparators count.
     pub unit: bool,
-    /// The lane starts a name or reference rather than continuing the
-    /// previous lane's.
+    /// The lane starts a name rather than continuing the previous lane's.
     pub new_run: bool,
 }
 
@@ -334,9 +341,8 @@ impl PortBits {
             start_name: op == O::StartName,
             end_name: op == O::EndName,
             attr_name: rules.attr_names && op == O::AttrName,
-            pi: op == O::PiTarget,
-            reference: matches!(op, O::RefStart | O::RefByte | O::RefEnd(_)),
-            unit: matches!(op, O::Unit(u) | O::RefEnd(u) if rules.counts(u)),
+            serial: matches!(op, O::Serial(_)),
+            unit: op.unit().is_some_and(|u| rules.counts(u)),
             new_run: !op.continues(prev),
         }
     }
@@ -350,8 +356,7 @@ impl PortBits {
             || (self.start_name && (or.end_name || (or.start_name && new)))
             || (self.end_name && (or.start_name || (or.end_name && new)))
             || (self.attr_name && or.attr_name && new)
-            || (self.pi && or.pi && new)
-            || (self.reference && or.reference && new)
+            || (self.serial && or.serial)
             || (self.unit && or.unit)
     }
 
@@ -361,8 +366,7 @@ impl PortBits {
             start_name: self.start_name || o.start_name,
             end_name: self.end_name || o.end_name,
             attr_name: self.attr_name || o.attr_name,
-            pi: self.pi || o.pi,
-            reference: self.reference || o.reference,
+            serial: self.serial || o.serial,
             unit: self.unit || o.unit,
             new_run: false,
         }

@@ -379,11 +379,9 @@ fn runs(doc: &[u8]) -> Vec<(LaneOp, usize)> {
             LaneOp::StartName => Some(0),
             LaneOp::EndName => Some(1),
             LaneOp::AttrName => Some(2),
-            LaneOp::PiTarget => Some(3),
-            LaneOp::RefStart | LaneOp::RefByte | LaneOp::RefEnd(_) => Some(4),
             _ => None,
         };
-        if kind != prev_kind || op == LaneOp::RefStart {
+        if kind != prev_kind {
             id += 1;
         }
         prev_kind = kind;
@@ -409,10 +407,9 @@ fn violation(lanes: &[(LaneOp, usize)], rules: &ItemRules) -> Option<String> {
     let starts = ids(&|op| op == LaneOp::StartName);
     let ends = ids(&|op| op == LaneOp::EndName);
     let attrs = ids(&|op| op == LaneOp::AttrName);
-    let pis = ids(&|op| op == LaneOp::PiTarget);
-    let refs = ids(&|op| matches!(op, LaneOp::RefStart | LaneOp::RefByte | LaneOp::RefEnd(_)));
+    let serial = count(&|op| matches!(op, LaneOp::Serial(_)));
     let units = count(&|op| match op {
-        LaneOp::Unit(u) | LaneOp::RefEnd(u) => match u {
+        LaneOp::Unit(u) | LaneOp::Serial(Some(u)) => match u {
             Unit::Value => rules.needs.values,
             Unit::Text => rules.needs.text,
         },
@@ -424,8 +421,7 @@ fn violation(lanes: &[(LaneOp, usize)], rules: &ItemRules) -> Option<String> {
         (ends > 1, "two end names"),
         (starts > 0 && ends > 0, "a start and an end name"),
         (rules.attr_names && attrs > 1, "two attribute names"),
-        (pis > 1, "two PI targets"),
-        (refs > 1, "two references"),
+        (serial > 1, "two serial lanes"),
         (units > 1, "two units"),
     ];
     problems
