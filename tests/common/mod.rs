@@ -8,6 +8,8 @@ use qrtl_xpath::refmodel::{Engine, EngineConfig};
 use qrtl_xpath::syntax::parse_query_file;
 use std::path::PathBuf;
 
+pub mod sax_trace;
+
 /// YFilter's NITF suites (`../shared/data/yfilter-nitf`, see `workload::nitf_dir`).
 pub fn nitf_dir() -> PathBuf {
     qrtl_xpath::workload::nitf_dir()

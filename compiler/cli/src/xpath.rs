@@ -116,8 +116,8 @@ pub struct HwOpts {
     #[arg(long, value_enum, default_value_t = InputArg::Pipelined)]
     input: InputArg,
     /// Document bytes per clock on s_axis (its tdata is 8 times as wide,
-    /// with tkeep above 1): a multi-byte front end passes the bytes the
-    /// parser must see to the byte-serial engine.
+    /// with tkeep above 1): a multi-byte parser takes one beat per clock
+    /// and hands the clusters one event per clock.
     #[arg(long, default_value_t = 1, value_name = "B",
           value_parser = clap::builder::PossibleValuesParser::new(["1", "2", "4", "8"])
               .map(|s| s.parse::<u32>().expect("a listed value")))]

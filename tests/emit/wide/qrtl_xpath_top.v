@@ -11,10 +11,12 @@
 // m_axis: as the byte-serial engine's: per document 2 words, the
 // status word, then the match bitmap.
 //
-// qrtl_wide_in hands the bytes the parser must see to `qrtl_xpath_core` (the
-// byte-serial engine), one per clock; this module only keeps, per
-// document in flight, whether it had a bad beat, and rewrites that
-// document's status word.
+// The parser: qrtl_wide_in lexes each beat and cuts it into items (lanes
+// that use each data port of the back end at most once), qrtl_wide_sax
+// parses an item per clock into events, and qrtl_wide_events hands them
+// to `qrtl_xpath_core` (the clusters and the result lane) one per clock.
+// s_axis stalls only while the queues are full: when items come faster
+// than one per clock, or events faster than the clusters take them.
 `default_nettype none
 
 module qrtl_xpath_top (
@@ -31,9 +33,13 @@ module qrtl_xpath_top (
     output wire        m_axis_tlast
 );
 
-    // ---- the front end ----
-    wire [7:0] b_byte;
-    wire       b_valid, b_ready, b_last, b_bad;
+    // ---- the front end: lanes, items ----
+    wire        i_valid, i_ready, i_last, i_bad;
+    wire [31:0] i_data;
+    wire [23:0] i_state;
+    wire [67:0] i_cls;
+    wire [19:0] i_flags;
+    wire [3:0]  i_act;
     qrtl_wide_in u_in (
         .clk(clk),
         .rst(rst),
@@ -42,62 +48,135 @@ module qrtl_xpath_top (
         .s_tvalid(s_axis_tvalid),
         .s_tready(s_axis_tready),
         .s_tlast(s_axis_tlast),
-        .o_byte(b_byte),
-        .o_valid(b_valid),
-        .o_ready(b_ready),
-        .o_last(b_last),
-        .o_bad(b_bad)
+        .i_valid(i_valid),
+        .i_ready(i_ready),
+        .i_data(i_data),
+        .i_state(i_state),
+        .i_cls(i_cls),
+        .i_flags(i_flags),
+        .i_act(i_act),
+        .i_last(i_last),
+        .i_bad(i_bad)
     );
 
-    // ---- per document in the engine: had it a bad beat? (in order) ----
-    // A document enters with its last byte and leaves with its last result
-    // word; a last byte waits while this queue is full.
-    localparam DF = 16, DAW = 4;
-    reg  [DF-1:0]  doc_bad;
-    reg  [DAW-1:0] dw, dr;
-    reg  [DAW:0]   docs;
-    wire core_ready;
-    wire doc_room = docs != DF[DAW:0];
-    assign b_ready = core_ready && (doc_room || !b_last);
-    wire doc_in = b_valid && b_ready && b_last;
-    wire doc_out = m_axis_tvalid && m_axis_tready && m_axis_tlast;
-    always @(posedge clk) begin
-        if (rst) begin
-            dw <= {DAW{1'b0}};
-            dr <= {DAW{1'b0}};
-            docs <= {(DAW+1){1'b0}};
-            doc_bad <= {DF{1'b0}};
-        end else begin
-            if (doc_in) begin
-                doc_bad[dw] <= b_bad;
-                dw <= dw + 1'b1;
-            end
-            if (doc_out) dr <= dr + 1'b1;
-            docs <= docs + {{DAW{1'b0}}, doc_in} - {{DAW{1'b0}}, doc_out};
-        end
-    end
+    // ---- the back end: an item per clock into events ----
+    wire        e_valid, e_doc_end;
+    wire [3:0]  e_mask;
+    wire [131:0] e_lanes;
+    wire [20:0] e_cp;
+    wire [1:0]  e_status;
+    wire [4:0]  e_reason;
+    qrtl_wide_sax #(
+        .MAX_DEPTH(32),
+        .NAME_STACK_BYTES(2048)
+    ) u_sax (
+        .clk(clk),
+        .rst(rst),
+        .i_valid(i_valid),
+        .i_data(i_data),
+        .i_state(i_state),
+        .i_cls(i_cls),
+        .i_flags(i_flags),
+        .i_act(i_act),
+        .i_last(i_last),
+        .i_bad(i_bad),
+        .e_valid(e_valid),
+        .e_mask(e_mask),
+        .e_lanes(e_lanes),
+        .e_cp(e_cp),
+        .e_doc_end(e_doc_end),
+        .e_status(e_status),
+        .e_reason(e_reason)
+    );
 
-    // ---- the byte-serial engine ----
-    wire [31:0] c_tdata;
+    // ---- the event queue: one event per clock ----
+    wire [7:0] ev_byte;
+    wire        ev_name_byte;
+    wire        ev_name_first;
+    wire        ev_attr_name_byte;
+    wire        ev_attr_name_first;
+    wire        ev_val_start;
+    wire        ev_val_unit;
+    wire        ev_unit_is_cp;
+    wire [7:0] ev_unit_byte;
+    wire [20:0] ev_unit_cp;
+    wire        ev_val_end;
+    wire        ev_open;
+    wire        ev_open_empty;
+    wire        ev_close;
+    wire        ev_text_unit;
+    wire        ev_text_end;
+    wire        ev_doc_end;
+    wire [1:0] ev_status;
+    wire [4:0] ev_reason;
+    wire [7:0]  ev_byte_next;
+    wire        ev_ready;
+    wire        ev_name_end, ev_attr_name_end; // not read by the clusters
+    qrtl_wide_events u_events (
+        .clk(clk),
+        .rst(rst),
+        .e_valid(e_valid),
+        .e_mask(e_mask),
+        .e_lanes(e_lanes),
+        .e_cp(e_cp),
+        .e_doc_end(e_doc_end),
+        .e_status(e_status),
+        .e_reason(e_reason),
+        .i_ready(i_ready),
+        .o_ready(ev_ready),
+        .o_byte(ev_byte),
+        .o_name_byte(ev_name_byte),
+        .o_name_first(ev_name_first),
+        .o_attr_name_byte(ev_attr_name_byte),
+        .o_attr_name_first(ev_attr_name_first),
+        .o_val_start(ev_val_start),
+        .o_val_unit(ev_val_unit),
+        .o_unit_is_cp(ev_unit_is_cp),
+        .o_unit_byte(ev_unit_byte),
+        .o_unit_cp(ev_unit_cp),
+        .o_val_end(ev_val_end),
+        .o_open(ev_open),
+        .o_open_empty(ev_open_empty),
+        .o_close(ev_close),
+        .o_text_unit(ev_text_unit),
+        .o_text_end(ev_text_end),
+        .o_doc_end(ev_doc_end),
+        .o_status(ev_status),
+        .o_reason(ev_reason),
+        .o_byte_next(ev_byte_next),
+        .o_name_end(ev_name_end),
+        .o_attr_name_end(ev_attr_name_end)
+    );
+    wire unused_top = &{1'b0, ev_name_end, ev_attr_name_end};
+
+    // ---- the clusters and the results ----
     qrtl_xpath_core u_core (
         .clk(clk),
         .rst(rst),
-        .s_axis_tdata(b_byte),
-        .s_axis_tvalid(b_valid && (doc_room || !b_last)),
-        .s_axis_tready(core_ready),
-        .s_axis_tlast(b_last),
-        .m_axis_tdata(c_tdata),
+        .ev_byte(ev_byte),
+        .ev_name_byte(ev_name_byte),
+        .ev_name_first(ev_name_first),
+        .ev_attr_name_byte(ev_attr_name_byte),
+        .ev_attr_name_first(ev_attr_name_first),
+        .ev_val_start(ev_val_start),
+        .ev_val_unit(ev_val_unit),
+        .ev_unit_is_cp(ev_unit_is_cp),
+        .ev_unit_byte(ev_unit_byte),
+        .ev_unit_cp(ev_unit_cp),
+        .ev_val_end(ev_val_end),
+        .ev_open(ev_open),
+        .ev_open_empty(ev_open_empty),
+        .ev_close(ev_close),
+        .ev_text_unit(ev_text_unit),
+        .ev_text_end(ev_text_end),
+        .ev_doc_end(ev_doc_end),
+        .ev_status(ev_status),
+        .ev_reason(ev_reason),
+        .ev_byte_next(ev_byte_next),
+        .ev_ready(ev_ready),
+        .m_axis_tdata(m_axis_tdata),
         .m_axis_tvalid(m_axis_tvalid),
         .m_axis_tready(m_axis_tready),
         .m_axis_tlast(m_axis_tlast)
     );
-
-    // ---- status words of bad documents ----
-    reg  first_word; // the next result word is a status word
-    always @(posedge clk) begin
-        if (rst) first_word <= 1'b1;
-        else if (m_axis_tvalid && m_axis_tready) first_word <= m_axis_tlast;
-    end
-    localparam [31:0] BAD_BEAT_WORD = {25'd0, 5'd18, 2'd1};
-    assign m_axis_tdata = (first_word && doc_bad[dr]) ? BAD_BEAT_WORD : c_tdata;
 endmodule

@@ -16,16 +16,18 @@ use std::collections::BTreeMap;
 
 use askama::Template;
 
-use crate::xml::lanes::{self, Class, Drop, Lex, Needs, Pred, CONTENT_SPECIAL};
+use crate::xml::lanes::{self, Class, Lex, Needs, Pred};
 
 /// The multi-byte front end's parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WideParams {
     /// Document bytes per clock: 2, 4 or 8.
     pub lanes: u32,
-    /// What the design reads (values, character data): bytes only these
-    /// feed are dropped when the design has none.
+    /// What the design compares (values, character data): the units the
+    /// items count, and the events the back end passes on.
     pub needs: Needs,
+    /// The design reads attribute names (it has attribute conditions).
+    pub attr_names: bool,
 }
 
 /// Entries of the front end's FIFO (beats holding kept bytes): enough for
@@ -35,13 +37,15 @@ pub const WIDE_FIFO_DEPTH: u32 = 64;
 /// The bytes per clock the front end supports (1: no front end).
 pub const BYTES_PER_CLOCK: [u32; 4] = [1, 2, 4, 8];
 
-/// Clock cycles a beat spends in the front end before its first kept
-/// byte can leave (input, classes, transitions, the product tree, the
-/// lane states, the drop stage, the FIFO and its head register).
+/// Clock cycles from accepting a document's last beat (one item) to its
+/// end reaching the clusters: the front end's stages (input, classes,
+/// transitions, the product tree, the lane states, ops, the splitter's two
+/// stages), its FIFO and head, the item register; the back end's output
+/// register; the event queue's FIFO, head and its two output registers.
 pub fn wide_latency(lanes: u32) -> u32 {
     let levels = lanes.trailing_zeros();
     let chain = lanes / 2;
-    3 + levels + chain + 1 + 2
+    3 + levels + chain + 3 + 3 + 1 + 4
 }
 
 /// A transition matrix of the lexer: its nonzero entries (from, to) and
@@ -182,17 +186,15 @@ struct StageLine {
 #[template(path = "wide_in.v", escape = "none")]
 struct WideInTemplate {
     lanes: u32,
+    /// Class bits of a beat (lanes x classes).
+    cls_bits: usize,
     needs_values: bool,
     needs_text: bool,
-    /// The design does not read character data: its runs are dropped
-    /// (`Drop::Content`, with its look-back).
-    content_drop: bool,
+    attr_names: bool,
     states: Vec<StateLine>,
     classes: Vec<ClassLine>,
     trans: Vec<Bit>,
     step: Vec<Bit>,
-    drop_terms: Vec<String>,
-    plain_expr: String,
     levels: Vec<TreeLevel>,
     /// Per state: the recurrence's OR terms on `lx` and the beat matrix.
     recur: Vec<Bit>,
@@ -237,29 +239,6 @@ fn class_line(cl: Class, index: usize) -> ClassLine {
     }
 }
 
-/// The drop rule of each state as OR terms on `st`, the class vector `c`
-/// and the previous byte's `prev_plain` / `prev_ws`.
-fn drop_terms(needs: Needs) -> Vec<String> {
-    let mut terms = Vec::new();
-    for row in &lanes::TABLE {
-        if row.unless_needed.is_some_and(|n| needs.has(n)) {
-            continue;
-        }
-        let st = format!("st[{}]", row.state.rtl_name());
-        let cond = match row.drop {
-            Drop::Never => continue,
-            Drop::If(p) => pred_expr(p),
-            Drop::Unless(p) => format!("!{}", pred_expr(p)),
-            Drop::Content => format!(
-                "!{} && prev_plain && (c[C_WS] || !prev_ws)",
-                pred_expr(CONTENT_SPECIAL)
-            ),
-        };
-        terms.push(format!("({st} && {cond})"));
-    }
-    terms
-}
-
 /// The Verilog text of module `qrtl_wide_in` for `p`.
 ///
 /// # Panics
@@ -273,18 +252,8 @@ pub fn wide_in_module(p: &WideParams) -> String {
     );
     let b = p.lanes as usize;
     let (t, t_exprs) = step_matrix();
-    let states = Lex::all()
-        .map(|s| StateLine {
-            name: s.rtl_name(),
-            index: s.index(),
-            comment: format!("{s:?}"),
-        })
-        .collect();
-    let classes = Class::ALL
-        .iter()
-        .enumerate()
-        .map(|(i, &c)| class_line(c, i))
-        .collect();
+    let states = state_lines();
+    let classes = class_lines();
     let trans: Vec<Bit> = t
         .entries
         .iter()
@@ -437,7 +406,9 @@ pub fn wide_in_module(p: &WideParams) -> String {
         stages.push((stage.clone(), true));
         chain_prev = stage;
     }
-    stages.push(("d".into(), false));
+    for stage in ["o", "s1", "s2"] {
+        stages.push((stage.into(), true));
+    }
     let stage_count = 1 + stages.len() as u32;
     let stage_lines: Vec<StageLine> = stages
         .iter()
@@ -453,22 +424,16 @@ pub fn wide_in_module(p: &WideParams) -> String {
             copy: i > 0 && *cls,
         })
         .collect();
-    let plain_expr = format!(
-        "st[{}] && !{}",
-        Lex::Content.rtl_name(),
-        pred_expr(CONTENT_SPECIAL)
-    );
     let tmpl = WideInTemplate {
         lanes: p.lanes,
+        cls_bits: b * Class::ALL.len(),
         needs_values: p.needs.values,
         needs_text: p.needs.text,
-        content_drop: !p.needs.text,
+        attr_names: p.attr_names,
         states,
         classes,
         trans,
         step,
-        drop_terms: drop_terms(p.needs),
-        plain_expr,
         levels,
         recur,
         chain,
@@ -478,10 +443,149 @@ pub fn wide_in_module(p: &WideParams) -> String {
         last_stage: chain_prev,
         fifo_depth: WIDE_FIFO_DEPTH,
         fifo_aw: WIDE_FIFO_DEPTH.trailing_zeros(),
-        // Stage a, the stages to d, and the registered s_tready's clock.
-        reserve: stage_count + 2,
+        // Stage a, the stages to s2, s_tready's register, and the clock
+        // by which the count it is loaded from is old.
+        reserve: stage_count + 3,
     };
     let mut v = tmpl.render().expect("the wide_in.v template renders");
+    v.push('\n');
+    v
+}
+
+/// A signal of the byte-serial event protocol (`qrtl_sax`'s outputs).
+struct StageSig {
+    name: &'static str,
+    width: u32,
+}
+
+fn stage_sigs() -> Vec<StageSig> {
+    super::xpath::STAGE_SIGS
+        .iter()
+        .map(|&(name, width, _)| StageSig { name, width })
+        .collect()
+}
+
+/// The sizes of the back end's registers and memories.
+struct SaxSizes {
+    addr_width: u32,
+    bank_addr_width: u32,
+    bank_words: u64,
+    depth_width: u32,
+    /// Index bits of the starts memory (MAX_DEPTH entries).
+    starts_width: u32,
+}
+
+fn clog2(x: u64) -> u32 {
+    if x <= 1 {
+        0
+    } else {
+        64 - (x - 1).leading_zeros()
+    }
+}
+
+fn sax_sizes(lanes: u32, max_depth: u32, name_stack_bytes: u32) -> SaxSizes {
+    let lb = lanes.trailing_zeros();
+    // Byte addresses 0 .. NAME_STACK_BYTES - 1, and the fill up to it.
+    let na = clog2(u64::from(name_stack_bytes.max(1)));
+    let bank_addr_width = na.saturating_sub(lb).max(1);
+    SaxSizes {
+        addr_width: (na + 1).max(lb + bank_addr_width),
+        bank_addr_width,
+        bank_words: 1u64 << bank_addr_width,
+        depth_width: clog2(u64::from(max_depth) + 1).max(1),
+        starts_width: clog2(u64::from(max_depth)).max(1),
+    }
+}
+
+/// The back end's parameters (besides the front end's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WideSaxParams {
+    pub wide: WideParams,
+    pub max_depth: u32,
+    pub name_stack_bytes: u32,
+}
+
+#[derive(Template)]
+#[template(path = "wide_sax.v", escape = "none")]
+struct WideSaxTemplate {
+    lanes: u32,
+    cls_bits: usize,
+    lanes_log2: u32,
+    needs_values: bool,
+    needs_text: bool,
+    attr_names: bool,
+    max_depth: u32,
+    name_stack_bytes: u32,
+    addr_width: u32,
+    bank_addr_width: u32,
+    bank_words: u64,
+    depth_width: u32,
+    starts_width: u32,
+    bad_beat_reason: u8,
+    states: Vec<StateLine>,
+    classes: Vec<ClassLine>,
+}
+
+fn state_lines() -> Vec<StateLine> {
+    Lex::all()
+        .map(|s| StateLine {
+            name: s.rtl_name(),
+            index: s.index(),
+            comment: format!("{s:?}"),
+        })
+        .collect()
+}
+
+fn class_lines() -> Vec<ClassLine> {
+    Class::ALL
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| class_line(c, i))
+        .collect()
+}
+
+/// The Verilog text of module `qrtl_wide_sax`, the item back end.
+pub fn wide_sax_module(p: &WideSaxParams) -> String {
+    let sizes = sax_sizes(p.wide.lanes, p.max_depth, p.name_stack_bytes);
+    let mut v = WideSaxTemplate {
+        lanes: p.wide.lanes,
+        cls_bits: p.wide.lanes as usize * Class::ALL.len(),
+        lanes_log2: p.wide.lanes.trailing_zeros(),
+        needs_values: p.wide.needs.values,
+        needs_text: p.wide.needs.text,
+        attr_names: p.wide.attr_names,
+        max_depth: p.max_depth,
+        name_stack_bytes: p.name_stack_bytes,
+        addr_width: sizes.addr_width,
+        bank_addr_width: sizes.bank_addr_width,
+        bank_words: sizes.bank_words,
+        depth_width: sizes.depth_width,
+        starts_width: sizes.starts_width,
+        bad_beat_reason: crate::xml::XmlError::BadBeat.code(),
+        states: state_lines(),
+        classes: class_lines(),
+    }
+    .render()
+    .expect("the wide_sax.v template renders");
+    v.push('\n');
+    v
+}
+
+#[derive(Template)]
+#[template(path = "wide_events.v", escape = "none")]
+struct WideEventsTemplate {
+    lanes: u32,
+    stage_sigs: Vec<StageSig>,
+}
+
+/// The Verilog text of module `qrtl_wide_events`, the event queue.
+pub fn wide_events_module(lanes: u32) -> String {
+    let mut v = WideEventsTemplate {
+        lanes,
+        stage_sigs: stage_sigs(),
+    }
+    .render()
+    .expect("the wide_events.v template renders");
     v.push('\n');
     v
 }
@@ -490,21 +594,38 @@ pub fn wide_in_module(p: &WideParams) -> String {
 #[template(path = "wide_top.v", escape = "none")]
 struct WideTopTemplate {
     lanes: u32,
+    cls_bits: usize,
     bad_beat_reason: u8,
     core: String,
     queries: usize,
     result_words: u32,
+    max_depth: u32,
+    name_stack_bytes: u32,
+    stage_sigs: Vec<StageSig>,
 }
 
-/// The Verilog text of the top `qrtl_xpath_top` for B > 1 lanes: the front
-/// end in front of the byte-serial engine `core`.
-pub fn wide_top_module(lanes: u32, core: &str, queries: usize, result_words: u32) -> String {
+/// The top `qrtl_xpath_top` for B > 1 lanes: what it wraps.
+pub struct WideTop<'a> {
+    pub sax: &'a WideSaxParams,
+    /// The clusters' and results' module (`qrtl_xpath_core`).
+    pub core: &'a str,
+    pub queries: usize,
+    pub result_words: u32,
+}
+
+/// The Verilog text of the top `qrtl_xpath_top` for B > 1 lanes: the
+/// front end, the back end and the event queue in front of `core`.
+pub fn wide_top_module(t: &WideTop) -> String {
     let mut v = WideTopTemplate {
-        lanes,
+        lanes: t.sax.wide.lanes,
+        cls_bits: t.sax.wide.lanes as usize * Class::ALL.len(),
         bad_beat_reason: crate::xml::XmlError::BadBeat.code(),
-        core: core.to_string(),
-        queries,
-        result_words,
+        core: t.core.to_string(),
+        queries: t.queries,
+        result_words: t.result_words,
+        max_depth: t.sax.max_depth,
+        name_stack_bytes: t.sax.name_stack_bytes,
+        stage_sigs: stage_sigs(),
     }
     .render()
     .expect("the wide_top.v template renders");
@@ -522,6 +643,7 @@ mod tests {
             let v = wide_in_module(&WideParams {
                 lanes,
                 needs: Needs::default(),
+                attr_names: false,
             });
             assert!(v.contains("module qrtl_wide_in"));
             let top = format!("p{}_m0", lanes.trailing_zeros());

@@ -448,6 +448,109 @@ pub fn parse_items<S: Sink>(
     backend.finish(lex[doc.len()])
 }
 
+/// The events the back end hands the clusters for each item of `doc` (as
+/// [`items`] cuts them), one per clock through the event queue: one per
+/// lane with an event the clusters read (a start name's byte; an open, a
+/// `/>` or a close; with attribute names, an attribute name's byte and a
+/// value's start and end; with value comparisons, a value unit; with
+/// `text()`, a text unit or a text node's end), one more per `]` a CDATA
+/// lane delivers before its own unit, and the document's end (on its last
+/// item). Lanes after the document's first error have none.
+pub fn events(doc: &[u8], config: XmlConfig, rules: &ItemRules) -> Vec<u64> {
+    let items = items(doc, rules);
+    let lex = lex_states(doc);
+    let width = rules.width();
+    let mut backend = Backend::new(config);
+    let mut count = LaneEvents::default();
+    let mut out = vec![0u64; items.len()];
+    'items: for (k, it) in items.iter().enumerate() {
+        backend.begin_item();
+        for i in it.beat * width + it.lo..it.beat * width + it.hi {
+            count.clear();
+            let failed = backend.lane(lex[i], doc[i], &mut count).is_err();
+            out[k] += count.events(lex[i], doc[i], failed, rules);
+            if failed {
+                break 'items;
+            }
+        }
+    }
+    if let Some(last) = out.last_mut() {
+        *last += 1;
+    }
+    out
+}
+
+/// The sink calls of one lane (every attribute and text node wanted).
+#[derive(Default)]
+struct LaneEvents {
+    stack: bool,
+    attr_end: bool,
+    text_end: bool,
+    values: u64,
+    texts: u64,
+}
+
+impl LaneEvents {
+    fn clear(&mut self) {
+        *self = LaneEvents::default();
+    }
+
+    /// The lane's events in the queue, from its calls and (for the events
+    /// the tokenizer reports later, at a name's end) its state and byte.
+    fn events(&self, st: Lex, b: u8, failed: bool, rules: &ItemRules) -> u64 {
+        let name = !failed
+            && ((st == Lex::Lt && is_name_start(b)) || (st == Lex::StartName && is_name_char(b)));
+        let attr = !failed
+            && rules.attr_names
+            && ((st == Lex::TagSpace && is_name_start(b))
+                || (st == Lex::AttrName && is_name_char(b))
+                || (st == Lex::AttrEq && (b == b'"' || b == b'\'')));
+        let needs = rules.needs;
+        let any = name
+            || attr
+            || self.stack
+            || (rules.attr_names && self.attr_end)
+            || (needs.values && self.values > 0)
+            || (needs.text && (self.texts > 0 || self.text_end));
+        let held = if needs.text {
+            self.texts.saturating_sub(1)
+        } else {
+            0
+        };
+        u64::from(any) + held
+    }
+}
+
+impl Sink for LaneEvents {
+    fn start_name(&mut self, _: &[u8], _: u32) -> bool {
+        true
+    }
+    fn attr_start(&mut self, _: &[u8]) -> bool {
+        true
+    }
+    fn attr_value(&mut self, _: &[u8]) {
+        self.values += 1;
+    }
+    fn attr_end(&mut self) {
+        self.attr_end = true;
+    }
+    fn open(&mut self) {
+        self.stack = true;
+    }
+    fn close(&mut self) {
+        self.stack = true;
+    }
+    fn wants_text(&mut self) -> bool {
+        true
+    }
+    fn text(&mut self, _: &[u8]) {
+        self.texts += 1;
+    }
+    fn text_end(&mut self) {
+        self.text_end = true;
+    }
+}
+
 // ---- the data path ----
 
 const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];

@@ -1,6 +1,7 @@
 //! The lexer of the multi-byte front end (`--bytes-per-clock` B > 1): the
-//! model that `emit::wide` prints as RTL, and the rule that decides which
-//! bytes the byte-serial parser behind it may skip.
+//! model that `emit::wide` prints as RTL. It gives, for every byte, the
+//! tokenizer state that consumes it: the control of the item back end
+//! ([`super::items`]).
 //!
 //! # Why a second machine
 //!
@@ -22,21 +23,6 @@
 //! need: `Misc` and `Text` are both [`Lex::Content`], keyword positions and
 //! reference sub-states collapse), and after an error it may be wrong,
 //! which is harmless because the parser ignores everything after it.
-//!
-//! # Which bytes are skipped
-//!
-//! A byte is *droppable* ([`Droppable::at`]) when consuming it leaves the
-//! tokenizer's state and registers unchanged and produces no event that the
-//! design reads and no error: whitespace between attributes, comment, PI
-//! and DOCTYPE bodies, and (when the design has no value or `text()`
-//! comparison) the characters of attribute values, character data and
-//! CDATA sections after the first. Bytes that may reveal an error, and
-//! every byte of names, references and delimiters, are kept; so is a
-//! document's last byte. The parser behind the front end then sees the
-//! kept bytes only and produces the same events, the same status and the
-//! same reason as on the whole document (`tests` below, and
-//! `tests/sax_rtl.rs` for the RTL). Only error positions (line, column,
-//! offset) differ, and the hardware does not report them.
 
 /// Byte classes the lexer's transitions test (the front end decodes them
 /// per lane, like `qrtl_sax`'s stage 1).
@@ -190,71 +176,24 @@ pub enum Lex {
     RefAttrSq,
 }
 
-/// When a state's byte may be skipped (see [`Droppable`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Drop {
-    Never,
-    /// If the byte is in the set.
-    If(Pred),
-    /// If the byte is in none of the classes.
-    Unless(Pred),
-    /// Character data: see [`Droppable::at`].
-    Content,
-}
-
-/// What the design reads besides names and structure: a byte that only
-/// feeds such a comparison is droppable when the design has none.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Need {
-    /// Attribute values (value comparisons).
-    Values,
-    /// Character data (`text()` tests).
-    Text,
-}
-
 /// One state of the table: transitions in order (the first whose class
-/// set holds the byte wins), the state for any other byte, and when the
-/// byte is droppable.
+/// set holds the byte wins), and the state for any other byte.
 pub struct Row {
     pub state: Lex,
     pub edges: &'static [(Pred, Lex)],
     pub otherwise: Lex,
-    pub drop: Drop,
-    /// The drop rule applies only when the design does not read this.
-    pub unless_needed: Option<Need>,
 }
 
 use Class as C;
 use Lex as L;
 
 const WS: Pred = &[C::Ws];
-/// Content bytes never dropped: they start markup or a reference, or take
-/// part in `]]>`.
-pub const CONTENT_SPECIAL: Pred = &[C::Lt, C::Amp, C::Rsqb, C::Gt];
 
-const fn row(state: Lex, edges: &'static [(Pred, Lex)], otherwise: Lex, drop: Drop) -> Row {
+const fn row(state: Lex, edges: &'static [(Pred, Lex)], otherwise: Lex) -> Row {
     Row {
         state,
         edges,
         otherwise,
-        drop,
-        unless_needed: None,
-    }
-}
-
-const fn row_needing(
-    state: Lex,
-    edges: &'static [(Pred, Lex)],
-    otherwise: Lex,
-    drop: Drop,
-    need: Need,
-) -> Row {
-    Row {
-        state,
-        edges,
-        otherwise,
-        drop,
-        unless_needed: Some(need),
     }
 }
 
@@ -267,16 +206,13 @@ pub const TABLE: [Row; 35] = [
         L::Start,
         &[(&[C::Bom0], L::Bom1), (&[C::Lt], L::Lt)],
         L::Content,
-        Drop::Never,
     ),
-    row(L::Bom1, &[], L::Bom2, Drop::Never),
-    row(L::Bom2, &[], L::Content, Drop::Never),
-    row_needing(
+    row(L::Bom1, &[], L::Bom2),
+    row(L::Bom2, &[], L::Content),
+    row(
         L::Content,
         &[(&[C::Lt], L::Lt), (&[C::Amp], L::RefText)],
         L::Content,
-        Drop::Content,
-        Need::Text,
     ),
     // Lt: a name start begins a start tag; other bytes are errors.
     row(
@@ -287,7 +223,6 @@ pub const TABLE: [Row; 35] = [
             (&[C::Excl], L::Bang),
         ],
         L::StartName,
-        Drop::Never,
     ),
     row(
         L::StartName,
@@ -297,7 +232,6 @@ pub const TABLE: [Row; 35] = [
             (WS, L::TagSpace),
         ],
         L::StartName,
-        Drop::Never,
     ),
     row(
         L::TagSpace,
@@ -307,20 +241,13 @@ pub const TABLE: [Row; 35] = [
             (&[C::Slash], L::EmptyTagSlash),
         ],
         L::AttrName,
-        Drop::If(WS),
     ),
     row(
         L::AttrName,
         &[(&[C::Eq], L::AttrEq), (WS, L::AttrAfterName)],
         L::AttrName,
-        Drop::Never,
     ),
-    row(
-        L::AttrAfterName,
-        &[(WS, L::AttrAfterName)],
-        L::AttrEq,
-        Drop::If(WS),
-    ),
+    row(L::AttrAfterName, &[(WS, L::AttrAfterName)], L::AttrEq),
     row(
         L::AttrEq,
         &[
@@ -329,95 +256,66 @@ pub const TABLE: [Row; 35] = [
             (&[C::Squote], L::AttrValueSq),
         ],
         L::AttrEq,
-        Drop::If(WS),
     ),
-    row_needing(
+    row(
         L::AttrValueDq,
         &[(&[C::Dquote], L::AfterAttrValue), (&[C::Amp], L::RefAttrDq)],
         L::AttrValueDq,
-        Drop::Unless(&[C::Dquote, C::Amp, C::Lt]),
-        Need::Values,
     ),
-    row_needing(
+    row(
         L::AttrValueSq,
         &[(&[C::Squote], L::AfterAttrValue), (&[C::Amp], L::RefAttrSq)],
         L::AttrValueSq,
-        Drop::Unless(&[C::Squote, C::Amp, C::Lt]),
-        Need::Values,
     ),
     row(
         L::AfterAttrValue,
         &[(&[C::Gt], L::Content), (&[C::Slash], L::EmptyTagSlash)],
         L::TagSpace,
-        Drop::Never,
     ),
-    row(L::EmptyTagSlash, &[], L::Content, Drop::Never),
+    row(L::EmptyTagSlash, &[], L::Content),
     row(
         L::EndName,
         &[(&[C::Gt], L::Content), (WS, L::EndTagSpace)],
         L::EndName,
-        Drop::Never,
     ),
-    row(
-        L::EndTagSpace,
-        &[(WS, L::EndTagSpace)],
-        L::Content,
-        Drop::If(WS),
-    ),
+    row(L::EndTagSpace, &[(WS, L::EndTagSpace)], L::Content),
     // Bang: `-`, `[`, or the `D` of DOCTYPE.
     row(
         L::Bang,
         &[(&[C::Dash], L::CommentOpen), (&[C::Lsqb], L::CdataOpen)],
         L::DoctypeOpen,
-        Drop::Never,
     ),
-    row(L::CommentOpen, &[], L::CommentBody, Drop::Never),
+    row(L::CommentOpen, &[], L::CommentBody),
     row(
         L::CommentBody,
         &[(&[C::Dash], L::CommentDash1)],
         L::CommentBody,
-        Drop::Unless(&[C::Dash]),
     ),
     row(
         L::CommentDash1,
         &[(&[C::Dash], L::CommentDash2)],
         L::CommentBody,
-        Drop::Never,
     ),
-    row(L::CommentDash2, &[], L::Content, Drop::Never),
+    row(L::CommentDash2, &[], L::Content),
     // `CDATA[` holds one `[`, its last byte.
+    row(L::CdataOpen, &[(&[C::Lsqb], L::CdataBody)], L::CdataOpen),
     row(
-        L::CdataOpen,
-        &[(&[C::Lsqb], L::CdataBody)],
-        L::CdataOpen,
-        Drop::Never,
-    ),
-    row_needing(
         L::CdataBody,
         &[(&[C::Rsqb], L::CdataBracket1)],
         L::CdataBody,
-        Drop::Unless(&[C::Rsqb]),
-        Need::Text,
     ),
     row(
         L::CdataBracket1,
         &[(&[C::Rsqb], L::CdataBracket2)],
         L::CdataBody,
-        Drop::Never,
     ),
     row(
         L::CdataBracket2,
         &[(&[C::Gt], L::Content), (&[C::Rsqb], L::CdataBracket2)],
         L::CdataBody,
-        Drop::Never,
     ),
     // `DOCTYPE` holds no whitespace; the whitespace after it starts the body.
-    row(
-        L::DoctypeOpen,
-        &[(WS, L::DoctypeBody)],
-        L::DoctypeOpen,
-        Drop::Never,
-    ),
+    row(L::DoctypeOpen, &[(WS, L::DoctypeBody)], L::DoctypeOpen),
     row(
         L::DoctypeBody,
         &[
@@ -426,57 +324,32 @@ pub const TABLE: [Row; 35] = [
             (&[C::Squote], L::DoctypeSq),
         ],
         L::DoctypeBody,
-        Drop::Unless(&[C::Gt, C::Lsqb, C::Dquote, C::Squote, C::Lt]),
     ),
     row(
         L::DoctypeDq,
         &[(&[C::Dquote], L::DoctypeBody)],
         L::DoctypeDq,
-        Drop::Unless(&[C::Dquote]),
     ),
     row(
         L::DoctypeSq,
         &[(&[C::Squote], L::DoctypeBody)],
         L::DoctypeSq,
-        Drop::Unless(&[C::Squote]),
     ),
     row(
         L::PiTarget,
         &[(&[C::Qmark], L::PiQuestion), (WS, L::PiBody)],
         L::PiTarget,
-        Drop::Never,
     ),
-    row(
-        L::PiBody,
-        &[(&[C::Qmark], L::PiQuestion)],
-        L::PiBody,
-        Drop::Unless(&[C::Qmark]),
-    ),
+    row(L::PiBody, &[(&[C::Qmark], L::PiQuestion)], L::PiBody),
     row(
         L::PiQuestion,
         &[(&[C::Gt], L::Content), (&[C::Qmark], L::PiQuestion)],
         L::PiBody,
-        Drop::Never,
     ),
     // A reference ends at its `;` (a `;` anywhere else is an error).
-    row(
-        L::RefText,
-        &[(&[C::Semi], L::Content)],
-        L::RefText,
-        Drop::Never,
-    ),
-    row(
-        L::RefAttrDq,
-        &[(&[C::Semi], L::AttrValueDq)],
-        L::RefAttrDq,
-        Drop::Never,
-    ),
-    row(
-        L::RefAttrSq,
-        &[(&[C::Semi], L::AttrValueSq)],
-        L::RefAttrSq,
-        Drop::Never,
-    ),
+    row(L::RefText, &[(&[C::Semi], L::Content)], L::RefText),
+    row(L::RefAttrDq, &[(&[C::Semi], L::AttrValueDq)], L::RefAttrDq),
+    row(L::RefAttrSq, &[(&[C::Semi], L::AttrValueSq)], L::RefAttrSq),
 ];
 
 impl Lex {
@@ -515,7 +388,8 @@ impl Lex {
     }
 }
 
-/// What the design reads (see [`Need`]).
+/// What the design compares besides names and structure: attribute
+/// values, character data (`text()`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Needs {
     pub values: bool,
@@ -542,62 +416,6 @@ impl Needs {
             text: true,
         },
     ];
-
-    pub fn has(self, need: Need) -> bool {
-        match need {
-            Need::Values => self.values,
-            Need::Text => self.text,
-        }
-    }
-}
-
-/// The drop decision, byte by byte. `Content` looks one byte back: the
-/// first byte of a character-data run is kept (outside the root element a
-/// non-whitespace byte is an error, and a text node starts there), and so
-/// is the first non-whitespace byte after whitespace, so a kept byte of the
-/// run is an error outside the root exactly when the run holds one.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Droppable {
-    /// The previous byte was character data other than [`CONTENT_SPECIAL`].
-    prev_plain: bool,
-    /// ... and whitespace.
-    prev_ws: bool,
-}
-
-impl Droppable {
-    /// Whether byte `b`, consumed in `state`, may be skipped; then remember
-    /// it for the next byte's decision.
-    pub fn at(&mut self, state: Lex, b: u8, needs: Needs) -> bool {
-        let row = state.row();
-        let needed = row.unless_needed.is_some_and(|n| needs.has(n));
-        let ws = Class::Ws.contains(b);
-        let plain = state == Lex::Content && !matches(CONTENT_SPECIAL, b);
-        let drop = !needed
-            && match row.drop {
-                Drop::Never => false,
-                Drop::If(pred) => matches(pred, b),
-                Drop::Unless(pred) => !matches(pred, b),
-                Drop::Content => plain && self.prev_plain && (ws || !self.prev_ws),
-            };
-        self.prev_plain = plain;
-        self.prev_ws = ws;
-        drop
-    }
-}
-
-/// The bytes of `doc` the front end passes on: every byte that is not
-/// droppable, and the last byte.
-pub fn compact(doc: &[u8], needs: Needs) -> Vec<u8> {
-    let mut state = Lex::Start;
-    let mut drop = Droppable::default();
-    let mut out = Vec::with_capacity(doc.len());
-    for (i, &b) in doc.iter().enumerate() {
-        if !drop.at(state, b, needs) || i + 1 == doc.len() {
-            out.push(b);
-        }
-        state = state.next(b);
-    }
-    out
 }
 
 #[cfg(test)]

@@ -28,11 +28,15 @@ mod nodes;
 mod plan;
 mod scope;
 mod top;
+pub(crate) use top::STAGE_SIGS;
 mod trie;
 
 use super::sax::{sax_module, SaxParams};
 use super::values::vcmp_module;
-use super::wide::{wide_in_module, wide_latency, wide_top_module, WideParams};
+use super::wide::{
+    wide_events_module, wide_in_module, wide_latency, wide_sax_module, wide_top_module, WideParams,
+    WideSaxParams, WideTop,
+};
 use crate::ir::stacks::StackDesign;
 use crate::ir::xpath::CondKind;
 use crate::xml::lanes::Needs;
@@ -190,13 +194,17 @@ pub const MEM_GROUP_BITS: usize = 32;
 
 /// Emit the whole design.
 pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
-    let mut files = vec![RtlFile {
-        name: "qrtl_sax.v".to_string(),
-        text: sax_module(&SaxParams {
-            max_depth: d.max_depth,
-            name_stack_bytes: config.name_stack_bytes,
-        }),
-    }];
+    let lanes = config.bytes_per_clock;
+    let mut files = Vec::new();
+    if lanes == 1 {
+        files.push(RtlFile {
+            name: "qrtl_sax.v".to_string(),
+            text: sax_module(&SaxParams {
+                max_depth: d.max_depth,
+                name_stack_bytes: config.name_stack_bytes,
+            }),
+        });
+    }
     files.extend(comparator_files(d));
     let mut insts = Vec::with_capacity(d.clusters.len());
     // Clusters are about the same size: render each into a buffer sized
@@ -229,35 +237,55 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
     }
     let result_words = 1 + (d.queries.len() as u32).div_ceil(RESULT_WIDTH);
     let top_plan = plan_top(d, config.input, &config.shape);
-    // The SAX parser's pipeline, cluster 0's own pipeline (to its match
-    // register), then the result lane: one register per cluster plus the
-    // head's and the tail's.
-    let mut latency =
-        super::sax::SAX_LATENCY + CLUSTER_LATENCY + d.clusters.len() as u32 + RESULT_LATENCY;
-    let lanes = config.bytes_per_clock;
+    // The parser's pipeline (the byte-serial one, or at B > 1 the front
+    // end, back end and event queue: `wide_latency`), cluster 0's own
+    // pipeline (to its match register), then the result lane: one register
+    // per cluster plus the head's and the tail's.
+    let mut latency = CLUSTER_LATENCY + d.clusters.len() as u32 + RESULT_LATENCY;
     if lanes == 1 {
         files.push(RtlFile {
             name: "qrtl_xpath_top.v".to_string(),
             text: top::top_text("qrtl_xpath_top", d, config, &top_plan, insts, result_words),
         });
+        latency += super::sax::SAX_LATENCY;
     } else {
-        // More than one byte per clock: the front end in front of the
-        // byte-serial engine (its top renamed), under the top's name.
+        // More than one byte per clock: the multi-byte parser in front of
+        // the clusters and results (the byte-serial top without its
+        // parser), under the top's name.
         let core = "qrtl_xpath_core";
         files.push(RtlFile {
             name: format!("{core}.v"),
             text: top::top_text(core, d, config, &top_plan, insts, result_words),
         });
-        files.push(RtlFile {
-            name: "qrtl_wide_in.v".to_string(),
-            text: wide_in_module(&WideParams {
+        let sax = WideSaxParams {
+            wide: WideParams {
                 lanes,
                 needs: wide_needs(d),
-            }),
+                attr_names: wide_attr_names(d),
+            },
+            max_depth: d.max_depth,
+            name_stack_bytes: config.name_stack_bytes,
+        };
+        files.push(RtlFile {
+            name: "qrtl_wide_in.v".to_string(),
+            text: wide_in_module(&sax.wide),
+        });
+        files.push(RtlFile {
+            name: "qrtl_wide_sax.v".to_string(),
+            text: wide_sax_module(&sax),
+        });
+        files.push(RtlFile {
+            name: "qrtl_wide_events.v".to_string(),
+            text: wide_events_module(lanes),
         });
         files.push(RtlFile {
             name: "qrtl_xpath_top.v".to_string(),
-            text: wide_top_module(lanes, core, d.queries.len(), result_words),
+            text: wide_top_module(&WideTop {
+                sax: &sax,
+                core,
+                queries: d.queries.len(),
+                result_words,
+            }),
         });
         latency += wide_latency(lanes);
     }
@@ -282,6 +310,14 @@ pub fn wide_needs(d: &StackDesign) -> Needs {
         }
     }
     needs
+}
+
+/// Whether the clusters read attribute names (the design has attribute
+/// conditions).
+pub fn wide_attr_names(d: &StackDesign) -> bool {
+    d.conds
+        .iter()
+        .any(|c| matches!(c, CondKind::AttrExists(_) | CondKind::AttrCmp(..)))
 }
 
 /// A module per distinct comparison of the design.

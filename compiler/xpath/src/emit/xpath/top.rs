@@ -17,7 +17,7 @@ struct StageSig {
 }
 
 /// The parser's outputs the stages carry: name, width, piped.
-const STAGE_SIGS: [(&str, u32, bool); 19] = [
+pub(crate) const STAGE_SIGS: [(&str, u32, bool); 19] = [
     ("byte", 8, true),
     ("name_byte", 1, true),
     ("name_first", 1, true),
@@ -79,6 +79,9 @@ struct ContribTerm {
 #[template(path = "xpath_top.v", escape = "none")]
 struct TopTemplate {
     module: String,
+    /// The clusters take the multi-byte parser's events (`ev_*` ports)
+    /// instead of bytes through a `qrtl_sax` of their own.
+    events: bool,
     max_depth: u32,
     name_stack_bytes: u32,
     query_count: usize,
@@ -179,6 +182,7 @@ pub(super) fn top_text(
     contributions(d, plan, &mut clusters);
     let top = TopTemplate {
         module: module.to_string(),
+        events: config.bytes_per_clock > 1,
         max_depth: d.max_depth,
         name_stack_bytes: config.name_stack_bytes,
         query_count: d.queries.len(),
