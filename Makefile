@@ -100,7 +100,7 @@ test: deps python
 # nextpnr busy for hours).
 BENCH_TIME_LIMIT ?= 45
 
-bench: deps deps-synth
+bench: deps deps-synth python
 	$(CARGO) build --release --bin qrtl
 	$(CARGO) build --release -p qrtl-bench --bin qrtl-bench --bin qrtl-bench-rtl --bin qrtl-bench-rice
 	$(TARGET_DIR)/release/qrtl-bench | tee bench/REPORT-engine.md
@@ -108,6 +108,7 @@ bench: deps deps-synth
 	$(TARGET_DIR)/release/qrtl-bench-rice | tee bench/REPORT-rice.md
 	$(CARGO) build --release -p qrtl-bench --bin qrtl-bench-track
 	$(TARGET_DIR)/release/qrtl-bench-track | tee bench/REPORT-track.md
+	$(PY_VENV)/bin/python python/examples/bench_dask.py | tee bench/REPORT-dask.md
 	@echo "--- bench/REPORT.md: figures (a)-(f) with SVG plots; synthesis points come from bench/data/synth-points.json unless the RTL changed (then Yosys/nextpnr run, niced)"
 	$(CARGO) build --release -p qrtl-bench --bin qrtl-bench-report
 	nice -n 10 $(TARGET_DIR)/release/qrtl-bench-report --time-limit $(BENCH_TIME_LIMIT)

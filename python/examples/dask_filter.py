@@ -63,7 +63,9 @@ def main(argv=None):
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--partitions", type=int, help="default: 4 per worker")
     ap.add_argument("--mode", default="holistic", choices=["holistic", "paths", "pairs"])
+    ap.add_argument("--repeat", type=int, default=1, help="filter the documents R times (benchmarks)")
     args = ap.parse_args(argv)
+    args.docs = args.docs * args.repeat
     queries = args.queries.read_text()
     qrtl.XPathFilter(queries, mode=args.mode)  # query errors here, before any worker starts
     partitions = min(len(args.docs), args.partitions or 4 * args.workers)
