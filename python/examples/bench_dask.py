@@ -36,7 +36,8 @@ def main():
     docs = sorted((nitf / "docs").glob("*.xml"))
     print("# Dask: XPath filtering on a LocalCluster of processes\n")
     print(f"`python/examples/dask_filter.py`, {queries.name} (1,000 queries), the {len(docs)} "
-          f"NITF documents x {REPEAT}, {os.cpu_count()} CPUs; cluster start-up not counted.\n")
+          f"NITF documents x {REPEAT}, {os.cpu_count()} CPUs (load average {os.getloadavg()[0]:.1f} "
+          "at the start); cluster start-up not counted.\n")
     print("| workers | documents | MB | seconds | documents/s | MB/s |")
     print("|--:|--:|--:|--:|--:|--:|")
     for workers in (1, 2, 4):
