@@ -137,7 +137,7 @@ class TrackBench:
 
     def check(self, csv: bytes, words) -> None:
         [want] = self.model.filter(csv)
-        assert words_to_ids(words[1:]) == want.matched, csv
+        assert (words[0], words_to_ids(words[1:])) == (want.events, want.matched), csv
 
 
 # ---- Golomb-Rice ------------------------------------------------------------

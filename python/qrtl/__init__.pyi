@@ -70,6 +70,7 @@ class TrackResult:
 
     trajectory: str
     matched: list[int]
+    events: int  # region events, as `qrtl track sim` and the hardware report
 
 class TrackFilter:
     """FlexTrack patterns, lowered against a region map (YAML grid)."""

@@ -23,14 +23,17 @@ pub struct TrackResult {
     pub trajectory: String,
     /// Matched pattern ids (their index in the pattern file), ascending.
     pub matched: Vec<usize>,
+    /// Region events of the trajectory (what `qrtl track sim` and the
+    /// hardware's status word report).
+    pub events: usize,
 }
 
 #[pymethods]
 impl TrackResult {
     fn __repr__(&self) -> String {
         format!(
-            "TrackResult(trajectory={:?}, matched={:?})",
-            self.trajectory, self.matched
+            "TrackResult(trajectory={:?}, matched={:?}, events={})",
+            self.trajectory, self.matched, self.events
         )
     }
 }
@@ -143,6 +146,7 @@ impl TrackFilter {
                     Some(m) => m.run(&t.events),
                     None => exact.matches(&t.events),
                 },
+                events: t.events.len(),
             })
             .collect())
     }

@@ -33,6 +33,15 @@ def test_named_regions_from_text_and_bytes_equal_cli(qrtl_cli):
     assert len(t) == 4
 
 
+def test_events_equal_the_cli_sim_count(qrtl_cli):
+    want = qrtl_cli.json_lines(
+        "track", "sim", "--simulator", "icarus", TRACK / "named.txt", TRACK / "named.csv"
+    )
+    got = qrtl.TrackFilter(TRACK / "named.txt", variables="buffer").filter(str(TRACK / "named.csv"))
+    assert [(r.trajectory, r.events) for r in got] == [(w["trajectory"], w["events"]) for w in want]
+    assert all(r.events > 0 for r in got)
+
+
 def test_pattern_errors_carry_every_diagnostic_as_the_cli_prints_them(qrtl_cli, tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_text("A.B\nA..B\n@x.{\n")
