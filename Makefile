@@ -85,7 +85,7 @@ PY_VENV := .venv-py
 python: $(PY_VENV)/.installed
 	$(CARGO) build --release --quiet --bin qrtl
 	cd python && VIRTUAL_ENV=$(abspath $(PY_VENV)) CARGO_TARGET_DIR=$(abspath $(TARGET_DIR)) \
-	  ../$(PY_VENV)/bin/maturin develop --release --locked --quiet
+	  ../$(PY_VENV)/bin/maturin develop --release --quiet
 $(PY_VENV)/.installed: python/requirements-dev.txt
 	$(PYTHON) -m venv $(PY_VENV)
 	$(PY_VENV)/bin/pip install --quiet --disable-pip-version-check -r python/requirements-dev.txt
