@@ -1,16 +1,29 @@
 """Type stubs of qrtl's Python package (the extension module qrtl._native)."""
 
 import os
-from typing import Iterable, Literal, Optional, Sequence, Union
+from typing import Iterable, Literal, Optional, Sequence, Union, final
+
+__all__ = [
+    "Diagnostic",
+    "InputError",
+    "QueryError",
+    "Result",
+    "TrackFilter",
+    "TrackResult",
+    "XPathFilter",
+    "rice_decode",
+    "rice_encode",
+]
 
 __version__: str
 
 # Sources (queries, patterns, region maps): str is the text, os.PathLike a file.
-SourceArg = Union[str, "os.PathLike[str]"]
+_SourceArg = Union[str, "os.PathLike[str]"]
 # Inputs (documents, trajectory CSV, streams): bytes are the content, str or
 # os.PathLike a file.
-InputArg = Union[bytes, bytearray, str, "os.PathLike[str]"]
+_InputArg = Union[bytes, bytearray, str, "os.PathLike[str]"]
 
+@final
 class Diagnostic:
     """One diagnostic, as `qrtl` renders it: FILE:LINE:COLUMN: error[CODE]: MESSAGE."""
 
@@ -31,6 +44,7 @@ class InputError(ValueError):
 
     diagnostics: list[Diagnostic]
 
+@final
 class Result:
     """One document's answer: `qrtl xpath filter`'s JSON line and its note."""
 
@@ -41,16 +55,17 @@ class Result:
     col: Optional[int]
     matched: list[int]
 
+@final
 class XPathFilter:
     """A query set (one query per line, `#` comments; a query's id is its index)."""
 
-    def __init__(
-        self,
-        queries: SourceArg,
+    def __new__(
+        cls,
+        queries: _SourceArg,
         mode: Literal["holistic", "paths", "pairs"] = "holistic",
         ordered: bool = False,
         max_depth: int = 32,
-    ) -> None: ...
+    ) -> "XPathFilter": ...
     @classmethod
     def from_file(
         cls,
@@ -60,11 +75,12 @@ class XPathFilter:
         max_depth: int = 32,
     ) -> "XPathFilter": ...
     def __len__(self) -> int: ...
-    def filter(self, doc: InputArg) -> Result: ...
+    def filter(self, doc: _InputArg) -> Result: ...
     def filter_many(
-        self, docs: Iterable[InputArg], jobs: Optional[int] = None
+        self, docs: Iterable[_InputArg], jobs: Optional[int] = None
     ) -> list[Result]: ...
 
+@final
 class TrackResult:
     """One trajectory's answer: `qrtl track filter`'s JSON line."""
 
@@ -72,17 +88,18 @@ class TrackResult:
     matched: list[int]
     events: int  # region events, as `qrtl track sim` and the hardware report
 
+@final
 class TrackFilter:
     """FlexTrack patterns, lowered against a region map (YAML grid)."""
 
-    def __init__(
-        self,
-        patterns: SourceArg,
-        regions: Optional[SourceArg] = None,
+    def __new__(
+        cls,
+        patterns: _SourceArg,
+        regions: Optional[_SourceArg] = None,
         variables: Literal["exact", "or", "buffer", "expand"] = "exact",
-    ) -> None: ...
+    ) -> "TrackFilter": ...
     def __len__(self) -> int: ...
-    def filter(self, *inputs: InputArg) -> list[TrackResult]: ...
+    def filter(self, *inputs: _InputArg) -> list[TrackResult]: ...
 
 def rice_encode(
     ints: Sequence[int],
@@ -93,7 +110,7 @@ def rice_encode(
     width: int = 64,
 ) -> bytes: ...
 def rice_decode(
-    data: InputArg,
+    data: _InputArg,
     k: int,
     count: Optional[int] = None,
     *,

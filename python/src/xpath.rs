@@ -58,6 +58,10 @@ impl Result {
     }
 }
 
+// The signatures' `max_depth = 32` (a literal, so that `__text_signature__`
+// and the stubs show it) is the CLI's default.
+const _: () = assert!(DEFAULT_MAX_DEPTH == 32);
+
 /// A compiled query set and a pool of engines (one per thread in use).
 #[pyclass(module = "qrtl", frozen)]
 pub struct XPathFilter {
@@ -80,7 +84,7 @@ fn parse_mode(mode: &str) -> PyResult<Mode> {
 #[pymethods]
 impl XPathFilter {
     #[new]
-    #[pyo3(signature = (queries, mode = "holistic", ordered = false, max_depth = DEFAULT_MAX_DEPTH))]
+    #[pyo3(signature = (queries, mode = "holistic", ordered = false, max_depth = 32))]
     fn new(
         py: Python<'_>,
         queries: &Bound<'_, PyAny>,
@@ -94,7 +98,7 @@ impl XPathFilter {
 
     /// The query file at `path` (str or os.PathLike).
     #[classmethod]
-    #[pyo3(signature = (path, mode = "holistic", ordered = false, max_depth = DEFAULT_MAX_DEPTH))]
+    #[pyo3(signature = (path, mode = "holistic", ordered = false, max_depth = 32))]
     fn from_file(
         _cls: &Bound<'_, PyType>,
         py: Python<'_>,
