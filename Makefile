@@ -11,7 +11,7 @@ APT_TOOLS := verilator iverilog yosys ccache
 SYNTH_VENV := .venv-synth
 PYTHON ?= python3
 
-.PHONY: deps deps-synth demo test synth bench clean
+.PHONY: deps deps-synth demo test python synth bench clean
 
 # Prerequisites: a Rust toolchain, and Verilator, Icarus Verilog, Yosys and
 # ccache (installed with apt-get when missing and run as root).
@@ -78,15 +78,29 @@ demo: deps
 	@echo "  qrtl build projects:     $(DEMO)/build/news, $(DEMO)/build/city, $(DEMO)/build/decoder"
 	@echo "  next: read README.md's tour, docs/hardware.md for the ports, 'qrtl synth DIR --target ecp5' for area and Fmax"
 
-test: deps
+# The Python package (python/, PyO3 + maturin) built into .venv-py with
+# what its tests need (python/requirements-dev.txt), and the `qrtl` binary
+# its tests compare answers with.
+PY_VENV := .venv-py
+python: $(PY_VENV)/.installed
+	$(CARGO) build --release --quiet --bin qrtl
+	cd python && VIRTUAL_ENV=$(abspath $(PY_VENV)) CARGO_TARGET_DIR=$(abspath $(TARGET_DIR)) \
+	  ../$(PY_VENV)/bin/maturin develop --release --quiet
+$(PY_VENV)/.installed: python/requirements-dev.txt
+	$(PYTHON) -m venv $(PY_VENV)
+	$(PY_VENV)/bin/pip install --quiet --disable-pip-version-check -r python/requirements-dev.txt
+	touch $@
+
+test: deps python
 	$(CARGO) test --release --workspace
+	QRTL_BIN=$(abspath $(QRTL)) $(PY_VENV)/bin/python -m pytest -q python/tests
 
 # Minutes a Yosys or nextpnr run of the report may take before it is stopped
 # and the point reported as not finished (a design that does not route keeps
 # nextpnr busy for hours).
 BENCH_TIME_LIMIT ?= 45
 
-bench: deps deps-synth
+bench: deps deps-synth python
 	$(CARGO) build --release --bin qrtl
 	$(CARGO) build --release -p qrtl-bench --bin qrtl-bench --bin qrtl-bench-rtl --bin qrtl-bench-rice
 	$(TARGET_DIR)/release/qrtl-bench | tee bench/REPORT-engine.md
@@ -94,6 +108,7 @@ bench: deps deps-synth
 	$(TARGET_DIR)/release/qrtl-bench-rice | tee bench/REPORT-rice.md
 	$(CARGO) build --release -p qrtl-bench --bin qrtl-bench-track
 	$(TARGET_DIR)/release/qrtl-bench-track | tee bench/REPORT-track.md
+	$(PY_VENV)/bin/python python/examples/bench_dask.py | tee bench/REPORT-dask.md
 	@echo "--- bench/REPORT.md: figures (a)-(f) with SVG plots; synthesis points come from bench/data/synth-points.json unless the RTL changed (then Yosys/nextpnr run, niced)"
 	$(CARGO) build --release -p qrtl-bench --bin qrtl-bench-report
 	nice -n 10 $(TARGET_DIR)/release/qrtl-bench-report --time-limit $(BENCH_TIME_LIMIT)

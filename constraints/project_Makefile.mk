@@ -6,6 +6,7 @@
 #   make ecp5          Yosys synth_ecp5 + nextpnr-ecp5 (LFE5U-85F, CABGA381, speed 6)
 #   make ice40         Yosys synth_ice40 + nextpnr-ice40 (iCE40HX8K, CT256)
 #   make vivado        Vivado non-project flow (vivado.tcl), reports in reports/
+#   make cocotb        cocotb testbench in Icarus (tb/), the qrtl Python package as scoreboard
 #   make clean
 #
 # The core is synthesised out of context: its ports are not tied to pins.
@@ -31,7 +32,7 @@ ICE40_PACKAGE ?= ct256
 
 RTL := {% for f in rtl_files %} {{ f }}{% endfor %}
 
-.PHONY: all lint xc7 xc6v ecp5 ecp5-synth ice40 ice40-synth vivado clean
+.PHONY: all lint xc7 xc6v ecp5 ecp5-synth ice40 ice40-synth vivado cocotb clean
 all: lint xc7 ecp5 ice40
 
 build:
@@ -69,6 +70,9 @@ build/ice40.asc: build/ice40.json constraints/{{ top }}.pcf
 
 vivado:
 	$(VIVADO) -mode batch -nojournal -log build/vivado.log -source vivado.tcl
+
+cocotb:
+	$(MAKE) -C tb
 
 clean:
 	rm -rf build/*.json build/*.config build/*.asc build/*.log build/*.txt build/*.edf build/*.dcp reports .Xil

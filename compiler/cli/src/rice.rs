@@ -412,17 +412,7 @@ fn decode(stream: &Path, opts: &RiceOpts) -> i32 {
     match dec.finish() {
         Ok(d) => {
             if !d.tail.is_padding() {
-                eprintln!(
-                    "{name}: note: {} trailing bit{} at bit {} do not complete a code{}",
-                    d.tail.bits,
-                    if d.tail.bits == 1 { "" } else { "s" },
-                    d.tail.bit_offset,
-                    if d.tail.has_delimiter {
-                        " (the remainder is cut: truncated stream?)"
-                    } else {
-                        " (more than a byte of padding: truncated stream?)"
-                    }
-                );
+                eprintln!("{name}: note: {}", d.tail.note());
             }
             0
         }

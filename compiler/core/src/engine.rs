@@ -37,6 +37,10 @@ pub struct Failure {
     pub exit_code: i32,
     /// Printed to stderr as is (ends with a newline unless empty).
     pub text: String,
+    /// The diagnostics `text` renders, for callers that report them
+    /// otherwise (the Python package's `QueryError`); empty unless the
+    /// failure came from [`Failure::diagnostics`].
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 impl Failure {
@@ -45,6 +49,7 @@ impl Failure {
         Failure {
             exit_code: 1,
             text: with_newline(text.to_string()),
+            diagnostics: Vec::new(),
         }
     }
 
@@ -53,6 +58,7 @@ impl Failure {
         Failure {
             exit_code: 2,
             text: with_newline(text.to_string()),
+            diagnostics: Vec::new(),
         }
     }
 
@@ -61,6 +67,7 @@ impl Failure {
         Failure {
             exit_code: 1,
             text: diags.iter().map(Diagnostic::render).collect(),
+            diagnostics: diags.to_vec(),
         }
     }
 
@@ -69,6 +76,7 @@ impl Failure {
         Failure {
             exit_code,
             text: String::new(),
+            diagnostics: Vec::new(),
         }
     }
 }

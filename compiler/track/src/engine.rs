@@ -358,7 +358,12 @@ impl Engine for TrackEngine {
 pub fn load_patterns(path: &Path) -> Result<Vec<SourcePattern>, Failure> {
     let name = path.display().to_string();
     let text = qrtl_core::engine::read_source(path, "pattern file")?;
-    let (patterns, diags) = parse_pattern_file(&name, &text);
+    patterns_from_text(&name, &text)
+}
+
+/// [`load_patterns`] of pattern text named `name`.
+pub fn patterns_from_text(name: &str, text: &str) -> Result<Vec<SourcePattern>, Failure> {
+    let (patterns, diags) = parse_pattern_file(name, text);
     if !diags.is_empty() {
         let mut f = Failure::diagnostics(&diags);
         f.text.push_str(&format!(
@@ -371,7 +376,7 @@ pub fn load_patterns(path: &Path) -> Result<Vec<SourcePattern>, Failure> {
     }
     if patterns.is_empty() {
         return Err(Failure::input(plain_error(
-            &name,
+            name,
             "no patterns (every line is blank or a # comment)",
         )));
     }
@@ -382,17 +387,28 @@ pub fn load_patterns(path: &Path) -> Result<Vec<SourcePattern>, Failure> {
 pub fn load_map(path: Option<&Path>) -> Result<Option<RegionMap>, Failure> {
     let Some(path) = path else { return Ok(None) };
     let text = qrtl_core::engine::read_source(path, "region map")?;
-    RegionMap::parse(&path.display().to_string(), &text)
-        .map(Some)
-        .map_err(|d| Failure::diagnostics(&d))
+    map_from_text(&path.display().to_string(), &text).map(Some)
+}
+
+/// A region map's text named `name`, parsed.
+pub fn map_from_text(name: &str, text: &str) -> Result<RegionMap, Failure> {
+    RegionMap::parse(name, text).map_err(|d| Failure::diagnostics(&d))
 }
 
 /// The pattern file lowered against the region map at `regions` (if any).
 pub fn load_source(patterns: &Path, regions: Option<&Path>) -> Result<TrackSource, Failure> {
     let map = load_map(regions)?;
     let parsed = load_patterns(patterns)?;
-    let file = patterns.display().to_string();
-    let design = design_for(&file, &parsed, map.as_ref()).map_err(|d| Failure::diagnostics(&d))?;
+    source_from_patterns(patterns.display().to_string(), &parsed, map)
+}
+
+/// Parsed patterns of the file `file` lowered against `map` (if any).
+pub fn source_from_patterns(
+    file: String,
+    patterns: &[SourcePattern],
+    map: Option<RegionMap>,
+) -> Result<TrackSource, Failure> {
+    let design = design_for(&file, patterns, map.as_ref()).map_err(|d| Failure::diagnostics(&d))?;
     Ok(TrackSource { file, design, map })
 }
 
@@ -409,7 +425,15 @@ pub fn load_trajectories(
             qrtl_core::engine::read_source(f, "trajectory file")?,
         ));
     }
-    let (trajs, names) = read_trajectories(&texts, source.map.as_ref()).map_err(|d| {
+    trajectories_from_texts(source, &texts)
+}
+
+/// [`load_trajectories`] of trajectory files read already, `(name, text)`.
+pub fn trajectories_from_texts(
+    source: &mut TrackSource,
+    texts: &[(String, String)],
+) -> Result<Vec<CodedTrajectory>, Failure> {
+    let (trajs, names) = read_trajectories(texts, source.map.as_ref()).map_err(|d| {
         let mut f = Failure::diagnostics(&d);
         let n = d.len();
         f.text.push_str(&format!(

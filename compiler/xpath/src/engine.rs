@@ -107,11 +107,25 @@ pub fn load_queries(path: &Path, mode: Mode, ordered: bool) -> Result<XpathSourc
             Failure::input(plain_error(&name, format!("cannot read query file: {e}")))
         }
     })?;
-    let mut design = queries_from_text(&name, &text, mode)?;
+    source_from_text(&name, &text, mode, ordered)
+}
+
+/// [`load_queries`] of query text named `name` (the Python package's
+/// `XPathFilter` of a string).
+pub fn source_from_text(
+    name: &str,
+    text: &str,
+    mode: Mode,
+    ordered: bool,
+) -> Result<XpathSource, Failure> {
+    let mut design = queries_from_text(name, text, mode)?;
     if ordered {
         design.order = SiblingOrder::Ordered;
     }
-    Ok(XpathSource { file: name, design })
+    Ok(XpathSource {
+        file: name.to_string(),
+        design,
+    })
 }
 
 /// Parse and lower query text named `name`, then run the XPath passes.

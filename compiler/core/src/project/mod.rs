@@ -20,6 +20,7 @@
 //! Makefile                 lint / xc7 / xc6v / ecp5 / ice40 / vivado
 //! <name>.core              FuseSoC CAPI2 core
 //! README.md, manifest.json
+//! tb/Makefile, tb/test_<top>.py   cocotb testbench (`make cocotb`, Icarus)
 //! build/.gitignore         output directory of the Yosys/nextpnr flows
 //! ```
 
@@ -263,6 +264,11 @@ project_template!(Ice40YsT, "project_ice40.ys");
 project_template!(MakefileT, "project_Makefile.mk");
 project_template!(CoreT, "project.core");
 project_template!(ReadmeT, "project_readme.md");
+project_template!(TbMakefileT, "tb_Makefile.mk");
+
+/// The cocotb testbench (`tb/test_<top>.py`): the same for every project,
+/// it reads the project's manifest.
+const TB_TEST: &str = include_str!("../../../../constraints/tb_test.py");
 
 #[derive(Template)]
 #[template(path = "project_xilinx.ys", escape = "none")]
@@ -593,6 +599,10 @@ pub fn write_project(dir: &Path, spec: &ProjectSpec) -> Result<(), ProjectError>
         render(p, &CoreT { ctx: c })
     })?;
     add("README.md".into(), &|p| render(p, &ReadmeT { ctx: c }))?;
+    add("tb/Makefile".into(), &|p| {
+        render(p, &TbMakefileT { ctx: c })
+    })?;
+    add(format!("tb/test_{top}.py"), &|_| Ok(TB_TEST.to_string()))?;
     let manifest = manifest(dir, spec, c)?;
     out.push((
         dir.join("manifest.json"),

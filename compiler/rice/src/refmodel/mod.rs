@@ -249,6 +249,21 @@ impl Tail {
     pub fn is_padding(&self) -> bool {
         self.bits < 8 && !self.has_delimiter
     }
+
+    /// What `qrtl rice decode` notes about a tail that is not padding.
+    pub fn note(&self) -> String {
+        format!(
+            "{} trailing bit{} at bit {} do not complete a code{}",
+            self.bits,
+            if self.bits == 1 { "" } else { "s" },
+            self.bit_offset,
+            if self.has_delimiter {
+                " (the remainder is cut: truncated stream?)"
+            } else {
+                " (more than a byte of padding: truncated stream?)"
+            }
+        )
+    }
 }
 
 /// What a decode produced besides the values.
