@@ -51,10 +51,9 @@ module qrtl_wide_events (
     localparam B = {{ lanes }};
     localparam W = 33; // qrtl_wide_sax's lane events
     localparam
-        V_NAME_BYTE = 8, V_NAME_FIRST = 9, V_ATTR_NAME_BYTE = 10, V_ATTR_NAME_FIRST = 11,
-        V_VAL_START = 12, V_VAL_UNIT = 13, V_VAL_END = 14, V_OPEN = 15, V_OPEN_EMPTY = 16,
-        V_CLOSE = 17, V_TEXT_UNIT = 18, V_TEXT_END = 19, V_HELD = 20, V_UNIT_IS_CP = 22,
-        V_UNIT_BYTE = 23, V_NAME_END = 31, V_ATTR_NAME_END = 32;
+{%- for v in event_bits %}
+        {{ v.0 }} = {{ v.1 }}{% if loop.last %};{% else %},{% endif %}
+{%- endfor %}
     // An event as the output registers hold it: a lane's W bits, then
     // unit_cp, doc_end, status, reason.
     localparam OW = W + 21 + 1 + 2 + 5;

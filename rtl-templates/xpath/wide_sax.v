@@ -94,34 +94,18 @@ module qrtl_wide_sax #(
 
     // Reasons (xml/mod.rs `XmlError::code`), as qrtl_sax's.
     localparam [4:0]
-        E_NONE                    = 5'd0,
-        E_MISMATCHED_CLOSE        = 5'd1,
-        E_CLOSE_WITHOUT_OPEN      = 5'd2,
-        E_UNTERMINATED_MARKUP     = 5'd3,
-        E_UNCLOSED_ELEMENT        = 5'd4,
-        E_DOCTYPE_INTERNAL_SUBSET = 5'd5,
-        E_MISPLACED_DOCTYPE       = 5'd6,
-        E_MULTIPLE_ROOTS          = 5'd7,
-        E_NO_ROOT_ELEMENT         = 5'd8,
-        E_CONTENT_OUTSIDE_ROOT    = 5'd9,
-        E_UNEXPECTED_BYTE         = 5'd10,
-        E_MISPLACED_XML_DECL      = 5'd11,
-        E_BAD_ATTRIBUTE           = 5'd12,
-        E_BAD_REFERENCE           = 5'd13,
-        E_DOUBLE_HYPHEN           = 5'd14,
-        E_CDATA_END_IN_TEXT       = 5'd15,
-        E_TOO_DEEP                = 5'd16,
-        E_NAME_STACK_OVERFLOW     = 5'd17,
-        E_BAD_BEAT                = 5'd{{ bad_beat_reason }};
+        E_NONE = 5'd0,
+{%- for r in reasons %}
+        {{ r.0 }} = 5'd{{ r.1 }}{% if loop.last %};{% else %},{% endif %}
+{%- endfor %}
 
     // A lane's events (`e_lanes`, 33 bits per lane): bits 7:0 the byte,
     // then the events (V_*: qrtl_sax's o_* outputs), the CDATA `]` units
     // held before the lane's unit (V_HELD, 2 bits) and the unit.
     localparam
-        V_NAME_BYTE = 8, V_NAME_FIRST = 9, V_ATTR_NAME_BYTE = 10, V_ATTR_NAME_FIRST = 11,
-        V_VAL_START = 12, V_VAL_UNIT = 13, V_VAL_END = 14, V_OPEN = 15, V_OPEN_EMPTY = 16,
-        V_CLOSE = 17, V_TEXT_UNIT = 18, V_TEXT_END = 19, V_HELD = 20, V_UNIT_IS_CP = 22,
-        V_UNIT_BYTE = 23, V_NAME_END = 31, V_ATTR_NAME_END = 32;
+{%- for v in event_bits %}
+        {{ v.0 }} = {{ v.1 }}{% if loop.last %};{% else %},{% endif %}
+{%- endfor %}
     localparam W = 33;
     localparam [W-1:0] EVENTS = 33'h1_800F_FF00;
     // The events this design's clusters read: names and the stack always;
@@ -144,7 +128,11 @@ module qrtl_wide_sax #(
     // ------------------------------------------------------------------
     // Registers: the parser's data, kept between items
     // ------------------------------------------------------------------
+    // (Registers that look like state machines are kept as written:
+    // `fsm_encoding = "none"`. Yosys's FSM extraction on them, whose next
+    // state depends on every lane, does not finish.)
     reg          failed;       // the document's first error was found
+    (* fsm_encoding = "none" *)
     reg  [4:0]   reason;       // ... this one
     reg  [DW-1:0] depth;       // open elements
     reg          root_seen, doctype_seen;
@@ -154,11 +142,15 @@ module qrtl_wide_sax #(
     reg  [AW-1:0] alen;        // bytes of the attribute name being read
     reg          in_text;      // a text node is open
     reg          lt_first;     // the current markup's `<` was the document's first byte (after a BOM)
+    (* fsm_encoding = "none" *)
     reg  [2:0]   kw;           // position in `CDATA[` / `DOCTYPE`
+    (* fsm_encoding = "none" *)
     reg  [2:0]   ref_phase;
     reg  [31:0]  ref_buf;      // an entity name's letters, first in bits 7:0
+    (* fsm_encoding = "none" *)
     reg  [2:0]   ref_len;
     reg  [20:0]  ref_val;      // a character reference's value so far (<= 0x10FFFF)
+    (* fsm_encoding = "none" *)
     reg  [2:0]   pi_len;       // PI target length, saturating at 4
     reg  [23:0]  pi_buf;       // its first three bytes, first in bits 7:0
     reg          pi_q;         // the `?` after `<?target` ended the target (`<?t?` only takes `>`)
@@ -605,7 +597,7 @@ module qrtl_wide_sax #(
                     end
                 end
                 st[L_COMMENT_OPEN]: if (!c[C_DASH]) fail(E_UNEXPECTED_BYTE);
-                st[L_COMMENT_DASH2]: if (!c[C_GT]) fail(E_DOUBLE_HYPHEN);
+                st[L_COMMENT_DASH2]: if (!c[C_GT]) fail(E_DOUBLE_HYPHEN_IN_COMMENT);
                 st[L_CDATA_OPEN]: begin
                     if (b != cdata_kw(v_kw)) fail(E_UNEXPECTED_BYTE);
                     else v_kw = v_kw + 1'b1;

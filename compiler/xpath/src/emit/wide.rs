@@ -497,6 +497,47 @@ fn sax_sizes(lanes: u32, max_depth: u32, name_stack_bytes: u32) -> SaxSizes {
     }
 }
 
+/// The bits of a lane's events in `qrtl_wide_sax`'s `e_lanes` (33 per
+/// lane; bits 7:0 are the byte), read by `qrtl_wide_events` too.
+const EVENT_BITS: [(&str, u32); 17] = [
+    ("V_NAME_BYTE", 8),
+    ("V_NAME_FIRST", 9),
+    ("V_ATTR_NAME_BYTE", 10),
+    ("V_ATTR_NAME_FIRST", 11),
+    ("V_VAL_START", 12),
+    ("V_VAL_UNIT", 13),
+    ("V_VAL_END", 14),
+    ("V_OPEN", 15),
+    ("V_OPEN_EMPTY", 16),
+    ("V_CLOSE", 17),
+    ("V_TEXT_UNIT", 18),
+    ("V_TEXT_END", 19),
+    // two bits: the CDATA `]` units held before the lane's unit
+    ("V_HELD", 20),
+    ("V_UNIT_IS_CP", 22),
+    // eight bits: the unit's byte
+    ("V_UNIT_BYTE", 23),
+    ("V_NAME_END", 31),
+    ("V_ATTR_NAME_END", 32),
+];
+
+/// The reasons' localparams (`E_` + the variant's name), with their codes.
+fn reasons() -> Vec<(String, u8)> {
+    crate::xml::XmlError::ALL
+        .iter()
+        .map(|&e| {
+            let mut name = String::from("E");
+            for c in format!("{e:?}").chars() {
+                if c.is_ascii_uppercase() {
+                    name.push('_');
+                }
+                name.push(c.to_ascii_uppercase());
+            }
+            (name, e.code())
+        })
+        .collect()
+}
+
 /// The back end's parameters (besides the front end's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WideSaxParams {
@@ -521,7 +562,8 @@ struct WideSaxTemplate {
     bank_words: u64,
     depth_width: u32,
     starts_width: u32,
-    bad_beat_reason: u8,
+    reasons: Vec<(String, u8)>,
+    event_bits: &'static [(&'static str, u32)],
     states: Vec<StateLine>,
     classes: Vec<ClassLine>,
 }
@@ -561,7 +603,8 @@ pub fn wide_sax_module(p: &WideSaxParams) -> String {
         bank_words: sizes.bank_words,
         depth_width: sizes.depth_width,
         starts_width: sizes.starts_width,
-        bad_beat_reason: crate::xml::XmlError::BadBeat.code(),
+        reasons: reasons(),
+        event_bits: &EVENT_BITS,
         states: state_lines(),
         classes: class_lines(),
     }
@@ -576,6 +619,7 @@ pub fn wide_sax_module(p: &WideSaxParams) -> String {
 struct WideEventsTemplate {
     lanes: u32,
     stage_sigs: Vec<StageSig>,
+    event_bits: &'static [(&'static str, u32)],
 }
 
 /// The Verilog text of module `qrtl_wide_events`, the event queue.
@@ -583,6 +627,7 @@ pub fn wide_events_module(lanes: u32) -> String {
     let mut v = WideEventsTemplate {
         lanes,
         stage_sigs: stage_sigs(),
+        event_bits: &EVENT_BITS,
     }
     .render()
     .expect("the wide_events.v template renders");
