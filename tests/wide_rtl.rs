@@ -373,8 +373,8 @@ fn rule_clocks(hw: &XpathHw, xml: XmlConfig, docs: &[Vec<u8>]) -> (u64, u64) {
 /// least the rule, and at most a quarter more. What the rule leaves out:
 /// the queue holds an open back until three clocks after the previous
 /// stack event, and when items and events come at about the same rate the
-/// bounded queue between them loses clocks to bursts (up to 19% in these
-/// tests, with `--mode pairs` at B = 2; under 3% elsewhere).
+/// bounded queue between them loses clocks to bursts (up to 16% in these
+/// tests, with `--mode pairs` at B = 2; under 5% elsewhere).
 fn check_cycles(
     name: &str,
     hw: &XpathHw,

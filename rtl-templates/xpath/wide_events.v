@@ -59,7 +59,7 @@ module qrtl_wide_events (
     localparam OW = W + 21 + 1 + 2 + 5;
 
     // ---- the FIFO of items ----
-    localparam F = 16, FAW = 4;
+    localparam F = 32, FAW = 5;
     localparam [FAW:0] READY_MAX = F - 6;
     localparam EW = B + W*B + 21 + 1 + 2 + 5;
     (* ram_style = "distributed" *)
