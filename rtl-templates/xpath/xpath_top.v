@@ -51,10 +51,10 @@ module {{ module }} (
 );
 
     // ---- input handshake ----
-    reg  doc_in_flight; // a last byte was accepted; its results are not loaded yet
+    reg  doc_in_flight; // a {% if events %}document's end{% else %}last byte{% endif %} was accepted; its results are not loaded yet
     reg  res_valid;     // results are draining: words of them are still to be shifted out
     // res_valid as the handshake sees it: set with it (on done_0), cleared a
-    // clock after it, by a register of its own beside s_axis_tready (timing:
+    // clock after it, by a register of its own beside {% if events %}ev_ready{% else %}s_axis_tready{% endif %} (timing:
     // res_valid sits with the head's issue logic, by cluster 0's lane).
     reg  res_busy;
     wire busy = doc_in_flight | res_busy;
@@ -70,18 +70,18 @@ module {{ module }} (
 {%- endif %}
 
     // ---- resets ----
-    // rst itself reaches only what sits by the input (the parser, the
+    // rst itself reaches only what sits by the input (the {% if events %}event input{% else %}parser{% endif %}, the
     // input handshake, end_0/done_0) and a few registers, so no net carries
     // it across the chip (timing: with every cluster on it, its source was
-    // placed mid-chip, far from s_axis_tready's logic).
+    // placed mid-chip, far from {% if events %}ev_ready{% else %}s_axis_tready{% endif %}'s logic).
     // * Event stage k and its cluster take rst_s<k>, rst delayed k clocks
     //   (one register per stage, loaded from the stage before): the reset
     //   travels with the events, so each cluster sees its reset and its
-    //   events as cluster 0 sees rst and the parser's.
+    //   events as cluster 0 sees rst and {% if events %}the event input{% else %}the parser's{% endif %}.
     // * The results (head, lane, credit return, tail) take rst delayed two
     //   clocks: rst_r, then a copy for the head (rst_h), each lane stage
     //   (rst_l<k>) and the tail (rst_t), kept apart so that each sits by
-    //   what it resets. All of them reset on the same clocks; the parser's
+    //   what it resets. All of them reset on the same clocks; {% if events %}the input's{% else %}the parser's{% endif %}
     //   done_0 (reset by rst) stays low until they are out of reset.
     wire rst_s0 = rst;
     reg  rst_r, rst_h, rst_t;
@@ -167,7 +167,7 @@ module {{ module }} (
 
     // ---- clusters ----
     // Each cluster also gets the byte its in_byte takes on the next clock
-    // (the previous stage's byte, or the parser's o_byte_next), so its tag
+    // (the previous stage's byte, or {% if events %}ev_byte_next{% else %}the parser's o_byte_next{% endif %}), so its tag
     // decoder registers the character compares a clock ahead.
 {%- for c in clusters %}
     wire [{{ c.queries - 1 }}:0] {{ c.inst }}_match;

@@ -51,10 +51,10 @@ module qrtl_xpath_core (
 );
 
     // ---- input handshake ----
-    reg  doc_in_flight; // a last byte was accepted; its results are not loaded yet
+    reg  doc_in_flight; // a document's end was accepted; its results are not loaded yet
     reg  res_valid;     // results are draining: words of them are still to be shifted out
     // res_valid as the handshake sees it: set with it (on done_0), cleared a
-    // clock after it, by a register of its own beside s_axis_tready (timing:
+    // clock after it, by a register of its own beside ev_ready (timing:
     // res_valid sits with the head's issue logic, by cluster 0's lane).
     reg  res_busy;
     wire busy = doc_in_flight | res_busy;
@@ -62,18 +62,18 @@ module qrtl_xpath_core (
     wire doc_in = ev_doc_end & ev_ready; // a document's end is taken
 
     // ---- resets ----
-    // rst itself reaches only what sits by the input (the parser, the
+    // rst itself reaches only what sits by the input (the event input, the
     // input handshake, end_0/done_0) and a few registers, so no net carries
     // it across the chip (timing: with every cluster on it, its source was
-    // placed mid-chip, far from s_axis_tready's logic).
+    // placed mid-chip, far from ev_ready's logic).
     // * Event stage k and its cluster take rst_s<k>, rst delayed k clocks
     //   (one register per stage, loaded from the stage before): the reset
     //   travels with the events, so each cluster sees its reset and its
-    //   events as cluster 0 sees rst and the parser's.
+    //   events as cluster 0 sees rst and the event input.
     // * The results (head, lane, credit return, tail) take rst delayed two
     //   clocks: rst_r, then a copy for the head (rst_h), each lane stage
     //   (rst_l<k>) and the tail (rst_t), kept apart so that each sits by
-    //   what it resets. All of them reset on the same clocks; the parser's
+    //   what it resets. All of them reset on the same clocks; the input's
     //   done_0 (reset by rst) stays low until they are out of reset.
     wire rst_s0 = rst;
     reg  rst_r, rst_h, rst_t;
@@ -108,7 +108,7 @@ module qrtl_xpath_core (
 
     // ---- clusters ----
     // Each cluster also gets the byte its in_byte takes on the next clock
-    // (the previous stage's byte, or the parser's o_byte_next), so its tag
+    // (the previous stage's byte, or ev_byte_next), so its tag
     // decoder registers the character compares a clock ahead.
     wire [1:0] u_c0_match;
     qrtl_xpath_c0 u_c0 (
