@@ -28,7 +28,7 @@ use qrtl_xpath::engine::{build_xpath_hw, simulate_xpath_with, XpathHw, XpathHwOp
 use qrtl_xpath::ir::xpath::{Mode, SiblingOrder};
 use qrtl_xpath::passes::registry::StackPassConfig;
 use qrtl_xpath::refmodel::{Engine, EngineConfig};
-use qrtl_xpath::xml::items::{self, ItemRules};
+use qrtl_xpath::xml::items;
 use qrtl_xpath::xml::lanes::Needs;
 use qrtl_xpath::xml::XmlConfig;
 use rand::rngs::SmallRng;
@@ -348,11 +348,7 @@ fn agree(
 /// none before its item (`items::events`: what the clusters of `hw` read).
 /// Returns the rule's clocks and the item clocks alone.
 fn rule_clocks(hw: &XpathHw, xml: XmlConfig, docs: &[Vec<u8>]) -> (u64, u64) {
-    let rules = ItemRules {
-        bytes_per_clock: hw.bytes_per_clock as usize,
-        needs: qrtl_xpath::emit::xpath::wide_needs(&hw.stack),
-        attr_names: qrtl_xpath::emit::xpath::wide_attr_names(&hw.stack),
-    };
+    let rules = qrtl_xpath::emit::xpath::wide_item_rules(&hw.stack, hw.bytes_per_clock);
     let (mut beat0, mut t_item, mut t_event, mut item_clocks) = (0u64, 0u64, 0u64, 0u64);
     for doc in docs {
         let cut = items::items(doc, &rules);

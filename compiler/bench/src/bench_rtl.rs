@@ -301,7 +301,7 @@ fn simulation_report(report: &mut String, quick: bool) {
 /// markup only (`<a/>` repeated), beside the clocks the stated rule's two
 /// bounds give (`xml::items`: item clocks, events for the clusters).
 fn wide_report(report: &mut String, quick: bool) {
-    use qrtl_xpath::xml::items::{clocks, events, ItemRules};
+    use qrtl_xpath::xml::items::{clocks, events};
     let dir = qrtl_xpath::workload::nitf_dir();
     let Ok(text) = std::fs::read_to_string(dir.join("queries/simple_paths.txt")) else {
         return;
@@ -357,11 +357,7 @@ fn wide_report(report: &mut String, quick: bool) {
             },
         )
         .expect("suite compiles");
-        let rules = ItemRules {
-            bytes_per_clock: lanes as usize,
-            needs: qrtl_xpath::emit::xpath::wide_needs(&hw.stack),
-            attr_names: qrtl_xpath::emit::xpath::wide_attr_names(&hw.stack),
-        };
+        let rules = qrtl_xpath::emit::xpath::wide_item_rules(&hw.stack, lanes);
         let xml = qrtl_xpath::xml::XmlConfig::default();
         for (label, docs) in [
             ("NITF (100)", &nitf),

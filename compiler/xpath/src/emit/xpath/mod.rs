@@ -257,11 +257,12 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
             name: format!("{core}.v"),
             text: top::top_text(core, d, config, &top_plan, insts, result_words),
         });
+        let rules = wide_item_rules(d, lanes);
         let sax = WideSaxParams {
             wide: WideParams {
                 lanes,
-                needs: wide_needs(d),
-                attr_names: wide_attr_names(d),
+                needs: rules.needs,
+                attr_names: rules.attr_names,
             },
             max_depth: d.max_depth,
             name_stack_bytes: config.name_stack_bytes,
@@ -310,6 +311,16 @@ pub fn wide_needs(d: &StackDesign) -> Needs {
         }
     }
     needs
+}
+
+/// How the multi-byte parser cuts beats into items for design `d` at
+/// `lanes` bytes per clock (the rules its RTL is emitted with).
+pub fn wide_item_rules(d: &StackDesign, lanes: u32) -> crate::xml::items::ItemRules {
+    crate::xml::items::ItemRules {
+        bytes_per_clock: lanes as usize,
+        needs: wide_needs(d),
+        attr_names: wide_attr_names(d),
+    }
 }
 
 /// Whether the clusters read attribute names (the design has attribute
