@@ -86,6 +86,43 @@ fn parser_docs(lanes: usize) -> Vec<Vec<u8>> {
     let rich: &[u8] = b"\xEF\xBB\xBF<?xml version='1.0'?><!DOCTYPE r SYSTEM 'r.dtd'><!--c--><r a='1&amp;&#x41;'>\r\n\
         t&lt;&#65;<![CDATA[x]]y]]]>z<b/><?p d?></r>\n";
     docs.extend((1..=rich.len()).map(|n| rich[..n].to_vec()));
+    // UTF-8 sequences, sound and faulty (xml/chars.rs), at every lane and
+    // across beats: each shifted by 0..8 leading spaces.
+    let utf8: [&[u8]; 10] = [
+        "<r é='ü'>€ 𝄞 \u{FFFD}<!--ǅ--><?p ∑?><![CDATA[ø]]></r>".as_bytes(),
+        b"<r>\xC3</r>",
+        b"<r>\xE2\x82</r>",
+        b"<r>\xF0\x9D\x84</r>",
+        b"<r>\xEF\xBF\xBF</r>",
+        b"<r>\xE0\x80\x80</r>",
+        b"<r>\xF4\x90\x80\x80</r>",
+        b"<r a='\x80'/>",
+        b"<r\xF5/>",
+        b"<r>\x1B</r>",
+    ];
+    for doc in utf8 {
+        for k in 0..8 {
+            let mut d = vec![b' '; k];
+            d.extend_from_slice(doc);
+            docs.push(d);
+        }
+    }
+    // XML declarations (xml/decl.rs) whose bytes fall on every lane, and
+    // the encodings they name applied from the lane after their `>`.
+    let decls: [&[u8]; 4] = [
+        b"version='1.0' encoding='ISO-8859-1'?><r a='\xE9'>\xFF\x0C</r>",
+        b"version=\"1.0\" encoding=\"us-ascii\" standalone='no'?><r>a\xC3\xA9</r>",
+        b"version='1.0' standalone='YES'?><r/>",
+        b"version='1.0' encoding='UTF-16'?><r/>",
+    ];
+    for decl in decls {
+        for k in 1..=8 {
+            let mut d = b"<?xml".to_vec();
+            d.extend(std::iter::repeat_n(b' ', k));
+            d.extend_from_slice(decl);
+            docs.push(d);
+        }
+    }
     // (an AXI4-Stream packet has at least one byte)
     docs.retain(|d| !d.is_empty());
     docs
@@ -153,7 +190,7 @@ fn probe(
         k = lanes - 1,
         s = lanes * 6 - 1,
         c = lanes * 17 - 1,
-        f = lanes * 5 - 1,
+        f = lanes * 7 - 1, // qrtl_wide_in's NF look-back and fault flags per lane
         e = lanes * 33 - 1,
     );
     v.push_str(

@@ -27,7 +27,9 @@
 //                    sums, the compare with the expected end-tag byte), so
 //                    the state machine starts from flip-flops instead of
 //                    from compares on a port that the enclosing design
-//                    drives through its handshake logic; p_valid and the
+//                    drives through its handshake logic; the byte's
+//                    character fault too (xml/chars.rs: a small UTF-8
+//                    automaton steps with the port); p_valid and the
 //                    restart are registered in one copy per register group
 //                    (fan-out);
 //   stage 2, parse:  the state machine consumes the registered byte and
@@ -145,8 +147,9 @@ module qrtl_sax #(
         S_REF_DECIMAL        = 36, // RefDecimal
         S_REF_HEX_START      = 37, // RefHexStart: after `&#x`
         S_REF_HEX            = 38, // RefHex
-        S_FAILED             = 39, // after the first error: ignore bytes until the last
-        NS                   = 40; // number of states
+        S_XML_DECL           = 39, // XmlDecl: after `<?xml` and whitespace (phase in `d_phase`)
+        S_FAILED             = 40, // after the first error: ignore bytes until the last
+        NS                   = 41; // number of states
 
     // The state register is one-hot (bit S_X set in state X): the next
     // value of a state bit is an OR of (state bit AND byte class) terms,
@@ -154,8 +157,8 @@ module qrtl_sax #(
     // (see "Next state"). ST_X is the state vector of state X; the
     // comments `-> ST_X` in the state machine name the next state.
     localparam [NS-1:0]
-        ST_START             = 40'd1 << S_START,
-        ST_FAILED            = 40'd1 << S_FAILED;
+        ST_START             = 41'd1 << S_START,
+        ST_FAILED            = 41'd1 << S_FAILED;
 
     // ------------------------------------------------------------------
     // Reasons (1 + index of `XmlError` in xml/mod.rs)
@@ -178,7 +181,11 @@ module qrtl_sax #(
         E_DOUBLE_HYPHEN           = 5'd14,
         E_CDATA_END_IN_TEXT       = 5'd15,
         E_TOO_DEEP                = 5'd16,
-        E_NAME_STACK_OVERFLOW     = 5'd17;
+        E_NAME_STACK_OVERFLOW     = 5'd17,
+        // 18 is the multi-byte input's (BadBeat), never this module's.
+        E_INVALID_CHAR            = 5'd19,
+        E_UNSUPPORTED_ENCODING    = 5'd20,
+        E_BAD_XML_DECL            = 5'd21;
 
     localparam [7:0] TAB = 8'h09, LF = 8'h0A, CR = 8'h0D;
 
@@ -187,7 +194,7 @@ module qrtl_sax #(
     // ------------------------------------------------------------------
     reg [NS-1:0] state;        // one-hot
     reg [2:0]    kw;           // bytes of `CDATA[` / `DOCTYPE` matched
-    reg [17:1]   err_vec;      // the first error's reason, one-hot (bit E_X), 0 until then; E_UNEXPECTED_BYTE is left implied (err_any without a reason)
+    reg [21:1]   err_vec;      // the first error's reason, one-hot (bit E_X), 0 until then; E_UNEXPECTED_BYTE is left implied (err_any without a reason)
     reg          err_any;      // an error of a byte before the previous one (`failed` a byte late)
     reg [DW-1:0] depth;        // open elements (tokenizer `depth`)
     reg          root_seen;
@@ -231,6 +238,16 @@ module qrtl_sax #(
     // overflow's comparator stays off them.)
     wire         failed = failed_a || failed_b || failed_c;
     wire         halted = failed || ref_ovf_q;
+    // The encoding of the bytes after the XML declaration (decl.rs
+    // `Encoding`; neither: UTF-8), and the byte's fault under it.
+    reg          enc_latin1, enc_ascii;
+    wire         f_char = enc_latin1 ? f_ctrl : enc_ascii ? (f_ctrl || f_high) : f_utf8;
+    wire         f_any = f_char || f_enc;
+    // The byte's character fault is the document's first error (S_FAILED:
+    // an earlier byte's error has been applied), and then the byte is not
+    // parsed: `live` is false.
+    wire         flt = f_any && !state[S_FAILED];
+    wire         live = !halted && !flt;
     // One-bit views of the wide registers above, updated with them, so the
     // state machine tests a flip-flop instead of a 6..12-bit compare.
     reg          sp_full;      // sp == CAP
@@ -284,6 +301,7 @@ module qrtl_sax #(
     reg        b_lt, b_gt, b_amp, b_slash, b_qmark, b_excl, b_equals, b_dquote, b_squote;
     reg        b_lf, b_cr, b_dash, b_lsqb, b_rsqb, b_hash, b_semi, b_x, b_m, b_l;
     reg        b_a, b_g, b_o, b_p, b_q, b_s, b_t, b_u; // entity name letters
+    reg        b_v, b_e, b_one, b_dot, b_underscore; // XML declaration bytes
     reg        b_lower_x, b_lower_m, b_lower_l; // the letter in either case
     reg        b_upper_a, b_upper_c, b_upper_d, b_upper_e, b_upper_o, b_upper_p, b_upper_t, b_upper_y;
     reg        b_bom0, b_bom1, b_bom2; // EF BB BF
@@ -318,6 +336,20 @@ module qrtl_sax #(
     reg        c_f_rstart;        // RefStart: not `#`, a letter
     reg        c_f_rhash;         // RefHash: not `x`, a digit
     reg        c_f_hex;           // not a hex digit
+    // The byte's character fault (xml/chars.rs), which wins over anything
+    // the state machine would make of it: a UTF-16/32 document's first
+    // bytes (f_enc, E_UNSUPPORTED_ENCODING), else (E_INVALID_CHAR) not
+    // UTF-8 or not an XML Char (f_utf8), a C0 control but tab, LF, CR
+    // (f_ctrl), a byte 80..FF (f_high); stage 2 picks by the encoding the
+    // XML declaration named (`f_char`).
+    reg        f_enc, f_utf8, f_ctrl, f_high;
+    // The UTF-8 sequence the port's byte continues (chars.rs `CharCheck`),
+    // moved on by every byte consumed, reset at a document's end.
+    reg [1:0]  u_need;         // continuation bytes still expected
+    reg        u_lo_a0, u_hi_9f, u_lo_90, u_hi_8f; // the next byte's range, narrowed after E0, ED, F0, F4
+    reg        u_ef;           // the lead was EF
+    reg        u_ef_bf;        // EF BF read: a third byte BE or BF is U+FFFE or U+FFFF
+    reg [1:0]  u_pos;          // bytes of the document consumed, saturating at 2
     // The byte equals the name byte it is compared with in an end tag
     // (`name_exp`, which moves on with consumed bytes only), compared here
     // on the port so the state machine tests one flip-flop.
@@ -336,6 +368,44 @@ module qrtl_sax #(
     wire ib_name_start = ib_alpha || ib == "_" || ib == ":" || ib[7];
     wire ib_name_char = ib_name_start || ib_digit || ib == "-" || ib == ".";
     wire ib_ws = ib == 8'h20 || ib == TAB || ib == LF || ib == CR;
+    // Characters (xml/chars.rs), as bit tests on the byte.
+    wire ib_cont = ib[7:6] == 2'b10;                   // 80..BF
+    wire ib_lead2 = ib[7:5] == 3'b110 && ib[4:1] != 4'b0000; // C2..DF
+    wire ib_lead3 = ib[7:4] == 4'b1110;                // E0..EF
+    wire ib_lead4 = ib[7:3] == 5'b11110 && ib[2:0] <= 3'd4; // F0..F4
+    wire ib_ctrl = ib[7:5] == 3'b000 && ib != TAB && ib != LF && ib != CR;
+    wire ib_range_bad = (u_lo_a0 && !ib[5]) || (u_hi_9f && ib[5])
+        || (u_lo_90 && ib[5:4] == 2'b00) || (u_hi_8f && ib[5:4] != 2'b00)
+        || (u_ef_bf && ib[5:1] == 5'b11111);
+    wire ib_char_bad = (u_need != 2'd0) ? (!ib_cont || ib_range_bad)
+        : (ib_ctrl || !(ib[7] == 1'b0 || ib_lead2 || ib_lead3 || ib_lead4));
+    wire ib_enc_bad = (u_pos == 2'd0 && (ib == 8'h00 || ib == 8'hFE || ib == 8'hFF))
+        || (u_pos == 2'd1 && ib == 8'h00);
+
+    // The UTF-8 automaton steps on every byte consumed (only the bytes up
+    // to a document's first fault matter).
+    always @(posedge clk) begin
+        if (rst || (in_valid && in_last)) begin
+            u_need <= 2'd0;
+            {u_lo_a0, u_hi_9f, u_lo_90, u_hi_8f, u_ef, u_ef_bf} <= 6'd0;
+            u_pos <= 2'd0;
+        end else if (in_valid) begin
+            u_pos <= (u_pos == 2'd2) ? 2'd2 : u_pos + 2'd1;
+            if (u_need != 2'd0) begin
+                u_need <= u_need - 2'd1;
+                {u_lo_a0, u_hi_9f, u_lo_90, u_hi_8f, u_ef} <= 5'd0;
+                u_ef_bf <= u_ef && ib == 8'hBF;
+            end else begin
+                u_need <= ib_lead4 ? 2'd3 : ib_lead3 ? 2'd2 : ib_lead2 ? 2'd1 : 2'd0;
+                u_lo_a0 <= ib == 8'hE0;
+                u_hi_9f <= ib == 8'hED;
+                u_lo_90 <= ib == 8'hF0;
+                u_hi_8f <= ib == 8'hF4;
+                u_ef <= ib == 8'hEF;
+                u_ef_bf <= 1'b0;
+            end
+        end
+    end
 
     always @(posedge clk) begin
         p_byte <= ib;
@@ -371,6 +441,11 @@ module qrtl_sax #(
         b_p <= ib == "p";
         b_q <= ib == "q";
         b_s <= ib == "s";
+        b_v <= ib == "v";
+        b_e <= ib == "e";
+        b_one <= ib == "1";
+        b_dot <= ib == ".";
+        b_underscore <= ib == "_";
         b_t <= ib == "t";
         b_u <= ib == "u";
         b_lower_x <= ib_lower == "x";
@@ -413,6 +488,10 @@ module qrtl_sax #(
         c_f_rstart <= ib != "#" && !ib_alpha;
         c_f_rhash <= ib != "x" && !ib_digit;
         c_f_hex <= !ib_digit && !ib_hex_letter;
+        f_enc <= ib_enc_bad;
+        f_utf8 <= ib_char_bad && !ib_enc_bad;
+        f_ctrl <= ib_ctrl && !ib_enc_bad;
+        f_high <= ib[7] && !ib_enc_bad;
     end
 
     (* keep *) always @(posedge clk) p_valid <= !rst && in_valid;
@@ -454,6 +533,158 @@ module qrtl_sax #(
     wire xml_exact_ok = (pi_len == 3'd0) ? b_x : (pi_len == 3'd1) ? b_m : b_l;
     wire xml_ci_ok = (pi_len == 3'd0) ? b_lower_x : (pi_len == 3'd1) ? b_lower_m : b_lower_l;
     wire is_quote = quote_sq ? b_squote : b_dquote;
+    // ------------------------------------------------------------------
+    // The XML declaration (xml/decl.rs `Decl`): S_XML_DECL, entered at the
+    // whitespace after a PI target `xml` that is the document's first
+    // markup (`pi_decl`); its phase is `d_phase`.
+    // ------------------------------------------------------------------
+    localparam [6:0]
+        D_SPACE       = 7'd1,  // after whitespace: whitespace, a keyword's first letter, or `?` (not before `version`)
+        D_AFTER_VALUE = 7'd2,  // after a value's closing quote: whitespace or `?`
+        D_KEYWORD     = 7'd4,  // in `version` / `encoding` / `standalone` (d_attr 0 / 1 / 2)
+        D_BEFORE_EQ   = 7'd8,  // whitespace or `=`
+        D_AFTER_EQ    = 7'd16, // whitespace or a quote
+        D_VALUE       = 7'd32, // in the quoted value
+        D_QUESTION    = 7'd64; // `?`: `>` ends the declaration
+    reg  [6:0] d_phase;
+    reg  [1:0] d_attr;    // the pseudo-attribute being read, or the first one still allowed (3: none)
+    reg  [3:0] d_pos;     // bytes of the keyword or value read, saturating at 15
+    reg        d_single;  // the value's quote is `'`
+    reg  [3:0] d_cands;   // encoding: the value is a prefix of UTF-8, ISO-8859-1, US-ASCII, ASCII (bits 0-3); standalone: of yes, no (bits 0-1)
+    reg        d_latin1, d_ascii; // the encoding named (neither: UTF-8), applied at the `>`
+    reg        bom_seen;  // the document began with a UTF-8 byte order mark
+    wire pi_decl = pi_len == 3'd3 && pi_exact && lt_first;
+
+    // `version`, `encoding`, `standalone`: the keyword's byte at pos, and
+    // whether it is the last (a string is right-aligned in `word`: its
+    // byte at pos is at 8 * (len - 1 - pos)).
+    function [8:0] kw_at(input [1:0] attr, input [3:0] pos);
+        reg [79:0] word;
+        reg [3:0]  len;
+        reg [6:0]  at;
+        begin
+            case (attr)
+                2'd0: begin word = "version"; len = 4'd7; end
+                2'd1: begin word = "encoding"; len = 4'd8; end
+                default: begin word = "standalone"; len = 4'd10; end
+            endcase
+            at = {len - 4'd1 - pos, 3'b000};
+            kw_at = {pos == len - 4'd1, word[at +: 8]};
+        end
+    endfunction
+
+    // The byte of a string at pos (0 past its end), the string right-aligned
+    // in `word` with length len.
+    function [7:0] str_at(input [79:0] word, input [3:0] len, input [3:0] pos);
+        reg [6:0] at;
+        begin
+            at = {len - 4'd1 - pos, 3'b000};
+            str_at = (pos < len) ? word[at +: 8] : 8'd0;
+        end
+    endfunction
+
+    // A byte of the declaration (decl.rs `Decl::byte`): the checks, on the
+    // stage-2 byte and the d_* registers.
+    wire [8:0] d_kw = kw_at(d_attr, d_pos);
+    wire [7:0] b_upper = {b[7:6], b[5] && !is_alpha, b[4:0]};
+    // A keyword allowed here starts: version first, then encoding or
+    // standalone, then standalone.
+    wire d_starts = (d_attr == 2'd0 && b_v) || (d_attr == 2'd1 && b_e)
+        || ((d_attr == 2'd1 || d_attr == 2'd2) && b_s);
+    wire d_close = d_single ? b_squote : b_dquote;
+    wire d_yes = d_cands[0] && b == str_at("yes", 4'd3, d_pos);
+    wire d_no = d_cands[1] && b == str_at("no", 4'd2, d_pos);
+    wire d_val_ok = (d_attr == 2'd0) ? ((d_pos == 4'd0) ? b_one : (d_pos == 4'd1) ? b_dot : is_digit)
+        : (d_attr == 2'd1) ? (is_alpha || (d_pos != 4'd0 && (is_digit || b_dot || b_underscore || b_dash)))
+        : (d_yes || d_no);
+    // Encoding names still matching after this byte (case-insensitive).
+    wire [3:0] d_names = d_cands & {b_upper == str_at("ASCII", 4'd5, d_pos),
+        b_upper == str_at("US-ASCII", 4'd8, d_pos), b_upper == str_at("ISO-8859-1", 4'd10, d_pos),
+        b_upper == str_at("UTF-8", 4'd5, d_pos)};
+    // At the closing quote: the value is complete; the encoding it names.
+    wire d_complete = (d_attr == 2'd0) ? d_pos >= 4'd3 : (d_attr == 2'd1) ? d_pos != 4'd0
+        : ((d_cands[0] && d_pos == 4'd3) || (d_cands[1] && d_pos == 4'd2));
+    wire d_is_utf8 = d_cands[0] && d_pos == 4'd5;
+    wire d_is_latin1 = d_cands[1] && d_pos == 4'd10;
+    wire d_is_ascii = (d_cands[2] && d_pos == 4'd8) || (d_cands[3] && d_pos == 4'd5);
+    // The byte breaks the grammar (BadXmlDecl) ...
+    wire d_bad = ((d_phase[0] || d_phase[1]) && !(is_ws || (b_qmark && d_attr != 2'd0) || (d_phase[0] && d_starts)))
+        || (d_phase[2] && b != d_kw[7:0])
+        || (d_phase[3] && !is_ws && !b_equals)
+        || (d_phase[4] && !is_ws && !b_dquote && !b_squote)
+        || (d_phase[5] && (d_close ? !d_complete : !d_val_ok))
+        || (d_phase[6] && !b_gt);
+    // ... or closes an encoding name qrtl does not read (UnsupportedEncoding).
+    wire d_unsupported = d_phase[5] && d_close && d_complete && d_attr == 2'd1
+        && !(d_is_utf8 || (!bom_seen && (d_is_latin1 || d_is_ascii)));
+    wire d_done = d_phase[6] && b_gt; // the `>` that ends the declaration
+
+    // The declaration's registers after the byte (state S_XML_DECL; the
+    // entry from S_PI_TARGET sets them up).
+    reg [6:0] n_d_phase;
+    reg [1:0] n_d_attr;
+    reg [3:0] n_d_pos, n_d_cands;
+    reg       n_d_single, n_d_latin1, n_d_ascii;
+    always @* begin
+        n_d_phase = d_phase;
+        n_d_attr = d_attr;
+        n_d_pos = d_pos;
+        n_d_cands = d_cands;
+        n_d_single = d_single;
+        n_d_latin1 = d_latin1;
+        n_d_ascii = d_ascii;
+        if (state[S_PI_TARGET]) begin
+            n_d_phase = D_SPACE;
+            n_d_attr = 2'd0;
+            n_d_latin1 = 1'b0;
+            n_d_ascii = 1'b0;
+        end else begin
+            (* parallel_case *)
+            case (1'b1)
+                d_phase[0], d_phase[1]: begin
+                    if (is_ws) begin
+                        n_d_phase = D_SPACE;
+                    end else if (b_qmark) begin
+                        n_d_phase = D_QUESTION;
+                    end else begin
+                        n_d_phase = D_KEYWORD;
+                        n_d_attr = b_v ? 2'd0 : b_e ? 2'd1 : 2'd2;
+                        n_d_pos = 4'd1;
+                    end
+                end
+                d_phase[2]: begin
+                    n_d_pos = d_pos + 4'd1;
+                    if (d_kw[8]) n_d_phase = D_BEFORE_EQ;
+                end
+                d_phase[3]: if (b_equals) n_d_phase = D_AFTER_EQ;
+                d_phase[4]: begin
+                    if (!is_ws) begin
+                        n_d_phase = D_VALUE;
+                        n_d_single = b_squote;
+                        n_d_pos = 4'd0;
+                        n_d_cands = (d_attr == 2'd2) ? 4'b0011 : 4'b1111;
+                    end
+                end
+                d_phase[5]: begin
+                    if (d_close) begin
+                        n_d_phase = D_AFTER_VALUE;
+                        n_d_attr = d_attr + 2'd1;
+                        if (d_attr == 2'd1) begin
+                            n_d_latin1 = d_is_latin1;
+                            n_d_ascii = d_is_ascii;
+                        end
+                    end else begin
+                        if (d_pos != 4'd15) n_d_pos = d_pos + 4'd1;
+                        n_d_cands = (d_attr == 2'd1) ? d_names : {2'b00, d_no, d_yes};
+                    end
+                end
+                default: begin
+                    // D_QUESTION: `>` (d_done) or an error
+                end
+            endcase
+        end
+    end
+
     wire kw_is5 = kw == 3'd5;      // `CDATA` matched: the byte must be `[`
     wire kw_is7 = kw == 3'd7;      // `DOCTYPE` matched: whitespace must follow
 
@@ -716,7 +947,7 @@ module qrtl_sax #(
                                            || (state[S_END_NAME] && cmp_done && !cmp_first));
 
     /* verilator lint_off UNUSEDSIGNAL */
-    reg [17:1]   fail_vec;     // the reason of `fail`, one-hot (bit E_X); simulation only (spec_vec is its flat form)
+    reg [21:1]   fail_vec;     // the reason of `fail`, one-hot (bit E_X); simulation only (spec_vec is its flat form)
     /* verilator lint_on UNUSEDSIGNAL */
 
     reg e_name_byte, e_name_first, e_name_end;
@@ -766,7 +997,7 @@ module qrtl_sax #(
         n_cmp_first = cmp_first;
         n_cmp_done = cmp_done;
         push = 1'b0;
-        fail_vec = 17'd0;
+        fail_vec = 21'd0;
         nm_we = 1'b0;
         e_name_byte = 1'b0;
         e_name_first = 1'b0;
@@ -789,7 +1020,12 @@ module qrtl_sax #(
         // bit with the (deep) error logic of the failing byte: that byte
         // only records it, and a failing byte has no events the tokenizer
         // would not also emit.
-        if (!halted) begin
+        // A byte with a character fault is not parsed (`live`).
+        if (!halted && flt) begin
+            fail_vec[E_INVALID_CHAR] = f_char;
+            fail_vec[E_UNSUPPORTED_ENCODING] = f_enc;
+        end
+        if (live) begin
             (* parallel_case *)
             case (1'b1)
                 // ---- Start / Bom(k): an optional UTF-8 BOM ----
@@ -1225,8 +1461,19 @@ module qrtl_sax #(
                         fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end else if (pi_len == 3'd3 && pi_ci && !(lt_first && pi_exact)) begin
                         fail_vec[E_MISPLACED_XML_DECL] = 1'b1;
+                    end else if (pi_decl && b_qmark) begin
+                        fail_vec[E_BAD_XML_DECL] = 1'b1; // `<?xml?>`: no version
                     end else begin
-                        // -> b_qmark ? ST_PI_TARGET_QUESTION : ST_PI_BODY
+                        // -> pi_decl ? ST_XML_DECL : b_qmark ? ST_PI_TARGET_QUESTION : ST_PI_BODY
+                    end
+                end
+                state[S_XML_DECL]: begin
+                    if (d_bad) begin
+                        fail_vec[E_BAD_XML_DECL] = 1'b1;
+                    end else if (d_unsupported) begin
+                        fail_vec[E_UNSUPPORTED_ENCODING] = 1'b1;
+                    end else begin
+                        // -> d_done ? ST_MISC : ST_XML_DECL (registers: n_d_*)
                     end
                 end
                 state[S_PI_BODY]: begin
@@ -1395,6 +1642,7 @@ module qrtl_sax #(
     wire s_rstart  = state[S_REF_START], s_rname = state[S_REF_NAME];
     wire s_rhash   = state[S_REF_HASH], s_rdec = state[S_REF_DECIMAL];
     wire s_rhexs   = state[S_REF_HEX_START], s_rhex = state[S_REF_HEX];
+    wire s_decl    = state[S_XML_DECL];
     wire s_failed  = state[S_FAILED];
 
     // Shared edge groups.
@@ -1417,7 +1665,8 @@ module qrtl_sax #(
     assign n_edges[S_BOM1] = s_start && b_bom0;
     assign n_edges[S_BOM2] = s_bom1;
     assign n_edges[S_MISC] = (s_start && c_misc_from_start) || s_bom2 || (s_misc && !b_lt)
-        || (go_pop && !depth_gt1) || (go_markup && depth_zero) || (s_tbody && b_gt);
+        || (go_pop && !depth_gt1) || (go_markup && depth_zero) || (s_tbody && b_gt)
+        || (s_decl && d_done);
     assign n_edges[S_TEXT] = (s_text && c_text_stay)
         || ((in_tag || s_tspace || s_dbr2) && b_gt)
         || (go_pop && depth_gt1) || (go_markup && !depth_zero)
@@ -1450,7 +1699,7 @@ module qrtl_sax #(
     assign n_edges[S_DOCTYPE_QUOTED] = (s_tbody && c_quote) || (s_tquoted && !is_quote);
     assign n_edges[S_PI_TARGET_START] = s_lt && b_qmark;
     assign n_edges[S_PI_TARGET] = s_pistart || (s_pitarget && is_name_char);
-    assign n_edges[S_PI_BODY] = (s_pitarget && c_pi_body) || (s_pibody && !b_qmark)
+    assign n_edges[S_PI_BODY] = (s_pitarget && c_pi_body && !pi_decl) || (s_pibody && !b_qmark)
         || (s_piq && c_piq_body);
     assign n_edges[S_PI_QUESTION] = (s_pibody || s_piq) && b_qmark;
     assign n_edges[S_PI_TARGET_QUESTION] = s_pitarget && b_qmark; // `?` is no name byte
@@ -1460,6 +1709,7 @@ module qrtl_sax #(
     assign n_edges[S_REF_DECIMAL] = (s_rhash && !b_x) || (s_rdec && !b_semi);
     assign n_edges[S_REF_HEX_START] = s_rhash && b_x;
     assign n_edges[S_REF_HEX] = s_rhexs || (s_rhex && !b_semi);
+    assign n_edges[S_XML_DECL] = (s_pitarget && is_ws && pi_decl) || (s_decl && !d_done);
     assign n_edges[S_FAILED] = s_failed;
 
     // After the first error only S_FAILED.
@@ -1493,8 +1743,8 @@ module qrtl_sax #(
     // some 90 inputs, four LUT levels with long wires between them, the
     // critical path of two seeds of three at 2K queries, and two halves
     // still left the references' and keywords' terms in one).
-    wire fail_any_a =
-           (s_start && c_f_start) || (s_misc && c_f_misc)
+    wire fail_any_a = flt
+        || (s_start && c_f_start) || (s_misc && c_f_misc)
         || (s_bom1 && !b_bom1) || (s_bom2 && !b_bom2)
         || (s_text && b_gt && brackets == 2'd2)
         || (s_lt && ((is_name_start && ((depth_zero && root_seen) || depth_max || sp_full))
@@ -1519,7 +1769,8 @@ module qrtl_sax #(
            (s_rstart && c_f_rstart)
         || (s_rname && (b_semi ? !entity_ok : (!is_alpha || ref_len == 3'd4)))
         || (s_rhash && c_f_rhash) || (s_rhexs && c_f_hex)
-        || (s_rdec && !b_semi && !is_digit) || (s_rhex && !b_semi && c_f_hex);
+        || (s_rdec && !b_semi && !is_digit) || (s_rhex && !b_semi && c_f_hex)
+        || (s_decl && (d_bad || d_unsupported)) || (s_pitarget && b_qmark && pi_decl);
     // The whole of it, `fail`, is registered as its three parts (failed_a,
     // failed_b, failed_c) and read by sim/sax_trace.cpp only, as is `fail_vec`.
     /* verilator lint_off UNUSEDSIGNAL */
@@ -1532,34 +1783,39 @@ module qrtl_sax #(
     // sum is as deep as `fail`, the reasons' sums are shallower, and
     // err_vec, r_end_fail took the branch logic's depth; sim/sax_trace.cpp
     // checks spec_vec against fail_vec on every byte).
-    wire [17:1] spec_vec;
+    wire [21:1] spec_vec;
     assign spec_vec[E_UNEXPECTED_BYTE] = 1'b0;
     // (The document-end reasons are never a byte's.)
     assign spec_vec[E_UNTERMINATED_MARKUP] = 1'b0;
     assign spec_vec[E_UNCLOSED_ELEMENT] = 1'b0;
     assign spec_vec[E_NO_ROOT_ELEMENT] = 1'b0;
-    assign spec_vec[E_CONTENT_OUTSIDE_ROOT] = !halted && ((s_start && c_f_start) || (s_misc && c_f_misc)
+    assign spec_vec[E_CONTENT_OUTSIDE_ROOT] = live && ((s_start && c_f_start) || (s_misc && c_f_misc)
         || (s_bom1 && !b_bom1) || (s_bom2 && !b_bom2) || (s_bang && b_lsqb && depth_zero));
-    assign spec_vec[E_CDATA_END_IN_TEXT] = !halted && s_text && b_gt && brackets == 2'd2;
-    assign spec_vec[E_MULTIPLE_ROOTS] = !halted && s_lt && is_name_start && depth_zero && root_seen;
-    assign spec_vec[E_TOO_DEEP] = !halted && s_lt && is_name_start && !(depth_zero && root_seen) && depth_max;
-    assign spec_vec[E_NAME_STACK_OVERFLOW] = !halted && (
+    assign spec_vec[E_CDATA_END_IN_TEXT] = live && s_text && b_gt && brackets == 2'd2;
+    assign spec_vec[E_MULTIPLE_ROOTS] = live && s_lt && is_name_start && depth_zero && root_seen;
+    assign spec_vec[E_TOO_DEEP] = live && s_lt && is_name_start && !(depth_zero && root_seen) && depth_max;
+    assign spec_vec[E_NAME_STACK_OVERFLOW] = live && (
            (s_lt && is_name_start && !(depth_zero && root_seen) && !depth_max && sp_full)
         || (s_sname && is_name_char && sp_full) || (s_tspace && is_name_start && sp_full)
         || (s_aname && is_name_char && ap_full));
-    assign spec_vec[E_CLOSE_WITHOUT_OPEN] = !halted && s_lt && b_slash && depth_zero;
-    assign spec_vec[E_BAD_ATTRIBUTE] = !halted && ((s_aname && c_f_aname) || (s_aafter && !b_equals && !is_ws)
+    assign spec_vec[E_CLOSE_WITHOUT_OPEN] = live && s_lt && b_slash && depth_zero;
+    assign spec_vec[E_BAD_ATTRIBUTE] = live && ((s_aname && c_f_aname) || (s_aafter && !b_equals && !is_ws)
         || (s_aeq && c_f_aeq) || (s_aval && b_lt) || (s_afterav && is_name_start));
-    assign spec_vec[E_MISMATCHED_CLOSE] = !halted && s_ename && !(cmp_first && !is_name_start)
+    assign spec_vec[E_MISMATCHED_CLOSE] = live && s_ename && !(cmp_first && !is_name_start)
         && ((is_name_char && (cmp_done || !name_match)) || ((b_gt || is_ws) && !cmp_done));
-    assign spec_vec[E_MISPLACED_DOCTYPE] = !halted && s_bang && b_upper_d && (!depth_zero || root_seen || doctype_seen);
-    assign spec_vec[E_DOUBLE_HYPHEN] = !halted && s_cdash2 && !b_gt;
-    assign spec_vec[E_DOCTYPE_INTERNAL_SUBSET] = !halted && s_tbody && b_lsqb;
-    assign spec_vec[E_MISPLACED_XML_DECL] = !halted && s_pitarget && (b_qmark || is_ws) && pi_xml_misplaced;
-    assign spec_vec[E_BAD_REFERENCE] = !halted && ((s_rstart && c_f_rstart)
+    assign spec_vec[E_MISPLACED_DOCTYPE] = live && s_bang && b_upper_d && (!depth_zero || root_seen || doctype_seen);
+    assign spec_vec[E_DOUBLE_HYPHEN] = live && s_cdash2 && !b_gt;
+    assign spec_vec[E_DOCTYPE_INTERNAL_SUBSET] = live && s_tbody && b_lsqb;
+    assign spec_vec[E_MISPLACED_XML_DECL] = live && s_pitarget && (b_qmark || is_ws) && pi_xml_misplaced;
+    assign spec_vec[E_BAD_REFERENCE] = live && ((s_rstart && c_f_rstart)
         || (s_rname && (b_semi ? !entity_ok : (!is_alpha || ref_len == 3'd4)))
         || (s_rhash && c_f_rhash) || (s_rhexs && c_f_hex)
         || (s_rdec && !b_semi && !is_digit) || (s_rhex && !b_semi && c_f_hex));
+
+    assign spec_vec[E_INVALID_CHAR] = !halted && flt && f_char;
+    assign spec_vec[E_UNSUPPORTED_ENCODING] = (!halted && flt && f_enc) || (live && s_decl && d_unsupported);
+    assign spec_vec[18] = 1'b0; // BadBeat: the multi-byte input's
+    assign spec_vec[E_BAD_XML_DECL] = live && ((s_decl && d_bad) || (s_pitarget && b_qmark && pi_decl));
 
     // The byte reveals the document's first error when `fail` or
     // `ref_ovf_now` is set (sim/sax_trace.cpp reads both to check the error
@@ -1573,14 +1829,14 @@ module qrtl_sax #(
     // (`ref_ovf_now`, behind comparators) reaches err_vec one byte later
     // through `ref_ovf_q`, and the status of a document ending on that very
     // byte through `r_end_ovf`.
-    wire [17:1] ovf_vec = {4'd0, ref_ovf_q, 12'd0}; // bit E_BAD_REFERENCE (13)
+    wire [21:1] ovf_vec = {8'd0, ref_ovf_q, 12'd0}; // bit E_BAD_REFERENCE (13)
     // The reason of a one-hot error vector (E_NONE for none).
     function [4:0] reason_of;
-        input [17:1] v;
+        input [21:1] v;
         integer i;
         begin
             reason_of = E_NONE;
-            for (i = 1; i <= 17; i = i + 1) begin
+            for (i = 1; i <= 21; i = i + 1) begin
                 if (v[i]) reason_of = reason_of | i[4:0];
             end
         end
@@ -1621,7 +1877,7 @@ module qrtl_sax #(
     reg [4:0]  r_end_err;      // the document's first error, if any: from an earlier byte (its reason) ...
     reg        r_end_err_any;  //   (an error from an earlier byte)
     reg        r_end_err_big;  //   (that error stops the document as too deep: E_TOO_DEEP, E_NAME_STACK_OVERFLOW)
-    reg [17:1] r_end_fail;     // ... or from this one (its reason, spec_vec; none: E_UNEXPECTED_BYTE) ...
+    reg [21:1] r_end_fail;     // ... or from this one (its reason, spec_vec; none: E_UNEXPECTED_BYTE) ...
     reg        r_end_fail_a, r_end_fail_b, r_end_fail_c; //   (this byte fails: the parts of `fail`)
     reg        r_end_ovf;      // ... or it is a reference overflow on the last byte
     reg        r_end_misc;     // else the state after the last byte is Misc ...
@@ -1679,7 +1935,7 @@ module qrtl_sax #(
             r_end_err <= E_NONE;
             r_end_err_any <= 1'b0;
             r_end_err_big <= 1'b0;
-            r_end_fail <= 17'd0;
+            r_end_fail <= 21'd0;
             {r_end_fail_a, r_end_fail_b, r_end_fail_c} <= 3'b000;
             r_end_ovf <= 1'b0;
             r_end_misc <= 1'b0;
@@ -1714,8 +1970,8 @@ module qrtl_sax #(
             // An earlier byte's failure with no reason in err_vec is
             // E_UNEXPECTED_BYTE (failed: the byte just before).
             r_end_err <= reason_of(err_vec | ovf_vec)
-                | (((err_any | failed) && (err_vec | ovf_vec) == 17'd0) ? E_UNEXPECTED_BYTE : E_NONE);
-            r_end_err_any <= err_any | failed | ((err_vec | ovf_vec) != 17'd0);
+                | (((err_any | failed) && (err_vec | ovf_vec) == 21'd0) ? E_UNEXPECTED_BYTE : E_NONE);
+            r_end_err_any <= err_any | failed | ((err_vec | ovf_vec) != 21'd0);
             r_end_err_big <= err_vec[E_TOO_DEEP] | err_vec[E_NAME_STACK_OVERFLOW];
             r_end_fail <= spec_vec;
             r_end_fail_a <= fail_any_a && !halted;
@@ -1746,7 +2002,7 @@ module qrtl_sax #(
     wire [4:0] end_fallback = r_end_misc ? (r_end_root ? E_NONE : E_NO_ROOT_ELEMENT)
         : r_end_text ? E_UNCLOSED_ELEMENT : E_UNTERMINATED_MARKUP;
     wire [4:0] end_code = r_end_err | reason_of(r_end_fail) | (r_end_ovf ? E_BAD_REFERENCE : E_NONE)
-        | ((end_fail && r_end_fail == 17'd0) ? E_UNEXPECTED_BYTE : E_NONE)
+        | ((end_fail && r_end_fail == 21'd0) ? E_UNEXPECTED_BYTE : E_NONE)
         | (end_err_any ? E_NONE : end_fallback);
     // 0 ok, 1 malformed, 2 too deep (E_TOO_DEEP, E_NAME_STACK_OVERFLOW).
     wire [1:0] end_status = {end_big, end_err_any ? ~end_big : ~(r_end_misc & r_end_root)};
@@ -1878,11 +2134,21 @@ module qrtl_sax #(
             // A new document: tokenizer `reset`.
             state <= ST_START;
             kw <= 3'd0;
-            err_vec <= 17'd0;
+            err_vec <= 21'd0;
             err_any <= 1'b0;
             root_seen <= 1'b0;
             doctype_seen <= 1'b0;
             at_start <= 1'b1;
+            bom_seen <= 1'b0;
+            enc_latin1 <= 1'b0;
+            enc_ascii <= 1'b0;
+            d_phase <= D_SPACE;
+            d_attr <= 2'd0;
+            d_pos <= 4'd0;
+            d_single <= 1'b0;
+            d_cands <= 4'd0;
+            d_latin1 <= 1'b0;
+            d_ascii <= 1'b0;
             lt_first <= 1'b0;
             quote_sq <= 1'b0;
             brackets <= 2'd0;
@@ -1908,6 +2174,21 @@ module qrtl_sax #(
             root_seen <= n_root_seen;
             doctype_seen <= n_doctype_seen;
             at_start <= n_at_start;
+            bom_seen <= bom_seen || (s_bom2 && b_bom2);
+            // The declaration's encoding applies from the byte after its `>`.
+            if (live && s_decl && d_done) begin
+                enc_latin1 <= d_latin1;
+                enc_ascii <= d_ascii;
+            end
+            if (s_pitarget || s_decl) begin
+                d_phase <= n_d_phase;
+                d_attr <= n_d_attr;
+                d_pos <= n_d_pos;
+                d_single <= n_d_single;
+                d_cands <= n_d_cands;
+                d_latin1 <= n_d_latin1;
+                d_ascii <= n_d_ascii;
+            end
             lt_first <= n_lt_first;
             quote_sq <= n_quote_sq;
             brackets <= n_brackets;

@@ -51,7 +51,7 @@ module qrtl_wide_in (
     output reg  [{{ lanes * 8 - 1 }}:0] i_data,
     output reg  [{{ lanes * 6 - 1 }}:0] i_state,
     output reg  [{{ cls_bits - 1 }}:0] i_cls,
-    output reg  [{{ lanes * 5 - 1 }}:0] i_flags,
+    output reg  [{{ lanes * 7 - 1 }}:0] i_flags,
     output reg  [{{ lanes - 1 }}:0]  i_act,
     output reg         i_last,
     output reg         i_bad
@@ -138,7 +138,8 @@ module qrtl_wide_in (
                 | st[L_EMPTY_TAG_SLASH] | st[L_END_NAME] | st[L_END_TAG_SPACE]);
             kinds[K_SERIAL] = st[L_START] | st[L_BOM1] | st[L_BOM2]
                 | (st[L_LT] & !c[C_NSTART] & !c[C_SLASH])
-                | st[L_BANG] | st[L_CDATA_OPEN] | st[L_DOCTYPE_OPEN] | st[L_PI_TARGET] | st[L_PI_QUESTION]
+                | st[L_BANG] | st[L_CDATA_OPEN] | st[L_DOCTYPE_OPEN]
+                | st[L_PI_TARGET] | st[L_PI_BODY] | st[L_PI_QUESTION]
                 | ((st[L_CONTENT] | st[L_ATTR_VALUE_DQ] | st[L_ATTR_VALUE_SQ]) & c[C_AMP])
                 | st[L_CDATA_BRACKET1] | st[L_CDATA_BRACKET2]
                 | st[L_REF_TEXT] | st[L_REF_ATTR_DQ] | st[L_REF_ATTR_SQ];
@@ -313,8 +314,10 @@ module qrtl_wide_in (
         F_BRACKETS = 1,   // the two lanes before are `]` in character data (`]]>`)
         F_SKIP_LF = 2,    // the lane before delivered a CR (a LF here is the LF of a CR LF)
         F_AT_START = 3,   // the lane before ended a BOM (this byte is the document's first)
-        F_TO_CONTENT = 4; // the state after this lane is Content (the end-of-document check)
-    localparam NF = 5;
+        F_TO_CONTENT = 4, // the state after this lane is Content (the end-of-document check)
+        F_BAD_CHAR = 5,   // the byte is not UTF-8 or not an XML Char (xml/chars.rs `lane_fault`)
+        F_BAD_ENCODING = 6; // a UTF-16/32 document's first bytes (the same)
+    localparam NF = 7;
     function [5:0] state_code(input [NS-1:0] st);
         integer s;
         begin
@@ -344,6 +347,55 @@ module qrtl_wide_in (
             carry_k2 <= {{ last_stage }}_last ? {NK{1'b0}} : lane_k[(B-2)*NK +: NK];
         end
     end
+    // Character faults (xml/chars.rs `lane_fault`): each lane is tested
+    // against the three bytes before it in its document (`win`: the
+    // previous beats' last three bytes, zero at a document's start, below
+    // this beat's), the document's first two bytes against UTF-16/32.
+    reg  [23:0] carry_b;       // bits 23:16 the byte just before lane 0
+    reg         beat_first;    // this beat starts its document
+    wire [8*B+23:0] win = {{ "{" }}{{ last_stage }}_data, carry_b};
+    always @(posedge clk) begin
+        if (rst) begin
+            carry_b <= 24'd0;
+            beat_first <= 1'b1;
+        end else if ({{ last_stage }}_valid) begin
+            carry_b <= {{ last_stage }}_last ? 24'd0 : win[8*B +: 24];
+            beat_first <= {{ last_stage }}_last;
+        end
+    end
+    function cont(input [1:0] x76); // 80..BF, from the top two bits
+        cont = x76 == 2'b10;
+    endfunction
+    function lead(input [7:0] x);   // C2..F4: a sequence of 2 or more
+        lead = (x[7:5] == 3'b110 && x[4:1] != 4'b0000) || x[7:4] == 4'b1110
+            || (x[7:3] == 5'b11110 && x[2:0] <= 3'd4);
+    endfunction
+    function lead34(input [7:0] x); // E0..F4: a sequence of 3 or more
+        lead34 = x[7:4] == 4'b1110 || (x[7:3] == 5'b11110 && x[2:0] <= 3'd4);
+    endfunction
+    function lead4(input [7:0] x);  // F0..F4
+        lead4 = x[7:3] == 5'b11110 && x[2:0] <= 3'd4;
+    endfunction
+    // {bad encoding, bad char} of byte b after p3 p2 p1 (p1 nearest);
+    // pos0 / pos1: b is the document's first / second byte.
+    function [1:0] fault(input [7:0] p3, input [7:0] p2, input [7:0] p1, input [7:0] b,
+                         input pos0, input pos1);
+        reg second, later, bad, enc;
+        begin
+            second = lead(p1);
+            later = (lead34(p2) && cont(p1[7:6])) || (lead4(p3) && cont(p2[7:6]) && cont(p1[7:6]));
+            if (second) begin
+                bad = !cont(b[7:6]) || (p1 == 8'hE0 && !b[5]) || (p1 == 8'hED && b[5])
+                    || (p1 == 8'hF0 && b[5:4] == 2'b00) || (p1 == 8'hF4 && b[5:4] != 2'b00);
+            end else if (later) begin
+                bad = !cont(b[7:6]) || (lead34(p2) && cont(p1[7:6]) && p2 == 8'hEF && p1 == 8'hBF && b[5:1] == 5'b11111);
+            end else begin
+                bad = (b[7:5] == 3'b000 && b != 8'h09 && b != 8'h0A && b != 8'h0D) || (b[7] && !lead(b));
+            end
+            enc = (pos0 && (b == 8'h00 || b == 8'hFE || b == 8'hFF)) || (pos1 && b == 8'h00);
+            fault = {enc, bad && !enc};
+        end
+    endfunction
     reg  [NK*B-1:0] o_k;
     reg  [B-1:0]    o_new;
     reg  [NF*B-1:0] o_fl;
@@ -359,6 +411,9 @@ module qrtl_wide_in (
         o_fl[{{ j }}*NF + F_SKIP_LF] <= prev_k[{{ j + 1 }}*NK + K_CR];
         o_fl[{{ j }}*NF + F_AT_START] <= prev_k[{{ j + 1 }}*NK + K_BOM2];
         o_fl[{{ j }}*NF + F_TO_CONTENT] <= lane_next{{ j }}[L_CONTENT];
+        {o_fl[{{ j }}*NF + F_BAD_ENCODING], o_fl[{{ j }}*NF + F_BAD_CHAR]} <= fault(win[{{ j * 8 }} +: 8],
+            win[{{ j * 8 + 8 }} +: 8], win[{{ j * 8 + 16 }} +: 8], win[{{ j * 8 + 24 }} +: 8],
+            beat_first && {{ (j == 0) as u8 }}, beat_first && {{ (j == 1) as u8 }});
         o_st[{{ j }}*6 +: 6] <= state_code({{ last_stage }}_ls{{ j }});
 {%- endfor %}
     end

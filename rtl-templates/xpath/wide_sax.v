@@ -27,7 +27,8 @@
 //   pi_*);
 // * the look-backs that cross lanes (`]]>`, the LF of a CR LF, the first
 //   byte after a BOM, the first byte after `</`) come as flags from the
-//   front end.
+//   front end, and so do the lanes' character faults (xml/chars.rs), which
+//   stop the document before the lane is parsed.
 //
 // After the document's first error no lane does anything until its end.
 // Output: per item, the events of each lane (`e_lanes`, lane order, a lane
@@ -49,7 +50,7 @@ module qrtl_wide_sax #(
     input  wire [{{ lanes * 8 - 1 }}:0] i_data,
     input  wire [{{ lanes * 6 - 1 }}:0] i_state,
     input  wire [{{ cls_bits - 1 }}:0] i_cls,
-    input  wire [{{ lanes * 5 - 1 }}:0] i_flags,
+    input  wire [{{ lanes * 7 - 1 }}:0] i_flags,
     input  wire [{{ lanes - 1 }}:0]  i_act,
     input  wire        i_last,
     input  wire        i_bad,
@@ -66,7 +67,7 @@ module qrtl_wide_sax #(
     localparam LB = {{ lanes_log2 }};  // log2(B)
     localparam NC = {{ classes.len() }};
     localparam NS = {{ states.len() }};
-    localparam NF = 5;
+    localparam NF = 7;
     localparam NEEDS_VALUES = {{ needs_values as u8 }}, NEEDS_TEXT = {{ needs_text as u8 }}, ATTR_NAMES = {{ attr_names as u8 }};
     localparam AW = {{ addr_width }};   // name stack fill 0 .. NAME_STACK_BYTES
     localparam BIW = {{ bank_addr_width }}; // a bank's word address: bits LB +: BIW of a byte address
@@ -90,7 +91,8 @@ module qrtl_wide_sax #(
 {%- endfor %}
     /* verilator lint_on UNUSEDPARAM */
     localparam
-        F_FIRST_END = 0, F_BRACKETS = 1, F_SKIP_LF = 2, F_AT_START = 3, F_TO_CONTENT = 4;
+        F_FIRST_END = 0, F_BRACKETS = 1, F_SKIP_LF = 2, F_AT_START = 3, F_TO_CONTENT = 4,
+        F_BAD_CHAR = 5, F_BAD_ENCODING = 6;
 
     // Reasons (xml/mod.rs `XmlError::code`), as qrtl_sax's.
     localparam [4:0]
@@ -154,6 +156,18 @@ module qrtl_wide_sax #(
     reg  [2:0]   pi_len;       // PI target length, saturating at 4
     reg  [23:0]  pi_buf;       // its first three bytes, first in bits 7:0
     reg          pi_q;         // the `?` after `<?target` ended the target (`<?t?` only takes `>`)
+    // The XML declaration (xml/decl.rs `Decl`, as qrtl_sax's d_*): its PI
+    // body and `?` lanes are serial and go through `xml_decl` while decl_on.
+    reg          decl_on;
+    (* fsm_encoding = "none" *)
+    reg  [6:0]   d_phase;      // one-hot: D_SPACE .. D_QUESTION
+    reg  [1:0]   d_attr;       // version, encoding, standalone (3: none left)
+    reg  [3:0]   d_pos;        // bytes of the keyword or value, saturating at 15
+    reg          d_single;     // the value's quote is `'`
+    reg  [3:0]   d_cands;      // names the value is still a prefix of
+    reg          d_latin1, d_ascii; // the encoding named, applied at the `>`
+    reg          enc_latin1, enc_ascii; // the document's encoding after its declaration (neither: UTF-8)
+    reg          bom_seen;     // the document began with a UTF-8 byte order mark
 
     // The name stack banks and the starts memory.
 {%- for m in 0..lanes %}
@@ -210,6 +224,10 @@ module qrtl_wide_sax #(
     reg  [4:0]   v_reason;
     reg  [DW-1:0] v_depth;
     reg          v_root, v_doctype, v_in_text, v_lt_first, v_pushed, v_pi_q;
+    reg          v_decl_on, v_d_single, v_d_latin1, v_d_ascii, v_enc_latin1, v_enc_ascii, v_bom;
+    reg  [6:0]   v_d_phase;
+    reg  [1:0]   v_d_attr;
+    reg  [3:0]   v_d_pos, v_d_cands;
     reg  [AW-1:0] v_sp, v_top, v_parent, v_cmp, v_alen, a;
     reg  [2:0]   v_kw, v_ref_phase, v_ref_len, v_pi_len;
     reg  [31:0]  v_ref_buf;
@@ -402,9 +420,144 @@ module qrtl_wide_sax #(
             end else if (v_pi_len == 3'd3 && lower_eq(v_pi_buf[7:0], "x") && lower_eq(v_pi_buf[15:8], "m")
                     && lower_eq(v_pi_buf[23:16], "l") && !(v_lt_first && v_pi_buf == {"l", "m", "x"})) begin
                 fail(E_MISPLACED_XML_DECL);
+            end else if (v_pi_len == 3'd3 && v_lt_first && v_pi_buf == {"l", "m", "x"}) begin
+                // The XML declaration: `version` must follow.
+                if (c[C_QMARK]) begin
+                    fail(E_BAD_XML_DECL);
+                end else begin
+                    v_decl_on = 1'b1;
+                    v_d_phase = D_SPACE;
+                    v_d_attr = 2'd0;
+                    v_d_latin1 = 1'b0;
+                    v_d_ascii = 1'b0;
+                end
             end else begin
                 v_pi_q = c[C_QMARK];
             end
+        end
+    endtask
+
+    // The XML declaration's phases (decl.rs `Phase`).
+    localparam [6:0]
+        D_SPACE = 7'd1, D_AFTER_VALUE = 7'd2, D_KEYWORD = 7'd4, D_BEFORE_EQ = 7'd8,
+        D_AFTER_EQ = 7'd16, D_VALUE = 7'd32, D_QUESTION = 7'd64;
+
+    // The byte of a string at pos (0 past its end), the string
+    // right-aligned in `word` with length len.
+    function [7:0] str_at(input [79:0] word, input [3:0] len, input [3:0] pos);
+        reg [6:0] at;
+        begin
+            at = {len - 4'd1 - pos, 3'b000};
+            str_at = (pos < len) ? word[at +: 8] : 8'd0;
+        end
+    endfunction
+
+    // `version`, `encoding`, `standalone` (attr 0, 1, 2): the keyword's
+    // byte at pos, and whether it is the last.
+    function [8:0] kw_at(input [1:0] attr, input [3:0] pos);
+        begin
+            case (attr)
+                2'd0: kw_at = {pos == 4'd6, str_at("version", 4'd7, pos)};
+                2'd1: kw_at = {pos == 4'd7, str_at("encoding", 4'd8, pos)};
+                default: kw_at = {pos == 4'd9, str_at("standalone", 4'd10, pos)};
+            endcase
+        end
+    endfunction
+
+    // A lane of the XML declaration (decl.rs `Decl::byte`).
+    task xml_decl;
+        reg ws, close, yes, no, val_ok, complete, is_latin1, is_ascii, is_utf8;
+        reg [8:0] kwb;
+        reg [7:0] up;
+        reg [3:0] names;
+        begin
+            ws = c[C_WS];
+            kwb = kw_at(v_d_attr, v_d_pos);
+            up = ((b | 8'h20) >= "a" && (b | 8'h20) <= "z") ? (b & 8'hDF) : b; // letters upper case
+            close = v_d_single ? (b == "'") : (b == "\"");
+            yes = v_d_cands[0] && b == str_at("yes", 4'd3, v_d_pos);
+            no = v_d_cands[1] && b == str_at("no", 4'd2, v_d_pos);
+            names = v_d_cands & {up == str_at("ASCII", 4'd5, v_d_pos), up == str_at("US-ASCII", 4'd8, v_d_pos),
+                up == str_at("ISO-8859-1", 4'd10, v_d_pos), up == str_at("UTF-8", 4'd5, v_d_pos)};
+            case (v_d_attr)
+                2'd0: val_ok = (v_d_pos == 4'd0) ? b == "1" : (v_d_pos == 4'd1) ? b == "." : (b >= "0" && b <= "9");
+                2'd1: val_ok = up >= "A" && up <= "Z" || (v_d_pos != 4'd0
+                    && ((b >= "0" && b <= "9") || b == "." || b == "_" || b == "-"));
+                default: val_ok = yes || no;
+            endcase
+            complete = (v_d_attr == 2'd0) ? v_d_pos >= 4'd3 : (v_d_attr == 2'd1) ? v_d_pos != 4'd0
+                : ((v_d_cands[0] && v_d_pos == 4'd3) || (v_d_cands[1] && v_d_pos == 4'd2));
+            is_utf8 = v_d_cands[0] && v_d_pos == 4'd5;
+            is_latin1 = v_d_cands[1] && v_d_pos == 4'd10;
+            is_ascii = (v_d_cands[2] && v_d_pos == 4'd8) || (v_d_cands[3] && v_d_pos == 4'd5);
+            (* parallel_case *)
+            case (1'b1)
+                v_d_phase[0], v_d_phase[1]: begin
+                    if (ws) begin
+                        v_d_phase = D_SPACE;
+                    end else if (b == "?" && v_d_attr != 2'd0) begin
+                        v_d_phase = D_QUESTION;
+                    end else if (v_d_phase[0] && ((v_d_attr == 2'd0 && b == "v") || (v_d_attr == 2'd1 && b == "e")
+                            || ((v_d_attr == 2'd1 || v_d_attr == 2'd2) && b == "s"))) begin
+                        v_d_phase = D_KEYWORD;
+                        v_d_attr = (b == "v") ? 2'd0 : (b == "e") ? 2'd1 : 2'd2;
+                        v_d_pos = 4'd1;
+                    end else begin
+                        fail(E_BAD_XML_DECL);
+                    end
+                end
+                v_d_phase[2]: begin
+                    if (b != kwb[7:0]) begin
+                        fail(E_BAD_XML_DECL);
+                    end else begin
+                        v_d_pos = v_d_pos + 4'd1;
+                        if (kwb[8]) v_d_phase = D_BEFORE_EQ;
+                    end
+                end
+                v_d_phase[3]: begin
+                    if (b == "=") v_d_phase = D_AFTER_EQ;
+                    else if (!ws) fail(E_BAD_XML_DECL);
+                end
+                v_d_phase[4]: begin
+                    if (b == "\"" || b == "'") begin
+                        v_d_phase = D_VALUE;
+                        v_d_single = b == "'";
+                        v_d_pos = 4'd0;
+                        v_d_cands = (v_d_attr == 2'd2) ? 4'b0011 : 4'b1111;
+                    end else if (!ws) begin
+                        fail(E_BAD_XML_DECL);
+                    end
+                end
+                v_d_phase[5]: begin
+                    if (close ? !complete : !val_ok) begin
+                        fail(E_BAD_XML_DECL);
+                    end else if (close) begin
+                        if (v_d_attr == 2'd1 && !(is_utf8 || (!v_bom && (is_latin1 || is_ascii)))) begin
+                            fail(E_UNSUPPORTED_ENCODING);
+                        end else begin
+                            if (v_d_attr == 2'd1) begin
+                                v_d_latin1 = is_latin1;
+                                v_d_ascii = is_ascii;
+                            end
+                            v_d_phase = D_AFTER_VALUE;
+                            v_d_attr = v_d_attr + 2'd1;
+                        end
+                    end else begin
+                        if (v_d_pos != 4'd15) v_d_pos = v_d_pos + 4'd1;
+                        v_d_cands = (v_d_attr == 2'd1) ? names : {2'b00, no, yes};
+                    end
+                end
+                default: begin
+                    // D_QUESTION: the `>` ends the declaration; the encoding applies after it
+                    if (b != ">") begin
+                        fail(E_BAD_XML_DECL);
+                    end else begin
+                        v_decl_on = 1'b0;
+                        v_enc_latin1 = v_d_latin1;
+                        v_enc_ascii = v_d_ascii;
+                    end
+                end
+            endcase
         end
     endtask
 
@@ -419,7 +572,10 @@ module qrtl_wide_sax #(
                     if (b != 8'hEF) misc(1'b1);
                 end
                 st[L_BOM1]: if (b != 8'hBB) fail(E_CONTENT_OUTSIDE_ROOT);
-                st[L_BOM2]: if (b != 8'hBF) fail(E_CONTENT_OUTSIDE_ROOT);
+                st[L_BOM2]: begin
+                    if (b != 8'hBF) fail(E_CONTENT_OUTSIDE_ROOT);
+                    else v_bom = 1'b1;
+                end
                 st[L_CONTENT]: begin
                     if (v_depth == {DW{1'b0}}) begin
                         misc(f[F_AT_START]);
@@ -636,8 +792,11 @@ module qrtl_wide_sax #(
                     else if (c[C_LT]) fail(E_UNEXPECTED_BYTE);
                 end
                 st[L_PI_TARGET]: pi_target;
-                st[L_PI_BODY]: v_pi_q = 1'b0;
-                st[L_PI_QUESTION]: if (v_pi_q && !c[C_GT]) fail(E_UNEXPECTED_BYTE);
+                st[L_PI_BODY], st[L_PI_QUESTION]: begin
+                    if (v_decl_on) xml_decl;
+                    else if (st[L_PI_BODY]) v_pi_q = 1'b0;
+                    else if (v_pi_q && !c[C_GT]) fail(E_UNEXPECTED_BYTE);
+                end
                 st[L_REF_TEXT]: reference(1'b0);
                 st[L_REF_ATTR_DQ], st[L_REF_ATTR_SQ]: reference(1'b1);
                 default: begin
@@ -671,6 +830,17 @@ module qrtl_wide_sax #(
         v_pi_len = pi_len;
         v_pi_buf = pi_buf;
         v_pi_q = pi_q;
+        v_decl_on = decl_on;
+        v_d_phase = d_phase;
+        v_d_attr = d_attr;
+        v_d_pos = d_pos;
+        v_d_single = d_single;
+        v_d_cands = d_cands;
+        v_d_latin1 = d_latin1;
+        v_d_ascii = d_ascii;
+        v_enc_latin1 = enc_latin1;
+        v_enc_ascii = enc_ascii;
+        v_bom = bom_seen;
         v_pushed = 1'b0;
         push_we = 1'b0;
         push_idx = {DW{1'b0}};
@@ -698,8 +868,18 @@ module qrtl_wide_sax #(
                 f = i_flags[j*NF +: NF];
                 to_content = f[F_TO_CONTENT];
                 if (!v_failed && !i_bad) begin
-                    lane;
-                    ev[j*W +: W] = e & KEPT;
+                    // A lane with a character fault is not parsed (chars.rs):
+                    // the front end's UTF-8 test, or after a declaration
+                    // naming ISO-8859-1 or US-ASCII the single-byte rule.
+                    if (f[F_BAD_ENCODING]) begin
+                        fail(E_UNSUPPORTED_ENCODING);
+                    end else if ((v_enc_latin1 || v_enc_ascii) ? ((b < 8'h20 && b != 8'h09 && b != 8'h0A
+                            && b != 8'h0D) || (v_enc_ascii && b[7])) : f[F_BAD_CHAR]) begin
+                        fail(E_INVALID_CHAR);
+                    end else begin
+                        lane;
+                        ev[j*W +: W] = e & KEPT;
+                    end
                 end
             end
         end
@@ -740,6 +920,17 @@ module qrtl_wide_sax #(
             pi_len <= 3'd0;
             pi_buf <= 24'd0;
             pi_q <= 1'b0;
+            decl_on <= 1'b0;
+            d_phase <= D_SPACE;
+            d_attr <= 2'd0;
+            d_pos <= 4'd0;
+            d_single <= 1'b0;
+            d_cands <= 4'd0;
+            d_latin1 <= 1'b0;
+            d_ascii <= 1'b0;
+            enc_latin1 <= 1'b0;
+            enc_ascii <= 1'b0;
+            bom_seen <= 1'b0;
         end else if (i_valid) begin
             failed <= v_failed;
             reason <= v_reason;
@@ -761,6 +952,17 @@ module qrtl_wide_sax #(
             pi_len <= v_pi_len;
             pi_buf <= v_pi_buf;
             pi_q <= v_pi_q;
+            decl_on <= v_decl_on;
+            d_phase <= v_d_phase;
+            d_attr <= v_d_attr;
+            d_pos <= v_d_pos;
+            d_single <= v_d_single;
+            d_cands <= v_d_cands;
+            d_latin1 <= v_d_latin1;
+            d_ascii <= v_d_ascii;
+            enc_latin1 <= v_enc_latin1;
+            enc_ascii <= v_enc_ascii;
+            bom_seen <= v_bom;
         end
     end
     // (the address bits above the memories' are read by the compares only)

@@ -26,8 +26,10 @@
 //!   attribute names ([`ItemRules::attr_names`]): one name matcher;
 //! - at most one *serial* lane ([`LaneOp::Serial`]): the rare constructs
 //!   whose registers are updated byte by byte (the document's first bytes
-//!   and BOM, `<!` and `<?`, the `CDATA[` and `DOCTYPE` keywords, PI
-//!   targets, references from the `&` to the `;`, the `]` held back in a
+//!   and BOM, `<!` and `<?`, the `CDATA[` and `DOCTYPE` keywords,
+//!   processing instructions (the XML declaration is checked byte by byte,
+//!   and the lexer cannot tell it from another PI: a PI takes a clock per
+//!   byte), references from the `&` to the `;`, the `]` held back in a
 //!   CDATA section) are handled by one copy of the byte-serial logic, fed
 //!   the item's single serial lane;
 //! - at most one *unit* of a compared attribute value or of character
@@ -72,6 +74,8 @@
 //!
 //! Error positions are not modelled (the hardware does not report them).
 
+use super::chars::{lane_fault, single_byte_fault};
+use super::decl::{Decl, DeclStep, Encoding};
 use super::lanes::{Lex, Needs};
 use super::tokenizer::{is_name_char, is_name_start, is_ws};
 use super::{Sink, XmlConfig, XmlError};
@@ -132,7 +136,7 @@ pub enum LaneOp {
     /// A lane of a rare construct, taken alone by the byte-serial logic
     /// (see the module's rules): the document's first byte and a BOM, the
     /// byte after `<` other than a name or `/`, `<!` up to the keyword's
-    /// end, PI targets and the `?` after them, references (`&` to `;`, the
+    /// end, processing instructions (target, body, `?`), references (`&` to `;`, the
     /// `;` delivering a unit), and the bytes after a `]` in a CDATA section
     /// (delivering the held-back `]` with the byte).
     Serial(Option<Unit>),
@@ -156,7 +160,7 @@ impl LaneOp {
             Lex::EndName | Lex::EndTagSpace if b == b'>' => O::Close,
             Lex::EndName => O::EndName,
             Lex::Bang | Lex::CdataOpen | Lex::DoctypeOpen => O::Serial(None),
-            Lex::PiTarget | Lex::PiQuestion => O::Serial(None),
+            Lex::PiTarget | Lex::PiBody | Lex::PiQuestion => O::Serial(None),
             Lex::Content => Self::content(b),
             Lex::AttrValueDq => Self::value(b, b'"'),
             Lex::AttrValueSq => Self::value(b, b'\''),
@@ -442,6 +446,7 @@ pub fn parse_items<S: Sink>(
         let hi = start.saturating_add(it.hi).clamp(lo, doc.len());
         backend.begin_item();
         for i in lo..hi {
+            backend.char_fault(doc, i)?;
             backend.lane(lex[i], doc[i], sink)?;
         }
     }
@@ -467,7 +472,8 @@ pub fn events(doc: &[u8], config: XmlConfig, rules: &ItemRules) -> Vec<u64> {
         backend.begin_item();
         for i in it.beat * width + it.lo..it.beat * width + it.hi {
             count.clear();
-            let failed = backend.lane(lex[i], doc[i], &mut count).is_err();
+            let failed = backend.char_fault(doc, i).is_err()
+                || backend.lane(lex[i], doc[i], &mut count).is_err();
             out[k] += count.events(lex[i], doc[i], failed, rules);
             if failed {
                 break 'items;
@@ -604,6 +610,12 @@ struct Regs {
     pi_len: u8,
     /// The `?` in a PI ended its target (`<?t?`): only `>` may follow.
     pi_target_q: bool,
+    /// The document began with a UTF-8 byte order mark.
+    bom: bool,
+    /// Inside the XML declaration (its PI body and `?`).
+    decl: Option<Decl>,
+    /// How the bytes are read (the declaration's encoding once read).
+    encoding: Encoding,
 }
 
 /// The stack registers at the item's entry.
@@ -704,6 +716,7 @@ impl Backend {
         let bom = matches!(st, Lex::Bom1 | Lex::Bom2) || (st == Lex::Start && b == BOM[0]);
         let out = self.dispatch(st, b, sink);
         self.r.not_started &= bom;
+        self.r.bom |= st == Lex::Bom2;
         out
     }
 
@@ -740,6 +753,7 @@ impl Backend {
             Lex::DoctypeBody => doctype_body(b),
             Lex::DoctypeDq | Lex::DoctypeSq => Ok(()),
             Lex::PiTarget => self.pi_target(b),
+            Lex::PiBody | Lex::PiQuestion if self.r.decl.is_some() => self.xml_decl(b),
             Lex::PiBody => {
                 self.r.pi_target_q = false;
                 Ok(())
@@ -1111,8 +1125,38 @@ impl Backend {
         let buf = &self.r.pi_buf;
         if self.r.pi_len == 3 && buf.eq_ignore_ascii_case(b"xml") {
             expect(self.r.lt_first && buf == b"xml", XmlError::MisplacedXmlDecl)?;
+            // The XML declaration: `version` must follow.
+            expect(b != b'?', XmlError::BadXmlDecl)?;
+            self.r.decl = Some(Decl::new(self.r.bom));
         }
         Ok(())
+    }
+
+    /// A byte of the XML declaration (the lexer's PI body and `?`).
+    fn xml_decl(&mut self, b: u8) -> Lane {
+        let Some(decl) = self.r.decl.as_mut() else {
+            return Ok(());
+        };
+        if let DeclStep::Done(encoding) = decl.byte(b)? {
+            self.r.decl = None;
+            self.r.encoding = encoding;
+        }
+        Ok(())
+    }
+
+    /// The character check of byte `doc[i]` (`chars`): the look-back form
+    /// on UTF-8, the single-byte rule after a declaration naming another
+    /// encoding. The front end computes the former for every lane, the
+    /// back end chooses.
+    fn char_fault(&self, doc: &[u8], i: usize) -> Lane {
+        let fault = match self.r.encoding {
+            Encoding::Utf8 => {
+                let back = |k: usize| i.checked_sub(k).map(|j| doc[j]);
+                lane_fault(i as u64, back(3), back(2), back(1), doc[i])
+            }
+            encoding => single_byte_fault(encoding, doc[i]),
+        };
+        fault.map_or(Ok(()), Err)
     }
 
     // ---- references ----

@@ -6,6 +6,8 @@
 //!
 //! Consumers implement [`Sink`]; the tokenizer never allocates per event.
 
+pub mod chars;
+pub mod decl;
 pub mod items;
 pub mod lanes;
 pub mod tokenizer;
@@ -101,12 +103,23 @@ pub enum XmlError {
     /// or bytes not in the low lanes). The tokenizer never reports it; the
     /// document's bytes from that beat on are not parsed.
     BadBeat,
+    // ---- malformed: the characters ([`chars`]) ----
+    /// A byte that is not UTF-8, or a character outside XML's `Char`
+    /// production (a C0 control but tab, LF and CR; U+FFFE; U+FFFF).
+    InvalidChar,
+    /// The document is UTF-16 or UTF-32 (a byte order mark, or NUL bytes
+    /// around its first `<`), or its XML declaration names an encoding
+    /// qrtl does not read (anything but UTF-8, ISO-8859-1 and US-ASCII; a
+    /// name other than UTF-8 after a UTF-8 byte order mark).
+    UnsupportedEncoding,
+    /// The XML declaration breaks its grammar ([`decl`]).
+    BadXmlDecl,
 }
 
 impl XmlError {
     /// Every reason, in declaration order; the hardware reports
     /// `1 + index` in the status word (0: no error).
-    pub const ALL: [XmlError; 18] = [
+    pub const ALL: [XmlError; 21] = [
         XmlError::MismatchedClose,
         XmlError::CloseWithoutOpen,
         XmlError::UnterminatedMarkup,
@@ -125,6 +138,9 @@ impl XmlError {
         XmlError::TooDeep,
         XmlError::NameStackOverflow,
         XmlError::BadBeat,
+        XmlError::InvalidChar,
+        XmlError::UnsupportedEncoding,
+        XmlError::BadXmlDecl,
     ];
 
     /// The reason code of the hardware status word (1-based; the RTL's
@@ -149,6 +165,9 @@ impl XmlError {
             XmlError::TooDeep => 16,
             XmlError::NameStackOverflow => 17,
             XmlError::BadBeat => 18,
+            XmlError::InvalidChar => 19,
+            XmlError::UnsupportedEncoding => 20,
+            XmlError::BadXmlDecl => 21,
         }
     }
 
@@ -189,6 +208,11 @@ impl XmlError {
             XmlError::TooDeep => "nesting deeper than the maximum depth",
             XmlError::NameStackOverflow => "open element names exceed the name stack",
             XmlError::BadBeat => "an input beat broke the tkeep rule (multi-byte input)",
+            XmlError::InvalidChar => "byte is not UTF-8 or not an XML character",
+            XmlError::UnsupportedEncoding => {
+                "unsupported encoding (UTF-8, ISO-8859-1 and US-ASCII are read)"
+            }
+            XmlError::BadXmlDecl => "malformed XML declaration",
         }
     }
 }

@@ -678,6 +678,36 @@ fn every_error_variant() {
             XmlError::CdataEndInText,
             7,
         ),
+        (
+            XmlConfig::default(),
+            "<a>x\u{C}</a>",
+            XmlError::InvalidChar,
+            4,
+        ),
+        (
+            XmlConfig::default(),
+            "<a>\u{FFFF}</a>",
+            XmlError::InvalidChar,
+            5,
+        ),
+        (
+            XmlConfig::default(),
+            "<\0a\0/\0>\0",
+            XmlError::UnsupportedEncoding,
+            1,
+        ),
+        (
+            XmlConfig::default(),
+            "<?xml version='1.0' standalone='YES'?><a/>",
+            XmlError::BadXmlDecl,
+            32,
+        ),
+        (
+            XmlConfig::default(),
+            "<?xml version='1.0' encoding='UTF-16'?><a/>",
+            XmlError::UnsupportedEncoding,
+            36,
+        ),
         (small, "<a><b><c/></b></a>", XmlError::TooDeep, 7),
         (XmlConfig::with_max_depth(0), "<a/>", XmlError::TooDeep, 1),
         (small, "<abcde/>", XmlError::NameStackOverflow, 5),
@@ -866,5 +896,5 @@ fn reason_codes_are_the_list_order() {
         assert_eq!(XmlError::from_code(e.code()), Some(*e));
     }
     assert_eq!(XmlError::from_code(0), None);
-    assert_eq!(XmlError::from_code(19), None);
+    assert_eq!(XmlError::from_code(22), None);
 }

@@ -40,15 +40,22 @@
 //! it; after it no more events are emitted for the document and the rest of
 //! its bytes are ignored. Lines count `\n` bytes; columns count bytes.
 //!
+//! The characters themselves (UTF-8, XML's `Char`, UTF-16/32 refused) are
+//! checked ahead of the machine by [`super::chars`]: the machine only sees
+//! the bytes before the first faulty one. The XML declaration is checked
+//! by [`super::decl`], whose encoding then decides how the characters
+//! after it are checked.
+//!
 //! # What is not checked (neither does the hardware)
 //!
-//! UTF-8 validity and XML's `Char` ranges of literal bytes, duplicate
-//! attribute names, the contents of the XML declaration, the syntax of a
-//! DOCTYPE beyond its keyword, quotes and brackets, and PI targets other than
-//! `xml` (any case).
+//! Duplicate attribute names, the syntax of a DOCTYPE beyond its keyword,
+//! quotes and brackets, non-ASCII name characters beyond "a byte of
+//! 80..FF", and PI targets other than `xml` (any case).
 
 use memchr::{memchr, memchr3, memchr_iter, memrchr};
 
+use super::chars::CharCheck;
+use super::decl::{Decl, DeclStep, Encoding};
 use super::{DocStatus, Sink, XmlConfig, XmlError, XmlErrorAt};
 
 /// Byte classes.
@@ -186,6 +193,11 @@ type Step = (State, usize);
 /// (`Tokenizer::reject`): past any chunk, so the loop over it ends.
 const REJECTED: usize = usize::MAX;
 
+/// The index the XML declaration's last step returns when it changes how
+/// the following bytes are read: past any chunk, so the loop over it ends
+/// and `feed` checks the characters again from `Tokenizer::resume`.
+const REREAD: usize = usize::MAX - 1;
+
 /// The parser's state register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
@@ -249,6 +261,9 @@ enum State {
     PiQuestion,
     /// `?` right after a PI target: only `>` may follow (`<?t?>`).
     PiTargetQuestion,
+    /// Inside the XML declaration, after `<?xml` and whitespace
+    /// (`Tokenizer::decl`).
+    XmlDecl,
     /// After `&`.
     RefStart,
     /// `&` and letters of a predefined entity name.
@@ -268,6 +283,10 @@ pub struct Tokenizer {
     state: State,
     err: Option<XmlErrorAt>,
     finished: bool,
+    /// The character check, a step ahead of the state machine.
+    chars: CharCheck,
+    /// Where the machine goes on after `REREAD`.
+    resume: usize,
 
     // ---- position (for error reports only) ----
     /// Document offset of the current chunk's first byte.
@@ -321,6 +340,9 @@ pub struct Tokenizer {
     pi_buf: [u8; 3],
     /// Target length, saturating at 4.
     pi_len: u8,
+
+    // ---- XML declaration ----
+    decl: Decl,
 }
 
 impl Tokenizer {
@@ -332,6 +354,8 @@ impl Tokenizer {
             state: State::Start,
             err: None,
             finished: false,
+            chars: CharCheck::new(),
+            resume: 0,
             base: 0,
             line: 1,
             line_start: 0,
@@ -357,6 +381,7 @@ impl Tokenizer {
             ref_val: 0,
             pi_buf: [0; 3],
             pi_len: 0,
+            decl: Decl::default(),
         }
     }
 
@@ -632,18 +657,35 @@ impl Tokenizer {
         if self.err.is_some() || self.finished {
             return;
         }
-        let n = bytes.len();
         let cap = self.config.name_stack_bytes as usize;
         let mut i = 0usize;
         // The state register lives in a local while the chunk is processed.
         let mut st = self.state;
-        while i < n {
-            (st, i) = self.step(st, bytes, i, cap, sink);
-        }
-        if self.err.is_some() {
-            // A step rejected the document (its index was `REJECTED`):
-            // nothing reads the state or the position after that.
-            return;
+        loop {
+            // The characters are checked first (`chars`): the machine only
+            // sees the bytes before the first faulty one.
+            let fault = self.chars.scan(&bytes[i..]).map(|(k, e)| (i + k, e));
+            let n = fault.map_or(bytes.len(), |f| f.0);
+            let sound = &bytes[..n];
+            while i < n {
+                (st, i) = self.step(st, sound, i, cap, sink);
+            }
+            if self.err.is_some() {
+                // A step rejected the document (its index was `REJECTED`):
+                // nothing reads the state or the position after that.
+                return;
+            }
+            if i == REREAD {
+                // The XML declaration changed the encoding: the bytes after
+                // it are checked again under the new rules.
+                i = self.resume;
+                continue;
+            }
+            if let Some((at, error)) = fault {
+                self.fail(error, bytes, at);
+                return;
+            }
+            break;
         }
         self.state = st;
         self.advance_position(bytes);
@@ -693,6 +735,7 @@ impl Tokenizer {
             | State::PiBody
             | State::PiQuestion
             | State::PiTargetQuestion => self.pi(st, bytes, i),
+            State::XmlDecl => self.xml_decl(bytes, i),
             State::RefStart | State::RefHash | State::RefHexStart => self.ref_start(st, bytes, i),
             State::RefName => self.ref_name(bytes, i, sink),
             State::RefDecimal | State::RefHex => self.ref_number(st, bytes, i, sink),
@@ -1338,8 +1381,30 @@ impl Tokenizer {
             if !(first && &self.pi_buf == b"xml") {
                 return self.reject(XmlError::MisplacedXmlDecl, bytes, i);
             }
+            // The XML declaration: `version` must follow.
+            if b == b'?' {
+                return self.reject(XmlError::BadXmlDecl, bytes, i);
+            }
+            self.decl = Decl::new(self.bom_len > 0);
+            return (State::XmlDecl, i + 1);
         }
         (next, i + 1)
+    }
+
+    /// `XmlDecl`: a byte of the XML declaration ([`Decl`]); its `>` may
+    /// change how the next bytes are read (`REREAD`).
+    #[inline(never)]
+    fn xml_decl(&mut self, bytes: &[u8], i: usize) -> Step {
+        match self.decl.byte(bytes[i]) {
+            Ok(DeclStep::More) => (State::XmlDecl, i + 1),
+            Ok(DeclStep::Done(Encoding::Utf8)) => (State::Misc, i + 1),
+            Ok(DeclStep::Done(encoding)) => {
+                self.chars.set_encoding(encoding);
+                self.resume = i + 1;
+                (State::Misc, REREAD)
+            }
+            Err(e) => self.reject(e, bytes, i),
+        }
     }
 
     // ---- references ----

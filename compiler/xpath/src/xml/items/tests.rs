@@ -17,6 +17,9 @@ struct Events {
     picky: bool,
     texts: u32,
     out: Vec<String>,
+    /// The bytes of the last entry when it is merged chunks (decoded as a
+    /// whole: a character may be split between chunks).
+    merged: Vec<u8>,
 }
 
 impl Events {
@@ -26,14 +29,20 @@ impl Events {
             picky,
             texts: 0,
             out: Vec::new(),
+            merged: Vec::new(),
         }
     }
 
     fn merge(&mut self, tag: &str, chunk: &[u8]) {
-        let s = String::from_utf8_lossy(chunk).into_owned();
         match self.out.last_mut() {
-            Some(last) if last.starts_with(tag) => last.push_str(&s),
-            _ => self.out.push(format!("{tag}{s}")),
+            Some(last) if last.starts_with(tag) => {
+                self.merged.extend_from_slice(chunk);
+                *last = format!("{tag}{}", String::from_utf8_lossy(&self.merged));
+            }
+            _ => {
+                self.merged = chunk.to_vec();
+                self.out.push(format!("{tag}{}", String::from_utf8_lossy(chunk)));
+            }
         }
     }
 }
@@ -238,6 +247,27 @@ const EDGE_CASES: &[&[u8]] = &[
     b"<a>&#0;</a>",
     b"<a>&#9;&#xA;&#13;</a>",
     b"<a>&ltx;</a>",
+    b"<a>t\x0Cu</a>",
+    b"<a x='\xC3\xA9\xC3'/>",
+    b"<a>\xEF\xBF\xBE</a>",
+    b"<a>\xED\xA0\x80</a>",
+    b"<a\xC3\xA9 b\xF4\x90='1'/>",
+    b"<!-- \x1B --><a/>",
+    b"\xFF\xFE<\x00a\x00/\x00>\x00",
+    b"<\x00a\x00/\x00>\x00",
+    b"\xEF\xBB\xBF\xFE<a/>",
+    b"<?xml version='1.0' encoding='ISO-8859-1'?><a x='\xE9'>\xFF\x80</a>",
+    b"<?xml version='1.0' encoding='ISO-8859-1'?><a>\x0C</a>",
+    b"<?xml version=\"1.0\" encoding=\"us-ascii\" standalone=\"no\" ?><a>\xC3\xA9</a>",
+    b"<?xml version='1.0' encoding='UTF-8'?><a>\xC3\xA9\xFF</a>",
+    b"\xEF\xBB\xBF<?xml version='1.0' encoding='ISO-8859-1'?><a/>",
+    b"<?xml version='1.0' encoding='Shift_JIS'?><a/>",
+    b"<?xml version='1.1'?><a/>",
+    b"<?xml version='1.0'encoding='UTF-8'?><a/>",
+    b"<?xml version='1.0' standalone='yes' encoding='UTF-8'?><a/>",
+    b"<?xml version='1.0' ?>?<a/>",
+    b"<?xml version='1.0'",
+    b"<?xml version = '1.0' standalone = 'no'?><a/>",
     b"<a>&abcde;</a>",
     b"<a>&l1;</a>",
     b"<a>& </a>",
