@@ -36,9 +36,9 @@
 //! `max_depth`, values are kept up to the longest literal.
 
 use super::program::{
-    FxMap, Program, ACCEPTS, ANY_TAG, CARRIES, CARRIES_ANY, DOC, HAS_ANY_KIDS, HAS_CONDS,
-    HAS_KIDS, HAS_TWIGS,
+    FxMap, Program, ACCEPTS, ANY_TAG, CARRIES, DOC, HAS_CONDS, HAS_TWIGS, SEVERAL,
 };
+use super::rows::{any_kids, children, merge_rows, merge_sorted, Marks};
 use crate::ir::value::ValueAcc;
 use crate::ir::xpath::{CondKind, Design};
 use crate::xml::{DocStatus, Sink, Tokenizer, XmlConfig, XmlErrorAt};
@@ -205,6 +205,7 @@ struct Runtime {
     scratch: Vec<u32>,
     /// Scratch for building a row: the sorted candidate lists of each edge kind.
     rows: [Vec<u32>; 4],
+    marks: Marks,
     /// Scratch for a new carry set: the nodes not in its parent's, and
     /// their `//*` children.
     delta: [Vec<u32>; 2],
@@ -272,6 +273,7 @@ impl Engine {
             part_counts: vec![0; nq],
             scratch: Vec::new(),
             rows: Default::default(),
+            marks: Marks::new(prog.flags.len()),
             delta: Default::default(),
             cands: Vec::new(),
             state_scratch: StateScratch::default(),
@@ -514,16 +516,6 @@ fn intern_carry(p: &Program, rt: &mut Runtime, set: &[u32], base: Option<(u32, &
     id
 }
 
-/// Appends to `out` the `//*` (`desc`) or `/*` children of the sorted push
-/// nodes `parents`, in increasing order.
-fn any_kids(p: &Program, parents: &[u32], desc: bool, out: &mut Vec<u32>) {
-    let has = if desc { CARRIES_ANY } else { HAS_ANY_KIDS };
-    for &n in parents {
-        if p.flags[n as usize] & has != 0 {
-            out.extend(p.kids_of(n, desc, ANY_TAG));
-        }
-    }
-}
 
 fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32 {
     let h = hash_state(carry, exact);
@@ -547,8 +539,10 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
         if flags & (ACCEPTS | HAS_TWIGS) == 0 {
             continue;
         }
-        // Mostly one item: a copy loop, not a `memcpy` call.
-        accept_parts.extend(p.accepts.get(n).iter().copied());
+        match p.accept_one[n as usize] {
+            SEVERAL => accept_parts.extend_from_slice(p.accepts.get(n)),
+            part => accept_parts.push(part),
+        }
         if flags & HAS_TWIGS == 0 {
             continue;
         }
@@ -651,66 +645,6 @@ fn child_any_of(p: &Program, rt: &mut Runtime, state: u32) {
     rt.delta[0] = kids;
 }
 
-/// Calls `out` with the children over `//` (`desc`) or `/` with tag key
-/// `tag` (a tag or [`ANY_TAG`]) of the sorted push nodes `parents`, in
-/// increasing order: a merge join with the tag's edge list, or a lookup of
-/// each parent's children when the list is much longer than `parents`.
-fn children(p: &Program, parents: &[u32], desc: bool, tag: u32, mut out: impl FnMut(u32)) {
-    let lists = if desc { &p.desc_edges } else { &p.child_edges };
-    let edges = &lists[if tag == ANY_TAG {
-        p.ntags
-    } else {
-        tag as usize
-    }];
-    if edges.len() <= 8 * parents.len() {
-        return Program::join_children(parents, edges, out);
-    }
-    let has = if desc { CARRIES } else { HAS_KIDS };
-    for &n in parents {
-        if p.flags[n as usize] & has != 0 {
-            p.kids_of(n, desc, tag).for_each(&mut out);
-        }
-    }
-}
-
-/// Merge the four sorted, disjoint candidate lists of `rows` into `out`.
-fn merge_rows(rows: &mut [Vec<u32>; 4], out: &mut Vec<u32>) {
-    let [a, b, c, d] = rows;
-    out.clear();
-    merge_sorted(a, b, out);
-    if c.is_empty() && d.is_empty() {
-        return;
-    }
-    std::mem::swap(a, out);
-    b.clear();
-    merge_sorted(c, d, b);
-    out.clear();
-    merge_sorted(a, b, out);
-}
-
-/// Append the merge of sorted `a` and `b` to `out`.
-fn merge_sorted(a: &[u32], b: &[u32], out: &mut Vec<u32>) {
-    if b.is_empty() {
-        return out.extend_from_slice(a);
-    }
-    if a.is_empty() {
-        return out.extend_from_slice(b);
-    }
-    out.reserve(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        if a[i] <= b[j] {
-            out.push(a[i]);
-            i += 1;
-        } else {
-            out.push(b[j]);
-            j += 1;
-        }
-    }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
-}
-
 /// The tokenizer sink: one document's run over the shared program and caches.
 struct Run<'a> {
     p: &'a Program,
@@ -772,7 +706,7 @@ impl Run<'_> {
         let [r0, r1, r2, r3] = &mut rows;
         for (row, parents, desc) in [(&mut *r0, &*st.exact, false), (&mut *r1, &*cs.nodes, true)] {
             row.clear();
-            children(p, parents, desc, tag, |n| keep(row, n));
+            children(p, &mut rt.marks, parents, desc, tag, |n| keep(row, n));
         }
         let child_any = st.child_any.as_deref().expect("found above");
         for (row, cands) in [(&mut *r2, child_any), (&mut *r3, &*cs.desc_any)] {

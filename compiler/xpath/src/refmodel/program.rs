@@ -31,6 +31,8 @@ type PushKey = (u32, bool, u32, Box<[u32]>);
 pub(crate) const DOC: u32 = 0;
 /// Tag key meaning "any tag" in the (tag, attribute) condition index.
 pub(crate) const ANY_TAG: u32 = u32::MAX;
+/// [`Program::accept_one`] of a node accepting several parts, or none.
+pub(crate) const SEVERAL: u32 = u32::MAX;
 
 /// A push node while the program is built (then flattened into
 /// [`NodeLists`]).
@@ -220,6 +222,11 @@ pub(crate) struct Program {
     /// the twig nodes whose push column it is ([`TwigLists`]).
     pub open_conds: NodeLists,
     pub accepts: NodeLists,
+    /// Per push node: the plain-path part it accepts when it accepts
+    /// exactly one (the usual case: a part is its leaf's path), else
+    /// [`SEVERAL`]: one array read per node, where [`Program::accepts`]
+    /// takes two.
+    pub accept_one: Vec<u32>,
     pub twig_lists: TwigLists,
     /// Per push node: [`HAS_CONDS`], [`CARRIES`], [`HAS_KIDS`], [`ACCEPTS`],
     /// [`HAS_TWIGS`], [`HAS_ANY_KIDS`], [`CARRIES_ANY`].
@@ -490,6 +497,13 @@ impl Program {
             ntags,
             open_conds: NodeLists::new(push.iter().map(|n| &*n.conds)),
             accepts: NodeLists::new(push.iter().map(|n| n.accepts.as_slice())),
+            accept_one: push
+                .iter()
+                .map(|n| match n.accepts.as_slice() {
+                    [part] => *part,
+                    _ => SEVERAL,
+                })
+                .collect(),
             flags,
             twig,
             child_edges,
@@ -542,54 +556,6 @@ impl Program {
         let len = keys[lo..].partition_point(|&k| k == key);
         first + lo as u32..first + (lo + len) as u32
     }
-
-    /// Children over `edges` (one of [`EdgeLists`]) of the nodes in
-    /// `parents` (sorted), in increasing id order (breadth-first
-    /// numbering). A merge join that gallops over the longer side, so a
-    /// small set against a long list costs little more than the set.
-    pub fn join_children(parents: &[u32], edges: &[(u32, u32)], mut out: impl FnMut(u32)) {
-        if edges.is_empty() || parents.is_empty() {
-            return;
-        }
-        if parents.len() <= edges.len() {
-            let mut j = 0;
-            for &n in parents {
-                j += gallop(&edges[j..], |&(p, _)| p < n);
-                while j < edges.len() && edges[j].0 == n {
-                    out(edges[j].1);
-                    j += 1;
-                }
-                if j == edges.len() {
-                    return;
-                }
-            }
-        } else {
-            let mut i = 0;
-            for &(p, c) in edges {
-                i += gallop(&parents[i..], |&n| n < p);
-                if i == parents.len() {
-                    return;
-                }
-                if parents[i] == p {
-                    out(c);
-                }
-            }
-        }
-    }
-}
-
-/// The number of leading elements of `v` for which `before` holds (it
-/// must hold on a prefix): an exponential search from the start, cheap
-/// when the answer is small.
-#[inline]
-fn gallop<T>(v: &[T], before: impl Fn(&T) -> bool) -> usize {
-    let mut hi = 1;
-    while hi < v.len() && before(&v[hi]) {
-        hi *= 2;
-    }
-    let lo = hi / 2;
-    let hi = hi.min(v.len());
-    lo + v[lo..hi].partition_point(before)
 }
 
 /// The twig nodes of all parts with identical branches shared (unordered
