@@ -61,7 +61,7 @@ pub(super) fn children(
     if edges.is_empty() || parents.is_empty() {
         return;
     }
-    if edges.len() <= 8 * parents.len() {
+    if edges.len() <= 32 * parents.len() {
         for &n in parents {
             marks.words[(n / 64) as usize] |= 1 << (n % 64);
         }
