@@ -160,10 +160,11 @@ impl StateScratch {
 /// Mutable caches and per-document scratch, reused across documents.
 struct Runtime {
     // ---- memoised push rows (bounded by `cache_words`) ----
+    /// The tables hold (hash, id), so that growing them rehashes no row.
     states: Vec<State>,
-    state_table: HashTable<u32>,
+    state_table: HashTable<(u64, u32)>,
     carries: Vec<CarrySet>,
-    carry_table: HashTable<u32>,
+    carry_table: HashTable<(u64, u32)>,
 
     cache_words: usize,
     /// Transitions: (state << 32 | symbol) → state, for full and projected
@@ -488,9 +489,9 @@ fn has_bit(words: &[u64], base: usize, t: u32) -> bool {
 /// `//*` children are found; `None`: found from `set` itself.
 fn intern_carry(p: &Program, rt: &mut Runtime, set: &[u32], base: Option<(u32, &[u32])>) -> u32 {
     let h = hash_set(set);
-    if let Some(&id) = rt
+    if let Some(&(_, id)) = rt
         .carry_table
-        .find(h, |&id| &*rt.carries[id as usize].nodes == set)
+        .find(h, |&(hash, id)| hash == h && &*rt.carries[id as usize].nodes == set)
     {
         return id;
     }
@@ -510,17 +511,15 @@ fn intern_carry(p: &Program, rt: &mut Runtime, set: &[u32], base: Option<(u32, &
         nodes: set.into(),
         desc_any: desc_any.as_slice().into(),
     });
-    let carries = &rt.carries;
-    rt.carry_table
-        .insert_unique(h, id, |&i| hash_set(&carries[i as usize].nodes));
+    rt.carry_table.insert_unique(h, (h, id), |&(hash, _)| hash);
     id
 }
 
-
 fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32 {
     let h = hash_state(carry, exact);
-    if let Some(&id) = rt.state_table.find(h, |&id| {
-        rt.states[id as usize].carry == carry && &*rt.states[id as usize].exact == exact
+    if let Some(&(_, id)) = rt.state_table.find(h, |&(hash, id)| {
+        let s = &rt.states[id as usize];
+        hash == h && s.carry == carry && &*s.exact == exact
     }) {
         return id;
     }
@@ -584,11 +583,7 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
         stamp: 0,
     });
     rt.state_scratch = b;
-    let states = &rt.states;
-    rt.state_table.insert_unique(h, id, |&i| {
-        let s = &states[i as usize];
-        hash_state(s.carry, &s.exact)
-    });
+    rt.state_table.insert_unique(h, (h, id), |&(hash, _)| hash);
     id
 }
 
