@@ -11,7 +11,9 @@
 //! function is cached per (state, symbol): after warm-up an open event is a
 //! hash lookup, whatever the number of queries. Computing a new row visits
 //! only the children of active nodes that carry the element's tag (per-tag
-//! dispatch).
+//! dispatch); the `*` children, the same whatever the tag, are kept per
+//! state ([`State::child_any`]) and per carry set ([`CarrySet::desc_any`],
+//! built from the parent set's, so a new one costs its change).
 //!
 //! **Projected symbols.** A state can only use the conditions of its
 //! candidate children (the `/` children of its exact set and the `//`
@@ -34,8 +36,9 @@
 //! `max_depth`, values are kept up to the longest literal.
 
 use super::program::{
-    FxMap, Program, ACCEPTS, ANY_TAG, CARRIES, DOC, HAS_CONDS, HAS_KIDS, HAS_TWIGS,
+    FxMap, Program, ACCEPTS, ANY_TAG, CARRIES, DOC, HAS_CONDS, HAS_TWIGS, SEVERAL,
 };
+use super::rows::{any_kids, children, merge_rows, merge_sorted, Marks};
 use crate::ir::value::ValueAcc;
 use crate::ir::xpath::{CondKind, Design};
 use crate::xml::{DocStatus, Sink, Tokenizer, XmlConfig, XmlErrorAt};
@@ -87,6 +90,11 @@ struct State {
     exact: Box<[u32]>,
     /// Carry set: `//` nodes matched here or at an ancestor.
     carry: u32,
+    /// The `/*` children of `exact`, sorted, before their conditions are
+    /// checked: the candidates that do not depend on the child's tag,
+    /// found once for all the transitions out of this state (`None` until
+    /// the first is computed).
+    child_any: Option<Box<[u32]>>,
     /// Plain-path parts completed by `exact` (sorted): recorded once per
     /// document by OR-ing into the part bitmap, which stays cache-resident.
     accept_parts: Box<[u32]>,
@@ -118,6 +126,17 @@ fn hash_set(k: &[u32]) -> u64 {
     h.finish()
 }
 
+/// An interned carry set.
+struct CarrySet {
+    /// `//` nodes matched at an element or at its ancestors, sorted.
+    nodes: Box<[u32]>,
+    /// Their `//*` children, sorted, before their conditions are checked.
+    /// A carry set is usually its parent element's plus a few nodes, so
+    /// this is the parent's list merged with those nodes' `//*` children:
+    /// the work follows the change, not the set's size.
+    desc_any: Box<[u32]>,
+}
+
 /// Scratch lists for building a [`State`], reused from state to state.
 #[derive(Default)]
 struct StateScratch {
@@ -141,10 +160,11 @@ impl StateScratch {
 /// Mutable caches and per-document scratch, reused across documents.
 struct Runtime {
     // ---- memoised push rows (bounded by `cache_words`) ----
+    /// The tables hold (hash, id), so that growing them rehashes no row.
     states: Vec<State>,
-    state_table: HashTable<u32>,
-    carries: Vec<Box<[u32]>>,
-    carry_table: HashTable<u32>,
+    state_table: HashTable<(u64, u32)>,
+    carries: Vec<CarrySet>,
+    carry_table: HashTable<(u64, u32)>,
 
     cache_words: usize,
     /// Transitions: (state << 32 | symbol) → state, for full and projected
@@ -186,6 +206,10 @@ struct Runtime {
     scratch: Vec<u32>,
     /// Scratch for building a row: the sorted candidate lists of each edge kind.
     rows: [Vec<u32>; 4],
+    marks: Marks,
+    /// Scratch for a new carry set: the nodes not in its parent's, and
+    /// their `//*` children.
+    delta: [Vec<u32>; 2],
     cands: Vec<u32>,
     state_scratch: StateScratch,
     /// Per twig node: the close event that last listed it as a candidate.
@@ -250,6 +274,8 @@ impl Engine {
             part_counts: vec![0; nq],
             scratch: Vec::new(),
             rows: Default::default(),
+            marks: Marks::new(prog.flags.len()),
+            delta: Default::default(),
             cands: Vec::new(),
             state_scratch: StateScratch::default(),
             twig_seen: vec![u32::MAX; prog.twig.len()],
@@ -292,7 +318,7 @@ impl Engine {
         } else {
             &[]
         };
-        let carry = intern_carry(rt, carry);
+        let carry = intern_carry(&self.prog, rt, carry, None);
         intern_state(&self.prog, rt, carry, &[DOC]);
     }
 
@@ -458,27 +484,42 @@ fn has_bit(words: &[u64], base: usize, t: u32) -> bool {
     words[base + (t / 64) as usize] >> (t % 64) & 1 == 1
 }
 
-fn intern_carry(rt: &mut Runtime, set: &[u32]) -> u32 {
+/// The id of carry set `set`, interned. `base`: the parent element's carry
+/// set and the nodes `set` adds to it (sorted), from which a new set's
+/// `//*` children are found; `None`: found from `set` itself.
+fn intern_carry(p: &Program, rt: &mut Runtime, set: &[u32], base: Option<(u32, &[u32])>) -> u32 {
     let h = hash_set(set);
-    if let Some(&id) = rt
+    if let Some(&(_, id)) = rt
         .carry_table
-        .find(h, |&id| &*rt.carries[id as usize] == set)
+        .find(h, |&(hash, id)| hash == h && &*rt.carries[id as usize].nodes == set)
     {
         return id;
     }
+    let [added, desc_any] = &mut rt.delta;
+    desc_any.clear();
+    match base {
+        Some((parent, delta)) => {
+            added.clear();
+            any_kids(p, delta, true, added);
+            merge_sorted(&rt.carries[parent as usize].desc_any, added, desc_any);
+        }
+        None => any_kids(p, set, true, desc_any),
+    }
     let id = rt.carries.len() as u32;
-    rt.cache_words += set.len() + 4;
-    rt.carries.push(set.into());
-    let carries = &rt.carries;
-    rt.carry_table
-        .insert_unique(h, id, |&i| hash_set(&carries[i as usize]));
+    rt.cache_words += set.len() + desc_any.len() + 8;
+    rt.carries.push(CarrySet {
+        nodes: set.into(),
+        desc_any: desc_any.as_slice().into(),
+    });
+    rt.carry_table.insert_unique(h, (h, id), |&(hash, _)| hash);
     id
 }
 
 fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32 {
     let h = hash_state(carry, exact);
-    if let Some(&id) = rt.state_table.find(h, |&id| {
-        rt.states[id as usize].carry == carry && &*rt.states[id as usize].exact == exact
+    if let Some(&(_, id)) = rt.state_table.find(h, |&(hash, id)| {
+        let s = &rt.states[id as usize];
+        hash == h && s.carry == carry && &*s.exact == exact
     }) {
         return id;
     }
@@ -497,7 +538,10 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
         if flags & (ACCEPTS | HAS_TWIGS) == 0 {
             continue;
         }
-        accept_parts.extend_from_slice(p.accepts.get(n));
+        match p.accept_one[n as usize] {
+            SEVERAL => accept_parts.extend_from_slice(p.accepts.get(n)),
+            part => accept_parts.push(part),
+        }
         if flags & HAS_TWIGS == 0 {
             continue;
         }
@@ -530,6 +574,7 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
     rt.states.push(State {
         exact: exact.into(),
         carry,
+        child_any: None,
         accept_parts: accept_parts.as_slice().into(),
         leaf_up: leaf_up.as_slice().into(),
         inner: inner.as_slice().into(),
@@ -538,11 +583,7 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
         stamp: 0,
     });
     rt.state_scratch = b;
-    let states = &rt.states;
-    rt.state_table.insert_unique(h, id, |&i| {
-        let s = &states[i as usize];
-        hash_state(s.carry, &s.exact)
-    });
+    rt.state_table.insert_unique(h, (h, id), |&(hash, _)| hash);
     id
 }
 
@@ -584,64 +625,19 @@ fn projection(rt: &mut Runtime, symbol: u32, rkey: u64) -> Option<u32> {
     Some(id)
 }
 
-/// Calls `out` with the children over `//` (`desc`) or `/` with tag key
-/// `tag` (a tag or [`ANY_TAG`]) of the sorted push nodes `parents`, in
-/// increasing order: a merge join with the tag's edge list, or a lookup of
-/// each parent's children when the list is much longer than `parents`.
-fn children(p: &Program, parents: &[u32], desc: bool, tag: u32, mut out: impl FnMut(u32)) {
-    let lists = if desc { &p.desc_edges } else { &p.child_edges };
-    let edges = &lists[if tag == ANY_TAG {
-        p.ntags
-    } else {
-        tag as usize
-    }];
-    if edges.len() <= 8 * parents.len() {
-        return Program::join_children(parents, edges, out);
-    }
-    let has = if desc { CARRIES } else { HAS_KIDS };
-    for &n in parents {
-        if p.flags[n as usize] & has != 0 {
-            p.kids_of(n, desc, tag).for_each(&mut out);
-        }
-    }
-}
-
-/// Merge the four sorted, disjoint candidate lists of `rows` into `out`.
-fn merge_rows(rows: &mut [Vec<u32>; 4], out: &mut Vec<u32>) {
-    let [a, b, c, d] = rows;
-    out.clear();
-    merge_sorted(a, b, out);
-    if c.is_empty() && d.is_empty() {
+/// Finds the `/*` children of `state`'s exact set ([`State::child_any`]),
+/// unless already found.
+fn child_any_of(p: &Program, rt: &mut Runtime, state: u32) {
+    let st = &mut rt.states[state as usize];
+    if st.child_any.is_some() {
         return;
     }
-    std::mem::swap(a, out);
-    b.clear();
-    merge_sorted(c, d, b);
-    out.clear();
-    merge_sorted(a, b, out);
-}
-
-/// Append the merge of sorted `a` and `b` to `out`.
-fn merge_sorted(a: &[u32], b: &[u32], out: &mut Vec<u32>) {
-    if b.is_empty() {
-        return out.extend_from_slice(a);
-    }
-    if a.is_empty() {
-        return out.extend_from_slice(b);
-    }
-    out.reserve(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        if a[i] <= b[j] {
-            out.push(a[i]);
-            i += 1;
-        } else {
-            out.push(b[j]);
-            j += 1;
-        }
-    }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
+    let mut kids = std::mem::take(&mut rt.delta[0]);
+    kids.clear();
+    any_kids(p, &st.exact, false, &mut kids);
+    rt.cache_words += kids.len() + 4;
+    st.child_any = Some(kids.as_slice().into());
+    rt.delta[0] = kids;
 }
 
 /// The tokenizer sink: one document's run over the shared program and caches.
@@ -673,40 +669,44 @@ impl Run<'_> {
     /// Compute the push row for a child with `symbol` under `state`: the
     /// `/` children of the exact set and the `//` children of the carry set
     /// with the element's tag or `*` whose conditions the symbol satisfies.
-    /// Each join yields a sorted list (breadth-first numbering, one parent
-    /// per node, so no duplicates); merging them gives the sorted row.
-    /// With `relevant`, also collects the candidates' conditions there
-    /// (unsorted, with repeats).
+    /// The tag's candidates come from joins with the tag's edge lists, the
+    /// `*` ones from the lists the state and its carry set keep. Each list
+    /// is sorted (breadth-first numbering, one parent per node, so no
+    /// duplicates); merging them gives the sorted row. With `relevant`,
+    /// also collects the candidates' conditions there (unsorted, with
+    /// repeats).
     fn compute(&mut self, state: u32, symbol: u32, mut relevant: Option<&mut Vec<u32>>) -> u32 {
         let p = self.p;
         let rt = &mut *self.rt;
         rt.stats.transitions_computed += 1;
+        child_any_of(p, rt, state);
         let key = &rt.symbol_keys[symbol as usize];
         let (tag, truth) = (key[0], &key[1..]);
         let st = &rt.states[state as usize];
         let carry = st.carry;
-        let (exact, carried) = (&st.exact, &rt.carries[carry as usize]);
+        let cs = &rt.carries[carry as usize];
         let mut rows = std::mem::take(&mut rt.rows);
-        let sources = [
-            (&**exact, false, tag),
-            (&**exact, false, ANY_TAG),
-            (&**carried, true, tag),
-            (&**carried, true, ANY_TAG),
-        ];
-        for (row, (parents, desc, tag)) in rows.iter_mut().zip(sources) {
+        let mut keep = |row: &mut Vec<u32>, n: u32| {
+            if p.flags[n as usize] & HAS_CONDS == 0 {
+                return row.push(n);
+            }
+            let conds = p.open_conds.get(n);
+            if let Some(rel) = relevant.as_deref_mut() {
+                rel.extend_from_slice(conds);
+            }
+            if Self::conds_hold(conds, truth) {
+                row.push(n);
+            }
+        };
+        let [r0, r1, r2, r3] = &mut rows;
+        for (row, parents, desc) in [(&mut *r0, &*st.exact, false), (&mut *r1, &*cs.nodes, true)] {
             row.clear();
-            children(p, parents, desc, tag, |n| {
-                if p.flags[n as usize] & HAS_CONDS == 0 {
-                    return row.push(n);
-                }
-                let conds = p.open_conds.get(n);
-                if let Some(rel) = relevant.as_deref_mut() {
-                    rel.extend_from_slice(conds);
-                }
-                if Self::conds_hold(conds, truth) {
-                    row.push(n);
-                }
-            });
+            children(p, &mut rt.marks, parents, desc, tag, |n| keep(row, n));
+        }
+        let child_any = st.child_any.as_deref().expect("found above");
+        for (row, cands) in [(&mut *r2, child_any), (&mut *r3, &*cs.desc_any)] {
+            row.clear();
+            cands.iter().for_each(|&n| keep(row, n));
         }
         let mut key = std::mem::take(&mut rt.scratch);
         merge_rows(&mut rows, &mut key);
@@ -735,7 +735,9 @@ impl Run<'_> {
             return carry;
         }
         buf.clear();
-        let old = &rt.carries[carry as usize];
+        let mut delta = std::mem::take(&mut rt.cands);
+        delta.clear();
+        let old = &rt.carries[carry as usize].nodes;
         let mut i = 0;
         for n in new {
             while i < old.len() && old[i] < n {
@@ -744,11 +746,19 @@ impl Run<'_> {
             }
             if i < old.len() && old[i] == n {
                 i += 1;
+            } else {
+                delta.push(n);
             }
             buf.push(n);
         }
         buf.extend_from_slice(&old[i..]);
-        intern_carry(rt, buf)
+        let id = if delta.is_empty() {
+            carry
+        } else {
+            intern_carry(p, rt, buf, Some((carry, &delta)))
+        };
+        rt.cands = delta;
+        id
     }
 
     /// Drop the caches, keeping the states on the current stack.
@@ -770,7 +780,7 @@ impl Run<'_> {
                 Some(&id) => id,
                 None => {
                     let st = &old_states[s as usize];
-                    let carry = intern_carry(rt, &old_carries[st.carry as usize]);
+                    let carry = intern_carry(p, rt, &old_carries[st.carry as usize].nodes, None);
                     let id = intern_state(p, rt, carry, &st.exact);
                     rt.states[id as usize].stamp = st.stamp;
                     remap.insert(s, id);

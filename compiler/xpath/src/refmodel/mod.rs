@@ -5,6 +5,7 @@
 
 mod engine;
 mod program;
+mod rows;
 pub mod stacks;
 #[cfg(test)]
 mod tests;

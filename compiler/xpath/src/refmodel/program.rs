@@ -31,6 +31,8 @@ type PushKey = (u32, bool, u32, Box<[u32]>);
 pub(crate) const DOC: u32 = 0;
 /// Tag key meaning "any tag" in the (tag, attribute) condition index.
 pub(crate) const ANY_TAG: u32 = u32::MAX;
+/// [`Program::accept_one`] of a node accepting several parts, or none.
+pub(crate) const SEVERAL: u32 = u32::MAX;
 
 /// A push node while the program is built (then flattened into
 /// [`NodeLists`]).
@@ -82,6 +84,10 @@ pub(crate) const HAS_KIDS: u8 = 16;
 pub(crate) const ACCEPTS: u8 = 4;
 /// [`Program::flags`] bit: the node is the push column of twig nodes.
 pub(crate) const HAS_TWIGS: u8 = 8;
+/// [`Program::flags`] bit: the node has `/*` children.
+pub(crate) const HAS_ANY_KIDS: u8 = 32;
+/// [`Program::flags`] bit: the node has `//*` children.
+pub(crate) const CARRIES_ANY: u8 = 64;
 
 /// A push node being built, before breadth-first numbering.
 struct RawNode {
@@ -111,8 +117,24 @@ struct PushTree {
     desc_edges: EdgeLists,
     /// Per design node: its push node.
     node_push: Vec<u32>,
-    first_kid: Vec<u32>,
+    kids: Vec<KidBounds>,
     kid_key: Vec<u32>,
+}
+
+/// Where the children of a push node lie. Breadth-first numbering gives
+/// them consecutive ids ordered by [`kid_key`]: the `/` children by tag,
+/// then the `/*` ones, then the `//` children by tag, then the `//*` ones.
+/// The children of node `n` end where those of `n + 1` start.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct KidBounds {
+    /// The first child (the first `/` child, if any).
+    pub start: u32,
+    /// The first `/*` child.
+    pub child_any: u32,
+    /// The first `//` child.
+    pub desc: u32,
+    /// The first `//*` child.
+    pub desc_any: u32,
 }
 
 /// Push-tree edges (parent, child) per child tag, sorted by parent; the
@@ -200,8 +222,14 @@ pub(crate) struct Program {
     /// the twig nodes whose push column it is ([`TwigLists`]).
     pub open_conds: NodeLists,
     pub accepts: NodeLists,
+    /// Per push node: the plain-path part it accepts when it accepts
+    /// exactly one (the usual case: a part is its leaf's path), else
+    /// [`SEVERAL`]: one array read per node, where [`Program::accepts`]
+    /// takes two.
+    pub accept_one: Vec<u32>,
     pub twig_lists: TwigLists,
-    /// Per push node: [`HAS_CONDS`], [`CARRIES`], [`ACCEPTS`], [`HAS_TWIGS`].
+    /// Per push node: [`HAS_CONDS`], [`CARRIES`], [`HAS_KIDS`], [`ACCEPTS`],
+    /// [`HAS_TWIGS`], [`HAS_ANY_KIDS`], [`CARRIES_ANY`].
     pub flags: Vec<u8>,
     pub twig: Vec<TwigNode>,
     /// The `/` edges of the push tree per child tag ([`EdgeLists`]). A new
@@ -209,10 +237,11 @@ pub(crate) struct Program {
     pub child_edges: EdgeLists,
     /// The `//` edges per child tag, joined with the carry set.
     pub desc_edges: EdgeLists,
-    /// Per push node `n`: its children are the nodes from `first_kid[n]` up
-    /// to `first_kid[n+1]` (breadth-first numbering), ordered by `kid_key`:
-    /// the other way to find the children with a tag, for long edge lists.
-    pub first_kid: Vec<u32>,
+    /// Per push node, then one more (the end of the last node's
+    /// children): where its children lie ([`KidBounds`]), the other way to
+    /// find the children with a tag, for long edge lists, and the direct
+    /// way to find the `*` ones.
+    pub kids: Vec<KidBounds>,
     /// Per push node: its axis and tag as its parent orders its children.
     pub kid_key: Vec<u32>,
     /// Per twig node: its push node, and its parent twig nodes (none for
@@ -261,7 +290,7 @@ impl Program {
             child_edges,
             desc_edges,
             node_push,
-            first_kid,
+            kids,
             kid_key,
         } = build_push_tree(design, ntags);
 
@@ -468,11 +497,18 @@ impl Program {
             ntags,
             open_conds: NodeLists::new(push.iter().map(|n| &*n.conds)),
             accepts: NodeLists::new(push.iter().map(|n| n.accepts.as_slice())),
+            accept_one: push
+                .iter()
+                .map(|n| match n.accepts.as_slice() {
+                    [part] => *part,
+                    _ => SEVERAL,
+                })
+                .collect(),
             flags,
             twig,
             child_edges,
             desc_edges,
-            first_kid,
+            kids,
             kid_key,
             twig_push,
             twig_parents,
@@ -505,61 +541,21 @@ impl Program {
     /// `tag` (a tag or [`ANY_TAG`]), as a range of consecutive ids.
     #[inline]
     pub fn kids_of(&self, n: u32, desc: bool, tag: u32) -> std::ops::Range<u32> {
-        let (a, b) = (self.first_kid[n as usize], self.first_kid[n as usize + 1]);
-        let keys = &self.kid_key[a as usize..b as usize];
+        let b = self.kids[n as usize];
+        let (first, any, end) = if desc {
+            (b.desc, b.desc_any, self.kids[n as usize + 1].start)
+        } else {
+            (b.start, b.child_any, b.desc)
+        };
+        if tag == ANY_TAG {
+            return any..end;
+        }
+        let keys = &self.kid_key[first as usize..any as usize];
         let key = kid_key(desc, tag);
         let lo = keys.partition_point(|&k| k < key);
         let len = keys[lo..].partition_point(|&k| k == key);
-        a + lo as u32..a + (lo + len) as u32
+        first + lo as u32..first + (lo + len) as u32
     }
-
-    /// Children over `edges` (one of [`EdgeLists`]) of the nodes in
-    /// `parents` (sorted), in increasing id order (breadth-first
-    /// numbering). A merge join that gallops over the longer side, so a
-    /// small set against a long list costs little more than the set.
-    pub fn join_children(parents: &[u32], edges: &[(u32, u32)], mut out: impl FnMut(u32)) {
-        if edges.is_empty() || parents.is_empty() {
-            return;
-        }
-        if parents.len() <= edges.len() {
-            let mut j = 0;
-            for &n in parents {
-                j += gallop(&edges[j..], |&(p, _)| p < n);
-                while j < edges.len() && edges[j].0 == n {
-                    out(edges[j].1);
-                    j += 1;
-                }
-                if j == edges.len() {
-                    return;
-                }
-            }
-        } else {
-            let mut i = 0;
-            for &(p, c) in edges {
-                i += gallop(&parents[i..], |&n| n < p);
-                if i == parents.len() {
-                    return;
-                }
-                if parents[i] == p {
-                    out(c);
-                }
-            }
-        }
-    }
-}
-
-/// The number of leading elements of `v` for which `before` holds (it
-/// must hold on a prefix): an exponential search from the start, cheap
-/// when the answer is small.
-#[inline]
-fn gallop<T>(v: &[T], before: impl Fn(&T) -> bool) -> usize {
-    let mut hi = 1;
-    while hi < v.len() && before(&v[hi]) {
-        hi *= 2;
-    }
-    let lo = hi / 2;
-    let hi = hi.min(v.len());
-    lo + v[lo..hi].partition_point(before)
 }
 
 /// The twig nodes of all parts with identical branches shared (unordered
@@ -735,14 +731,39 @@ fn build_push_tree(design: &Design, ntags: usize) -> PushTree {
     for i in 0..raw.len() {
         first_kid[i + 1] += first_kid[i] - 1;
     }
+    let kids = kid_bounds(&first_kid, &kid_key);
     PushTree {
         push,
         child_edges,
         desc_edges,
         node_push,
-        first_kid,
+        kids,
         kid_key,
     }
+}
+
+/// Each node's [`KidBounds`] (and one more, the end), from where its
+/// children start (`first_kid`, one more than the nodes) and their keys.
+fn kid_bounds(first_kid: &[u32], keys: &[u32]) -> Vec<KidBounds> {
+    let bound = |a: u32, b: u32, key: u32| {
+        a + keys[a as usize..b as usize].partition_point(|&k| k < key) as u32
+    };
+    first_kid
+        .windows(2)
+        .map(|w| {
+            let (a, b) = (w[0], w[1]);
+            KidBounds {
+                start: a,
+                child_any: bound(a, b, kid_key(false, ANY_TAG)),
+                desc: bound(a, b, kid_key(true, 0)),
+                desc_any: bound(a, b, kid_key(true, ANY_TAG)),
+            }
+        })
+        .chain(std::iter::once(KidBounds {
+            start: *first_kid.last().expect("one more than the nodes"),
+            ..KidBounds::default()
+        }))
+        .collect()
 }
 
 /// Breadth-first ids of a tree given by parent links (node 0 the root,
@@ -804,6 +825,12 @@ fn node_flags(push: &[PushNode], child_edges: &EdgeLists, desc_edges: &EdgeLists
     }
     for &(parent, _) in child_edges.iter().flatten() {
         flags[parent as usize] |= HAS_KIDS;
+    }
+    for &(parent, _) in child_edges.last().into_iter().flatten() {
+        flags[parent as usize] |= HAS_ANY_KIDS;
+    }
+    for &(parent, _) in desc_edges.last().into_iter().flatten() {
+        flags[parent as usize] |= CARRIES_ANY;
     }
     flags
 }

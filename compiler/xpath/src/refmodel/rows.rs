@@ -1,0 +1,125 @@
+//! Building a push row from its candidate lists.
+//!
+//! Push nodes are numbered breadth-first ([`Program`]), so the children of
+//! a sorted set of parents come out sorted and without duplicates (each
+//! node has one parent): every function here yields a sorted list, and a
+//! row is a merge of such lists, with no sort or dedup.
+
+use super::program::{Program, ANY_TAG, CARRIES, CARRIES_ANY, HAS_ANY_KIDS, HAS_KIDS};
+
+/// A bitmap over push nodes, all clear between uses: marks the parents of
+/// a join while the tag's edge list is scanned.
+#[derive(Debug, Default)]
+pub(super) struct Marks {
+    words: Vec<u64>,
+}
+
+impl Marks {
+    pub fn new(nodes: usize) -> Marks {
+        Marks {
+            words: vec![0; nodes.div_ceil(64)],
+        }
+    }
+
+    #[inline]
+    fn has(&self, n: u32) -> bool {
+        self.words[(n / 64) as usize] >> (n % 64) & 1 == 1
+    }
+}
+
+/// Appends to `out` the `//*` (`desc`) or `/*` children of the sorted push
+/// nodes `parents`, in increasing order.
+pub(super) fn any_kids(p: &Program, parents: &[u32], desc: bool, out: &mut Vec<u32>) {
+    let has = if desc { CARRIES_ANY } else { HAS_ANY_KIDS };
+    for &n in parents {
+        if p.flags[n as usize] & has != 0 {
+            out.extend(p.kids_of(n, desc, ANY_TAG));
+        }
+    }
+}
+
+/// Calls `out` with the children over `//` (`desc`) or `/` with tag key
+/// `tag` (a tag or [`ANY_TAG`]) of the sorted push nodes `parents`, in
+/// increasing order. When the tag's edge list (sorted by parent) is not
+/// much longer than `parents`, the parents are marked in `marks` and the
+/// list is scanned (sequential reads, no search); otherwise each parent's
+/// children with the tag are looked up.
+pub(super) fn children(
+    p: &Program,
+    marks: &mut Marks,
+    parents: &[u32],
+    desc: bool,
+    tag: u32,
+    mut out: impl FnMut(u32),
+) {
+    let lists = if desc { &p.desc_edges } else { &p.child_edges };
+    let edges = &lists[if tag == ANY_TAG {
+        p.ntags
+    } else {
+        tag as usize
+    }];
+    if edges.is_empty() || parents.is_empty() {
+        return;
+    }
+    if edges.len() <= 32 * parents.len() {
+        for &n in parents {
+            marks.words[(n / 64) as usize] |= 1 << (n % 64);
+        }
+        for &(parent, child) in edges {
+            if marks.has(parent) {
+                out(child);
+            }
+        }
+        for &n in parents {
+            marks.words[(n / 64) as usize] = 0;
+        }
+        return;
+    }
+    let has = if desc { CARRIES } else { HAS_KIDS };
+    for &n in parents {
+        if p.flags[n as usize] & has != 0 {
+            p.kids_of(n, desc, tag).for_each(&mut out);
+        }
+    }
+}
+
+/// Merge the four sorted, disjoint candidate lists of `rows` into `out`.
+pub(super) fn merge_rows(rows: &mut [Vec<u32>; 4], out: &mut Vec<u32>) {
+    let [a, b, c, d] = rows;
+    out.clear();
+    merge_sorted(a, b, out);
+    if c.is_empty() && d.is_empty() {
+        return;
+    }
+    std::mem::swap(a, out);
+    b.clear();
+    merge_sorted(c, d, b);
+    out.clear();
+    merge_sorted(a, b, out);
+}
+
+/// Append the merge of sorted `a` and `b` to `out`. Branch-free: which
+/// side advances is data, not a jump the CPU must guess.
+pub(super) fn merge_sorted(a: &[u32], b: &[u32], out: &mut Vec<u32>) {
+    if b.is_empty() {
+        return out.extend_from_slice(a);
+    }
+    if a.is_empty() {
+        return out.extend_from_slice(b);
+    }
+    let start = out.len();
+    out.resize(start + a.len() + b.len(), 0);
+    let dst = &mut out[start..];
+    let (mut i, mut j, mut k) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        let (x, y) = (a[i], b[j]);
+        let take_a = x <= y;
+        dst[k] = if take_a { x } else { y };
+        i += take_a as usize;
+        j += !take_a as usize;
+        k += 1;
+    }
+    let rest = a.len() - i;
+    dst[k..k + rest].copy_from_slice(&a[i..]);
+    dst[k + rest..].copy_from_slice(&b[j..]);
+}
