@@ -76,7 +76,7 @@ struct ErrOffsets {
         }
         // The reasons as flat sums (`spec_vec`, which the registers take)
         // must be fail_vec's, but for E_UNEXPECTED_BYTE, implied. Both are
-        // [20:1] vectors: reason E is bit E - 1 here.
+        // [NR:1] vectors: reason E is bit E - 1 here.
         constexpr unsigned kUnexpectedByte = 10; // E_UNEXPECTED_BYTE in qrtl_sax
         const unsigned fail_vec = m->rootp->qrtl_sax__DOT__fail_vec;
         const unsigned spec_vec = m->rootp->qrtl_sax__DOT__spec_vec;

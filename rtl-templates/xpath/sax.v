@@ -134,8 +134,8 @@ module qrtl_sax #(
         S_CDATA_BRACKET1     = 23, // CdataBracket1
         S_CDATA_BRACKET2     = 24, // CdataBracket2
         S_DOCTYPE_OPEN       = 25, // DoctypeOpen(kw)
-        S_DOCTYPE_BODY       = 26, // DoctypeBody
-        S_DOCTYPE_QUOTED     = 27, // DoctypeQuoted (quote in `quote_sq`)
+        S_DOCTYPE_BODY       = 26, // Doctype outside its literals (phase in `t_phase`)
+        S_DOCTYPE_QUOTED     = 27, // Doctype in a literal (quote in `quote_sq`, public id: `t_pubid`)
         S_PI_TARGET_START    = 28, // PiTargetStart
         S_PI_TARGET          = 29, // PiTarget
         S_PI_BODY            = 30, // PiBody
@@ -185,7 +185,9 @@ module qrtl_sax #(
         // 18 is the multi-byte input's (BadBeat), never this module's.
         E_INVALID_CHAR            = 5'd19,
         E_UNSUPPORTED_ENCODING    = 5'd20,
-        E_BAD_XML_DECL            = 5'd21;
+        E_BAD_XML_DECL            = 5'd21,
+        E_BAD_DOCTYPE             = 5'd22;
+    localparam NR = 22; // reasons: the one-hot error vectors are [NR:1]
 
     localparam [7:0] TAB = 8'h09, LF = 8'h0A, CR = 8'h0D;
 
@@ -194,7 +196,7 @@ module qrtl_sax #(
     // ------------------------------------------------------------------
     reg [NS-1:0] state;        // one-hot
     reg [2:0]    kw;           // bytes of `CDATA[` / `DOCTYPE` matched
-    reg [21:1]   err_vec;      // the first error's reason, one-hot (bit E_X), 0 until then; E_UNEXPECTED_BYTE is left implied (err_any without a reason)
+    reg [NR:1]   err_vec;      // the first error's reason, one-hot (bit E_X), 0 until then; E_UNEXPECTED_BYTE is left implied (err_any without a reason)
     reg          err_any;      // an error of a byte before the previous one (`failed` a byte late)
     reg [DW-1:0] depth;        // open elements (tokenizer `depth`)
     reg          root_seen;
@@ -302,6 +304,8 @@ module qrtl_sax #(
     reg        b_lf, b_cr, b_dash, b_lsqb, b_rsqb, b_hash, b_semi, b_x, b_m, b_l;
     reg        b_a, b_g, b_o, b_p, b_q, b_s, b_t, b_u; // entity name letters
     reg        b_v, b_e, b_one, b_dot, b_underscore; // XML declaration bytes
+    reg        b_upper_s;      // DOCTYPE `SYSTEM`
+    reg        c_pubid;        // a public id character (doctype.rs `is_pubid_char`; `'` apart)
     reg        b_lower_x, b_lower_m, b_lower_l; // the letter in either case
     reg        b_upper_a, b_upper_c, b_upper_d, b_upper_e, b_upper_o, b_upper_p, b_upper_t, b_upper_y;
     reg        b_bom0, b_bom1, b_bom2; // EF BB BF
@@ -318,7 +322,6 @@ module qrtl_sax #(
     reg        c_ename_stay;      // EndName stays: not `>`, whitespace
     reg        c_br2_body;        // CdataBracket2 -> CdataBody: not `>`, `]`
     reg        c_bang_doctype;    // Bang -> DoctypeOpen: not `-`, `[`
-    reg        c_tbody_stay;      // DoctypeBody stays: not `>`, a quote
     reg        c_pi_body;         // PiTarget -> PiBody: not a name byte, not `?`
     reg        c_piq_body;        // PiQuestion -> PiBody: not `>`, `?`
     // Byte-only parts of `fail` (see "Errors"): the byte is wrong in the
@@ -446,6 +449,11 @@ module qrtl_sax #(
         b_one <= ib == "1";
         b_dot <= ib == ".";
         b_underscore <= ib == "_";
+        b_upper_s <= ib == "S";
+        c_pubid <= ib_alpha || ib_digit || ib == 8'h20 || ib == CR || ib == LF || ib == "-" || ib == "("
+            || ib == ")" || ib == "+" || ib == "," || ib == "." || ib == "/" || ib == ":" || ib == "="
+            || ib == "?" || ib == ";" || ib == "!" || ib == "*" || ib == "#" || ib == "@" || ib == "$"
+            || ib == "_" || ib == "%";
         b_t <= ib == "t";
         b_u <= ib == "u";
         b_lower_x <= ib_lower == "x";
@@ -472,7 +480,6 @@ module qrtl_sax #(
         c_ename_stay <= ib != ">" && !ib_ws;
         c_br2_body <= ib != ">" && ib != "]";
         c_bang_doctype <= ib != "-" && ib != "[";
-        c_tbody_stay <= ib != ">" && ib != "\"" && ib != "'";
         c_pi_body <= !ib_name_char && ib != "?";
         c_piq_body <= ib != ">" && ib != "?";
         c_f_misc <= !ib_ws && ib != "<";
@@ -680,6 +687,81 @@ module qrtl_sax #(
                 end
                 default: begin
                     // D_QUESTION: `>` (d_done) or an error
+                end
+            endcase
+        end
+    end
+
+    // ------------------------------------------------------------------
+    // The DOCTYPE after its keyword and whitespace (xml/doctype.rs
+    // `Doctype`): S_DOCTYPE_BODY outside the literals, its phase in
+    // t_phase; S_DOCTYPE_QUOTED in a literal (t_pubid: the public id).
+    // ------------------------------------------------------------------
+    localparam [7:0]
+        T_BEFORE_NAME    = 8'd1,   // whitespace, then the name
+        T_NAME           = 8'd2,
+        T_AFTER_NAME     = 8'd4,   // whitespace, `SYSTEM`, `PUBLIC`, `[`, `>`
+        T_KEYWORD        = 8'd8,   // in `SYSTEM` / `PUBLIC` (t_public), t_pos bytes matched
+        T_KEYWORD_SPACE  = 8'd16,  // the whitespace the keyword needs
+        T_BEFORE_LITERAL = 8'd32,  // whitespace, then a quote
+        T_PUBID_SPACE    = 8'd64,  // the whitespace after the public id
+        T_END            = 8'd128; // after the external id: whitespace, `[`, `>`
+    reg  [7:0] t_phase;
+    reg        t_public;   // the keyword is PUBLIC; before a literal: it is the public id
+    reg  [2:0] t_pos;
+    reg        t_pubid;    // in the public id literal
+    wire [7:0] t_kw_byte = t_public ? str_at("PUBLIC", 4'd6, {1'b0, t_pos}) : str_at("SYSTEM", 4'd6, {1'b0, t_pos});
+    wire t_open_end = t_phase[1] || t_phase[2] || t_phase[7]; // `[` or `>` may come
+    wire t_done = t_open_end && b_gt;                        // the `>` that ends the DOCTYPE
+    wire t_subset = t_open_end && b_lsqb;                    // an internal subset (not read)
+    wire t_to_literal = t_phase[5] && (b_dquote || b_squote);
+    // The byte breaks the grammar outside a literal (BadDoctype) ...
+    wire t_bad = !t_done && !t_subset && !(
+           (t_phase[0] && (is_ws || is_name_start))
+        || (t_phase[1] && (is_ws || is_name_char))
+        || (t_phase[2] && (is_ws || b_upper_s || b_upper_p))
+        || (t_phase[3] && b == t_kw_byte)
+        || ((t_phase[4] || t_phase[6]) && is_ws)
+        || (t_phase[5] && (is_ws || b_dquote || b_squote))
+        || (t_phase[7] && is_ws));
+    // ... or in the public id.
+    wire t_bad_pubid = t_pubid && !is_quote && !(c_pubid || (b_squote && !quote_sq));
+    reg  [7:0] n_t_phase;
+    reg        n_t_public, n_t_pubid;
+    reg  [2:0] n_t_pos;
+    always @* begin
+        n_t_phase = t_phase;
+        n_t_public = t_public;
+        n_t_pubid = t_pubid;
+        n_t_pos = t_pos;
+        if (state[S_DOCTYPE_OPEN]) begin
+            n_t_phase = T_BEFORE_NAME;
+        end else if (state[S_DOCTYPE_QUOTED]) begin
+            if (is_quote) begin
+                n_t_phase = t_pubid ? T_PUBID_SPACE : T_END;
+                n_t_pubid = 1'b0;
+                n_t_public = 1'b0; // the system literal comes next
+            end
+        end else begin
+            (* parallel_case *)
+            case (1'b1)
+                t_phase[0]: if (!is_ws) n_t_phase = T_NAME;
+                t_phase[1]: if (is_ws) n_t_phase = T_AFTER_NAME;
+                t_phase[2]: begin
+                    if (!is_ws) begin
+                        n_t_phase = T_KEYWORD;
+                        n_t_public = b_upper_p;
+                        n_t_pos = 3'd1;
+                    end
+                end
+                t_phase[3]: begin
+                    n_t_pos = t_pos + 3'd1;
+                    if (t_pos == 3'd5) n_t_phase = T_KEYWORD_SPACE;
+                end
+                t_phase[4], t_phase[6]: n_t_phase = T_BEFORE_LITERAL;
+                t_phase[5]: if (!is_ws) n_t_pubid = t_public;
+                default: begin
+                    // T_END: whitespace, or the DOCTYPE ends
                 end
             endcase
         end
@@ -947,7 +1029,7 @@ module qrtl_sax #(
                                            || (state[S_END_NAME] && cmp_done && !cmp_first));
 
     /* verilator lint_off UNUSEDSIGNAL */
-    reg [21:1]   fail_vec;     // the reason of `fail`, one-hot (bit E_X); simulation only (spec_vec is its flat form)
+    reg [NR:1]   fail_vec;     // the reason of `fail`, one-hot (bit E_X); simulation only (spec_vec is its flat form)
     /* verilator lint_on UNUSEDSIGNAL */
 
     reg e_name_byte, e_name_first, e_name_end;
@@ -997,7 +1079,7 @@ module qrtl_sax #(
         n_cmp_first = cmp_first;
         n_cmp_done = cmp_done;
         push = 1'b0;
-        fail_vec = 21'd0;
+        fail_vec = {NR{1'b0}};
         nm_we = 1'b0;
         e_name_byte = 1'b0;
         e_name_first = 1'b0;
@@ -1424,19 +1506,22 @@ module qrtl_sax #(
                     end
                 end
                 state[S_DOCTYPE_BODY]: begin
-                    if (b_gt) begin
+                    if (t_done) begin
                         // -> ST_MISC
-                    end else if (b_lsqb) begin
+                    end else if (t_subset) begin
                         fail_vec[E_DOCTYPE_INTERNAL_SUBSET] = 1'b1;
-                    end else if (b_dquote || b_squote) begin
+                    end else if (t_bad) begin
+                        fail_vec[E_BAD_DOCTYPE] = 1'b1;
+                    end else if (t_to_literal) begin
                         n_quote_sq = b_squote;
                         // -> ST_DOCTYPE_QUOTED
-                    end else if (b_lt) begin
-                        fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end
                 end
                 state[S_DOCTYPE_QUOTED]: begin
-                    // if (is_quote) -> ST_DOCTYPE_BODY
+                    if (t_bad_pubid) begin
+                        fail_vec[E_BAD_DOCTYPE] = 1'b1;
+                    end
+                    // else if (is_quote) -> ST_DOCTYPE_BODY
                 end
 
                 // ---- Processing instructions ----
@@ -1665,7 +1750,7 @@ module qrtl_sax #(
     assign n_edges[S_BOM1] = s_start && b_bom0;
     assign n_edges[S_BOM2] = s_bom1;
     assign n_edges[S_MISC] = (s_start && c_misc_from_start) || s_bom2 || (s_misc && !b_lt)
-        || (go_pop && !depth_gt1) || (go_markup && depth_zero) || (s_tbody && b_gt)
+        || (go_pop && !depth_gt1) || (go_markup && depth_zero) || (s_tbody && t_done)
         || (s_decl && d_done);
     assign n_edges[S_TEXT] = (s_text && c_text_stay)
         || ((in_tag || s_tspace || s_dbr2) && b_gt)
@@ -1694,9 +1779,9 @@ module qrtl_sax #(
     assign n_edges[S_CDATA_BRACKET1] = s_dbody && b_rsqb;
     assign n_edges[S_CDATA_BRACKET2] = (s_dbr1 || s_dbr2) && b_rsqb;
     assign n_edges[S_DOCTYPE_OPEN] = (s_bang && c_bang_doctype) || (s_topen && !kw_is7);
-    assign n_edges[S_DOCTYPE_BODY] = (s_topen && kw_is7) || (s_tbody && c_tbody_stay)
+    assign n_edges[S_DOCTYPE_BODY] = (s_topen && kw_is7) || (s_tbody && !t_done && !t_to_literal)
         || (s_tquoted && is_quote);
-    assign n_edges[S_DOCTYPE_QUOTED] = (s_tbody && c_quote) || (s_tquoted && !is_quote);
+    assign n_edges[S_DOCTYPE_QUOTED] = (s_tbody && t_to_literal) || (s_tquoted && !is_quote);
     assign n_edges[S_PI_TARGET_START] = s_lt && b_qmark;
     assign n_edges[S_PI_TARGET] = s_pistart || (s_pitarget && is_name_char);
     assign n_edges[S_PI_BODY] = (s_pitarget && c_pi_body && !pi_decl) || (s_pibody && !b_qmark)
@@ -1762,7 +1847,7 @@ module qrtl_sax #(
         || (s_copen && !b_dash)
         || (s_dopen && !cdata_kw_ok)
         || (s_topen && (kw_is7 ? !is_ws : !doctype_kw_ok))
-        || (s_tbody && (b_lsqb || b_lt))
+        || (s_tbody && (t_subset || t_bad)) || (s_tquoted && t_bad_pubid)
         || (s_pistart && !is_name_start)
         || (s_pitarget && (c_f_pitarget || (!is_name_char && pi_xml_misplaced)));
     wire fail_any_c =
@@ -1783,7 +1868,7 @@ module qrtl_sax #(
     // sum is as deep as `fail`, the reasons' sums are shallower, and
     // err_vec, r_end_fail took the branch logic's depth; sim/sax_trace.cpp
     // checks spec_vec against fail_vec on every byte).
-    wire [21:1] spec_vec;
+    wire [NR:1] spec_vec;
     assign spec_vec[E_UNEXPECTED_BYTE] = 1'b0;
     // (The document-end reasons are never a byte's.)
     assign spec_vec[E_UNTERMINATED_MARKUP] = 1'b0;
@@ -1805,7 +1890,8 @@ module qrtl_sax #(
         && ((is_name_char && (cmp_done || !name_match)) || ((b_gt || is_ws) && !cmp_done));
     assign spec_vec[E_MISPLACED_DOCTYPE] = live && s_bang && b_upper_d && (!depth_zero || root_seen || doctype_seen);
     assign spec_vec[E_DOUBLE_HYPHEN] = live && s_cdash2 && !b_gt;
-    assign spec_vec[E_DOCTYPE_INTERNAL_SUBSET] = live && s_tbody && b_lsqb;
+    assign spec_vec[E_DOCTYPE_INTERNAL_SUBSET] = live && s_tbody && t_subset;
+    assign spec_vec[E_BAD_DOCTYPE] = live && ((s_tbody && t_bad) || (s_tquoted && t_bad_pubid));
     assign spec_vec[E_MISPLACED_XML_DECL] = live && s_pitarget && (b_qmark || is_ws) && pi_xml_misplaced;
     assign spec_vec[E_BAD_REFERENCE] = live && ((s_rstart && c_f_rstart)
         || (s_rname && (b_semi ? !entity_ok : (!is_alpha || ref_len == 3'd4)))
@@ -1829,14 +1915,14 @@ module qrtl_sax #(
     // (`ref_ovf_now`, behind comparators) reaches err_vec one byte later
     // through `ref_ovf_q`, and the status of a document ending on that very
     // byte through `r_end_ovf`.
-    wire [21:1] ovf_vec = {8'd0, ref_ovf_q, 12'd0}; // bit E_BAD_REFERENCE (13)
+    wire [NR:1] ovf_vec = { {(NR-13){1'b0}}, ref_ovf_q, 12'd0}; // bit E_BAD_REFERENCE (13)
     // The reason of a one-hot error vector (E_NONE for none).
     function [4:0] reason_of;
-        input [21:1] v;
+        input [NR:1] v;
         integer i;
         begin
             reason_of = E_NONE;
-            for (i = 1; i <= 21; i = i + 1) begin
+            for (i = 1; i <= NR; i = i + 1) begin
                 if (v[i]) reason_of = reason_of | i[4:0];
             end
         end
@@ -1877,7 +1963,7 @@ module qrtl_sax #(
     reg [4:0]  r_end_err;      // the document's first error, if any: from an earlier byte (its reason) ...
     reg        r_end_err_any;  //   (an error from an earlier byte)
     reg        r_end_err_big;  //   (that error stops the document as too deep: E_TOO_DEEP, E_NAME_STACK_OVERFLOW)
-    reg [21:1] r_end_fail;     // ... or from this one (its reason, spec_vec; none: E_UNEXPECTED_BYTE) ...
+    reg [NR:1] r_end_fail;     // ... or from this one (its reason, spec_vec; none: E_UNEXPECTED_BYTE) ...
     reg        r_end_fail_a, r_end_fail_b, r_end_fail_c; //   (this byte fails: the parts of `fail`)
     reg        r_end_ovf;      // ... or it is a reference overflow on the last byte
     reg        r_end_misc;     // else the state after the last byte is Misc ...
@@ -1935,7 +2021,7 @@ module qrtl_sax #(
             r_end_err <= E_NONE;
             r_end_err_any <= 1'b0;
             r_end_err_big <= 1'b0;
-            r_end_fail <= 21'd0;
+            r_end_fail <= {NR{1'b0}};
             {r_end_fail_a, r_end_fail_b, r_end_fail_c} <= 3'b000;
             r_end_ovf <= 1'b0;
             r_end_misc <= 1'b0;
@@ -1970,8 +2056,8 @@ module qrtl_sax #(
             // An earlier byte's failure with no reason in err_vec is
             // E_UNEXPECTED_BYTE (failed: the byte just before).
             r_end_err <= reason_of(err_vec | ovf_vec)
-                | (((err_any | failed) && (err_vec | ovf_vec) == 21'd0) ? E_UNEXPECTED_BYTE : E_NONE);
-            r_end_err_any <= err_any | failed | ((err_vec | ovf_vec) != 21'd0);
+                | (((err_any | failed) && (err_vec | ovf_vec) == {NR{1'b0}}) ? E_UNEXPECTED_BYTE : E_NONE);
+            r_end_err_any <= err_any | failed | ((err_vec | ovf_vec) != {NR{1'b0}});
             r_end_err_big <= err_vec[E_TOO_DEEP] | err_vec[E_NAME_STACK_OVERFLOW];
             r_end_fail <= spec_vec;
             r_end_fail_a <= fail_any_a && !halted;
@@ -2002,7 +2088,7 @@ module qrtl_sax #(
     wire [4:0] end_fallback = r_end_misc ? (r_end_root ? E_NONE : E_NO_ROOT_ELEMENT)
         : r_end_text ? E_UNCLOSED_ELEMENT : E_UNTERMINATED_MARKUP;
     wire [4:0] end_code = r_end_err | reason_of(r_end_fail) | (r_end_ovf ? E_BAD_REFERENCE : E_NONE)
-        | ((end_fail && r_end_fail == 21'd0) ? E_UNEXPECTED_BYTE : E_NONE)
+        | ((end_fail && r_end_fail == {NR{1'b0}}) ? E_UNEXPECTED_BYTE : E_NONE)
         | (end_err_any ? E_NONE : end_fallback);
     // 0 ok, 1 malformed, 2 too deep (E_TOO_DEEP, E_NAME_STACK_OVERFLOW).
     wire [1:0] end_status = {end_big, end_err_any ? ~end_big : ~(r_end_misc & r_end_root)};
@@ -2134,7 +2220,7 @@ module qrtl_sax #(
             // A new document: tokenizer `reset`.
             state <= ST_START;
             kw <= 3'd0;
-            err_vec <= 21'd0;
+            err_vec <= {NR{1'b0}};
             err_any <= 1'b0;
             root_seen <= 1'b0;
             doctype_seen <= 1'b0;
@@ -2143,6 +2229,10 @@ module qrtl_sax #(
             enc_latin1 <= 1'b0;
             enc_ascii <= 1'b0;
             d_phase <= D_SPACE;
+            t_phase <= T_BEFORE_NAME;
+            t_public <= 1'b0;
+            t_pos <= 3'd0;
+            t_pubid <= 1'b0;
             d_attr <= 2'd0;
             d_pos <= 4'd0;
             d_single <= 1'b0;
@@ -2179,6 +2269,12 @@ module qrtl_sax #(
             if (live && s_decl && d_done) begin
                 enc_latin1 <= d_latin1;
                 enc_ascii <= d_ascii;
+            end
+            if (s_topen || s_tbody || s_tquoted) begin
+                t_phase <= n_t_phase;
+                t_public <= n_t_public;
+                t_pos <= n_t_pos;
+                t_pubid <= n_t_pubid;
             end
             if (s_pitarget || s_decl) begin
                 d_phase <= n_d_phase;

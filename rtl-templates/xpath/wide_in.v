@@ -138,7 +138,8 @@ module qrtl_wide_in (
                 | st[L_EMPTY_TAG_SLASH] | st[L_END_NAME] | st[L_END_TAG_SPACE]);
             kinds[K_SERIAL] = st[L_START] | st[L_BOM1] | st[L_BOM2]
                 | (st[L_LT] & !c[C_NSTART] & !c[C_SLASH])
-                | st[L_BANG] | st[L_CDATA_OPEN] | st[L_DOCTYPE_OPEN]
+                | st[L_BANG] | st[L_CDATA_OPEN]
+                | st[L_DOCTYPE_OPEN] | st[L_DOCTYPE_BODY] | st[L_DOCTYPE_DQ] | st[L_DOCTYPE_SQ]
                 | st[L_PI_TARGET] | st[L_PI_BODY] | st[L_PI_QUESTION]
                 | ((st[L_CONTENT] | st[L_ATTR_VALUE_DQ] | st[L_ATTR_VALUE_SQ]) & c[C_AMP])
                 | st[L_CDATA_BRACKET1] | st[L_CDATA_BRACKET2]

@@ -168,6 +168,13 @@ module qrtl_wide_sax #(
     reg          d_latin1, d_ascii; // the encoding named, applied at the `>`
     reg          enc_latin1, enc_ascii; // the document's encoding after its declaration (neither: UTF-8)
     reg          bom_seen;     // the document began with a UTF-8 byte order mark
+    // The DOCTYPE after its keyword (xml/doctype.rs `Doctype`, as
+    // qrtl_sax's t_*): its body and literal lanes are serial.
+    (* fsm_encoding = "none" *)
+    reg  [9:0]   t_phase;      // one-hot: T_BEFORE_NAME .. T_END
+    reg          t_public;     // the keyword is PUBLIC; before a literal: it is the public id
+    reg  [2:0]   t_pos;        // keyword bytes matched
+    reg          t_single;     // the literal's quote is `'`
 
     // The name stack banks and the starts memory.
 {%- for m in 0..lanes %}
@@ -226,6 +233,9 @@ module qrtl_wide_sax #(
     reg          v_root, v_doctype, v_in_text, v_lt_first, v_pushed, v_pi_q;
     reg          v_decl_on, v_d_single, v_d_latin1, v_d_ascii, v_enc_latin1, v_enc_ascii, v_bom;
     reg  [6:0]   v_d_phase;
+    reg  [9:0]   v_t_phase;
+    reg          v_t_public, v_t_single;
+    reg  [2:0]   v_t_pos;
     reg  [1:0]   v_d_attr;
     reg  [3:0]   v_d_pos, v_d_cands;
     reg  [AW-1:0] v_sp, v_top, v_parent, v_cmp, v_alen, a;
@@ -463,6 +473,89 @@ module qrtl_wide_sax #(
             endcase
         end
     endfunction
+
+    // The DOCTYPE's phases (doctype.rs `Phase`).
+    localparam [9:0]
+        T_BEFORE_NAME = 10'd1, T_NAME = 10'd2, T_AFTER_NAME = 10'd4, T_KEYWORD = 10'd8,
+        T_KEYWORD_SPACE = 10'd16, T_BEFORE_LITERAL = 10'd32, T_PUBID = 10'd64,
+        T_PUBID_SPACE = 10'd128, T_SYSTEM = 10'd256, T_END = 10'd512;
+
+    // A public id character (doctype.rs `is_pubid_char`; `'` apart).
+    function pubid_char(input [7:0] x);
+        pubid_char = (x >= "a" && x <= "z") || (x >= "A" && x <= "Z") || (x >= "0" && x <= "9")
+            || x == 8'h20 || x == 8'h0D || x == 8'h0A || x == "-" || x == "(" || x == ")" || x == "+"
+            || x == "," || x == "." || x == "/" || x == ":" || x == "=" || x == "?" || x == ";"
+            || x == "!" || x == "*" || x == "#" || x == "@" || x == "$" || x == "_" || x == "%";
+    endfunction
+
+    // A lane of the DOCTYPE after its keyword (doctype.rs `Doctype::byte`).
+    task doctype;
+        reg open_end, quote;
+        begin
+            open_end = v_t_phase[1] || v_t_phase[2] || v_t_phase[9];
+            quote = v_t_single ? (b == "'") : (b == "\"");
+            if (open_end && c[C_GT]) begin
+                v_t_phase = T_END; // the DOCTYPE ends (the lexer leaves its states)
+            end else if (open_end && c[C_LSQB]) begin
+                fail(E_DOCTYPE_INTERNAL_SUBSET);
+            end else begin
+                (* parallel_case *)
+                case (1'b1)
+                    v_t_phase[0]: begin
+                        if (c[C_NSTART]) v_t_phase = T_NAME;
+                        else if (!c[C_WS]) fail(E_BAD_DOCTYPE);
+                    end
+                    v_t_phase[1]: begin
+                        if (c[C_WS]) v_t_phase = T_AFTER_NAME;
+                        else if (!c[C_NCHAR]) fail(E_BAD_DOCTYPE);
+                    end
+                    v_t_phase[2]: begin
+                        if (b == "S" || b == "P") begin
+                            v_t_phase = T_KEYWORD;
+                            v_t_public = b == "P";
+                            v_t_pos = 3'd1;
+                        end else if (!c[C_WS]) begin
+                            fail(E_BAD_DOCTYPE);
+                        end
+                    end
+                    v_t_phase[3]: begin
+                        if (b != (v_t_public ? str_at("PUBLIC", 4'd6, {1'b0, v_t_pos})
+                                : str_at("SYSTEM", 4'd6, {1'b0, v_t_pos}))) begin
+                            fail(E_BAD_DOCTYPE);
+                        end else begin
+                            if (v_t_pos == 3'd5) v_t_phase = T_KEYWORD_SPACE;
+                            v_t_pos = v_t_pos + 3'd1;
+                        end
+                    end
+                    v_t_phase[4], v_t_phase[7]: begin
+                        if (c[C_WS]) v_t_phase = T_BEFORE_LITERAL;
+                        else fail(E_BAD_DOCTYPE);
+                    end
+                    v_t_phase[5]: begin
+                        if (b == "\"" || b == "'") begin
+                            v_t_single = b == "'";
+                            v_t_phase = v_t_public ? T_PUBID : T_SYSTEM;
+                        end else if (!c[C_WS]) begin
+                            fail(E_BAD_DOCTYPE);
+                        end
+                    end
+                    v_t_phase[6]: begin
+                        if (quote) begin
+                            v_t_phase = T_PUBID_SPACE;
+                            v_t_public = 1'b0;
+                        end else if (!(pubid_char(b) || (b == "'" && !v_t_single))) begin
+                            fail(E_BAD_DOCTYPE);
+                        end
+                    end
+                    v_t_phase[8]: if (quote) v_t_phase = T_END;
+                    default: begin
+                        // T_END: whitespace
+                        if (!c[C_WS]) fail(E_BAD_DOCTYPE);
+                    end
+                endcase
+            end
+        end
+    endtask
 
     // A lane of the XML declaration (decl.rs `Decl::byte`).
     task xml_decl;
@@ -785,12 +878,12 @@ module qrtl_wide_sax #(
                         else v_kw = v_kw + 1'b1;
                     end else if (!c[C_WS]) begin
                         fail(E_UNEXPECTED_BYTE);
+                    end else begin
+                        v_t_phase = T_BEFORE_NAME;
+                        v_t_public = 1'b0;
                     end
                 end
-                st[L_DOCTYPE_BODY]: begin
-                    if (c[C_LSQB]) fail(E_DOCTYPE_INTERNAL_SUBSET);
-                    else if (c[C_LT]) fail(E_UNEXPECTED_BYTE);
-                end
+                st[L_DOCTYPE_BODY], st[L_DOCTYPE_DQ], st[L_DOCTYPE_SQ]: doctype;
                 st[L_PI_TARGET]: pi_target;
                 st[L_PI_BODY], st[L_PI_QUESTION]: begin
                     if (v_decl_on) xml_decl;
@@ -841,6 +934,10 @@ module qrtl_wide_sax #(
         v_enc_latin1 = enc_latin1;
         v_enc_ascii = enc_ascii;
         v_bom = bom_seen;
+        v_t_phase = t_phase;
+        v_t_public = t_public;
+        v_t_pos = t_pos;
+        v_t_single = t_single;
         v_pushed = 1'b0;
         push_we = 1'b0;
         push_idx = {DW{1'b0}};
@@ -931,6 +1028,10 @@ module qrtl_wide_sax #(
             enc_latin1 <= 1'b0;
             enc_ascii <= 1'b0;
             bom_seen <= 1'b0;
+            t_phase <= T_BEFORE_NAME;
+            t_public <= 1'b0;
+            t_pos <= 3'd0;
+            t_single <= 1'b0;
         end else if (i_valid) begin
             failed <= v_failed;
             reason <= v_reason;
@@ -963,6 +1064,10 @@ module qrtl_wide_sax #(
             enc_latin1 <= v_enc_latin1;
             enc_ascii <= v_enc_ascii;
             bom_seen <= v_bom;
+            t_phase <= v_t_phase;
+            t_public <= v_t_public;
+            t_pos <= v_t_pos;
+            t_single <= v_t_single;
         end
     end
     // (the address bits above the memories' are read by the compares only)

@@ -76,6 +76,7 @@
 
 use super::chars::{lane_fault, single_byte_fault};
 use super::decl::{Decl, DeclStep, Encoding};
+use super::doctype::Doctype;
 use super::lanes::{Lex, Needs};
 use super::tokenizer::{is_name_char, is_name_start, is_ws};
 use super::{Sink, XmlConfig, XmlError};
@@ -159,7 +160,8 @@ impl LaneOp {
             Lex::EmptyTagSlash if b == b'>' => O::Empty,
             Lex::EndName | Lex::EndTagSpace if b == b'>' => O::Close,
             Lex::EndName => O::EndName,
-            Lex::Bang | Lex::CdataOpen | Lex::DoctypeOpen => O::Serial(None),
+            Lex::Bang | Lex::CdataOpen => O::Serial(None),
+            Lex::DoctypeOpen | Lex::DoctypeBody | Lex::DoctypeDq | Lex::DoctypeSq => O::Serial(None),
             Lex::PiTarget | Lex::PiBody | Lex::PiQuestion => O::Serial(None),
             Lex::Content => Self::content(b),
             Lex::AttrValueDq => Self::value(b, b'"'),
@@ -616,6 +618,8 @@ struct Regs {
     decl: Option<Decl>,
     /// How the bytes are read (the declaration's encoding once read).
     encoding: Encoding,
+    /// The DOCTYPE after its keyword (the lexer's body and literal states).
+    dtd: Doctype,
 }
 
 /// The stack registers at the item's entry.
@@ -750,8 +754,10 @@ impl Backend {
                 Ok(())
             }
             Lex::DoctypeOpen => self.doctype_open(b),
-            Lex::DoctypeBody => doctype_body(b),
-            Lex::DoctypeDq | Lex::DoctypeSq => Ok(()),
+            Lex::DoctypeBody | Lex::DoctypeDq | Lex::DoctypeSq => {
+                self.r.dtd.byte(b)?;
+                Ok(())
+            }
             Lex::PiTarget => self.pi_target(b),
             Lex::PiBody | Lex::PiQuestion if self.r.decl.is_some() => self.xml_decl(b),
             Lex::PiBody => {
@@ -1101,7 +1107,11 @@ impl Backend {
                 self.r.kw += 1;
                 Ok(())
             }
-            None => expect(is_ws(b), XmlError::UnexpectedByte),
+            None => {
+                expect(is_ws(b), XmlError::UnexpectedByte)?;
+                self.r.dtd = Doctype::new();
+                Ok(())
+            }
         }
     }
 
@@ -1267,14 +1277,6 @@ fn expect(ok: bool, error: XmlError) -> Lane {
     }
 }
 
-/// `DoctypeBody`: `[` (an internal subset) and `<` are rejected.
-fn doctype_body(b: u8) -> Lane {
-    match b {
-        b'[' => Err(XmlError::DoctypeInternalSubset),
-        b'<' => Err(XmlError::UnexpectedByte),
-        _ => Ok(()),
-    }
-}
 
 /// A decimal or (`hex`) hexadecimal digit's value.
 fn digit(b: u8, hex: bool) -> Option<u32> {

@@ -8,6 +8,7 @@
 
 pub mod chars;
 pub mod decl;
+pub mod doctype;
 pub mod items;
 pub mod lanes;
 pub mod tokenizer;
@@ -114,12 +115,16 @@ pub enum XmlError {
     UnsupportedEncoding,
     /// The XML declaration breaks its grammar ([`decl`]).
     BadXmlDecl,
+    /// The DOCTYPE breaks its grammar ([`doctype`]): no name, a keyword
+    /// other than SYSTEM and PUBLIC, a literal missing or unquoted, a
+    /// character a public id may not hold.
+    BadDoctype,
 }
 
 impl XmlError {
     /// Every reason, in declaration order; the hardware reports
     /// `1 + index` in the status word (0: no error).
-    pub const ALL: [XmlError; 21] = [
+    pub const ALL: [XmlError; 22] = [
         XmlError::MismatchedClose,
         XmlError::CloseWithoutOpen,
         XmlError::UnterminatedMarkup,
@@ -141,6 +146,7 @@ impl XmlError {
         XmlError::InvalidChar,
         XmlError::UnsupportedEncoding,
         XmlError::BadXmlDecl,
+        XmlError::BadDoctype,
     ];
 
     /// The reason code of the hardware status word (1-based; the RTL's
@@ -168,6 +174,7 @@ impl XmlError {
             XmlError::InvalidChar => 19,
             XmlError::UnsupportedEncoding => 20,
             XmlError::BadXmlDecl => 21,
+            XmlError::BadDoctype => 22,
         }
     }
 
@@ -213,6 +220,7 @@ impl XmlError {
                 "unsupported encoding (UTF-8, ISO-8859-1 and US-ASCII are read)"
             }
             XmlError::BadXmlDecl => "malformed XML declaration",
+            XmlError::BadDoctype => "malformed DOCTYPE",
         }
     }
 }

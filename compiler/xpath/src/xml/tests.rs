@@ -247,7 +247,7 @@ fn prolog_and_epilog() {
          status ok",
     );
     check(
-        "<!DOCTYPE a PUBLIC '-//x//[y]//EN' \"q'\"><?xml-stylesheet href='s'?><a/>",
+        "<!DOCTYPE a PUBLIC '-//x//(y)//EN' \"q'[\"><?xml-stylesheet href='s'?><a/>",
         "start a @1
          open
          close
@@ -438,9 +438,9 @@ fn every_error_variant() {
         ),
         (
             XmlConfig::default(),
-            "<!DOCTYPE a 'x>",
+            "<!DOCTYPE a SYSTEM 'x>",
             XmlError::UnterminatedMarkup,
-            15,
+            22,
         ),
         (XmlConfig::default(), "<a>", XmlError::UnclosedElement, 3),
         (
@@ -708,6 +708,12 @@ fn every_error_variant() {
             XmlError::UnsupportedEncoding,
             36,
         ),
+        (
+            XmlConfig::default(),
+            "<!DOCTYPE a PUBLIC '[' 'x'><a/>",
+            XmlError::BadDoctype,
+            20,
+        ),
         (small, "<a><b><c/></b></a>", XmlError::TooDeep, 7),
         (XmlConfig::with_max_depth(0), "<a/>", XmlError::TooDeep, 1),
         (small, "<abcde/>", XmlError::NameStackOverflow, 5),
@@ -896,5 +902,5 @@ fn reason_codes_are_the_list_order() {
         assert_eq!(XmlError::from_code(e.code()), Some(*e));
     }
     assert_eq!(XmlError::from_code(0), None);
-    assert_eq!(XmlError::from_code(22), None);
+    assert_eq!(XmlError::from_code(23), None);
 }

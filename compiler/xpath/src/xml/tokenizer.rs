@@ -48,14 +48,15 @@
 //!
 //! # What is not checked (neither does the hardware)
 //!
-//! Duplicate attribute names, the syntax of a DOCTYPE beyond its keyword,
-//! quotes and brackets, non-ASCII name characters beyond "a byte of
-//! 80..FF", and PI targets other than `xml` (any case).
+//! Duplicate attribute names, non-ASCII name characters beyond "a byte of
+//! 80..FF", and PI targets other than `xml` (any case). The DOCTYPE's
+//! grammar is [`super::doctype`]'s.
 
 use memchr::{memchr, memchr3, memchr_iter, memrchr};
 
 use super::chars::CharCheck;
 use super::decl::{Decl, DeclStep, Encoding};
+use super::doctype::{Doctype, DoctypeStep};
 use super::{DocStatus, Sink, XmlConfig, XmlError, XmlErrorAt};
 
 /// Byte classes.
@@ -250,9 +251,9 @@ enum State {
     CdataBracket2,
     /// After `<!D`, this many bytes of `DOCTYPE` matched (7: whitespace must follow).
     DoctypeOpen(u8),
+    /// After `<!DOCTYPE` and whitespace: its name, external id and
+    /// literals, byte by byte (`Tokenizer::dtd`).
     DoctypeBody,
-    /// Inside a quoted DOCTYPE literal (quote in `Tokenizer::quote`).
-    DoctypeQuoted,
     /// After `<?`.
     PiTargetStart,
     PiTarget,
@@ -341,8 +342,9 @@ pub struct Tokenizer {
     /// Target length, saturating at 4.
     pi_len: u8,
 
-    // ---- XML declaration ----
+    // ---- XML declaration, DOCTYPE ----
     decl: Decl,
+    dtd: Doctype,
 }
 
 impl Tokenizer {
@@ -382,6 +384,7 @@ impl Tokenizer {
             pi_buf: [0; 3],
             pi_len: 0,
             decl: Decl::default(),
+            dtd: Doctype::default(),
         }
     }
 
@@ -727,7 +730,7 @@ impl Tokenizer {
             | State::CdataBody
             | State::CdataBracket1
             | State::CdataBracket2 => self.cdata(st, bytes, i, sink),
-            State::DoctypeOpen(_) | State::DoctypeBody | State::DoctypeQuoted => {
+            State::DoctypeOpen(_) | State::DoctypeBody => {
                 self.doctype(st, bytes, i)
             }
             State::PiTargetStart
@@ -1281,8 +1284,8 @@ impl Tokenizer {
 
     // ---- DOCTYPE ----
 
-    /// The DOCTYPE states: the keyword and the whitespace after it, the
-    /// body, and quoted literals (scanned to the closing quote).
+    /// The DOCTYPE states: the keyword and the whitespace after it, then
+    /// the declaration ([`Doctype`]) up to its `>`.
     #[inline(always)]
     fn doctype(&mut self, st: State, bytes: &[u8], i: usize) -> Step {
         let b = bytes[i];
@@ -1297,25 +1300,15 @@ impl Tokenizer {
                     if !is_ws(b) {
                         return self.reject(XmlError::UnexpectedByte, bytes, i);
                     }
+                    self.dtd = Doctype::new();
                     State::DoctypeBody
                 }
             }
-            State::DoctypeBody => match b {
-                b'>' => State::Misc,
-                b'[' => return self.reject(XmlError::DoctypeInternalSubset, bytes, i),
-                b'"' | b'\'' => {
-                    self.quote = b;
-                    State::DoctypeQuoted
-                }
-                b'<' => return self.reject(XmlError::UnexpectedByte, bytes, i),
-                _ => State::DoctypeBody,
+            State::DoctypeBody => match self.dtd.byte(b) {
+                Ok(DoctypeStep::More) => State::DoctypeBody,
+                Ok(DoctypeStep::Done) => State::Misc,
+                Err(e) => return self.reject(e, bytes, i),
             },
-            State::DoctypeQuoted => {
-                return match memchr(self.quote, &bytes[i..]) {
-                    Some(p) => (State::DoctypeBody, i + p + 1),
-                    None => (State::DoctypeQuoted, bytes.len()),
-                };
-            }
             _ => unreachable!("not a DOCTYPE state: {st:?}"),
         };
         (next, i + 1)
