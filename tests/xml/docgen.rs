@@ -304,7 +304,7 @@ impl Gen {
             self.push(&n);
             match self.rng.gen_range(0..3) {
                 0 => self.push(" SYSTEM \"a[b].dtd\""),
-                1 => self.push(" PUBLIC '-//X//[Y]//EN' \"u'.dtd\""),
+                1 => self.push(" PUBLIC '-//X//(Y)//EN' \"u'[.dtd\""),
                 _ => {}
             }
             self.maybe_ws();

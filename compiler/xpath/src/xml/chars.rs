@@ -70,14 +70,24 @@ pub fn is_bad_control(b: u8) -> bool {
     b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')
 }
 
-/// Eight bytes at once: all in `20..7F` (no control, no UTF-8 byte).
+/// Bytes the fast path passes: tab, LF, CR and `20..7F` (plain ASCII).
 #[inline(always)]
-fn plain_word(w: u64) -> bool {
-    const HI: u64 = 0x8080_8080_8080_8080;
-    const SPACE: u64 = 0x2020_2020_2020_2020;
-    // A byte below 0x20 borrows into its high bit (bytes >= 0x80 are
-    // caught by `w & HI` first).
-    (w & HI) == 0 && (w.wrapping_sub(SPACE) & !w & HI) == 0
+fn is_plain(b: u8) -> bool {
+    (b >= 0x20 && b < 0x80) || b == b'\t' || b == b'\n' || b == b'\r'
+}
+
+/// The bytes the fast path takes at once (a branch-free OR over them, which
+/// the compiler turns into vector compares).
+const BLOCK: usize = 32;
+
+/// Whether every byte of `block` is plain ASCII (`is_plain`).
+#[inline(always)]
+fn plain_block(block: &[u8; BLOCK]) -> bool {
+    let mut bad = 0u8;
+    for &b in block {
+        bad |= u8::from(!is_plain(b));
+    }
+    bad == 0
 }
 
 impl CharCheck {
@@ -100,13 +110,15 @@ impl CharCheck {
         let n = bytes.len();
         while i < n {
             if self.seq.need == 0 && self.pos >= 2 {
-                // Fast path: whole words of plain ASCII.
-                while i + 8 <= n {
-                    let w = u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
-                    if !plain_word(w) {
+                // Fast path: whole blocks of plain ASCII, then plain bytes.
+                while let Some(block) = bytes.get(i..i + BLOCK) {
+                    if !plain_block(block.try_into().expect("a block")) {
                         break;
                     }
-                    i += 8;
+                    i += BLOCK;
+                }
+                while i < n && is_plain(bytes[i]) {
+                    i += 1;
                 }
                 if i == n {
                     break;
