@@ -647,6 +647,14 @@ fn corpus() -> Vec<Doc> {
         );
     }
 
+    // Every document of the W3C XML Conformance Test Suite (issue 29: the
+    // parser equals the tokenizer on the whole suite).
+    let xmlconf = common::xml_files_under(&common::xmlconf_dir());
+    assert!(xmlconf.len() > 2500, "the W3C XML Conformance Test Suite");
+    for p in &xmlconf {
+        push(&mut docs, p.display().to_string(), fs::read(p).expect("read xmlconf file"));
+    }
+
     // NITF-like workload documents (deeper than 6, numeric values).
     let cfg = DocGenConfig {
         seed: 11,

@@ -41,8 +41,10 @@
 //! cargo test --release --test xmlconf -- --ignored --nocapture print_exclusion_candidates
 //! ```
 //!
-//! The RTL parser is not run here: `sax_rtl.rs` keeps it equal to the
-//! tokenizer event by event.
+//! The RTL parser is not run here: `sax_rtl.rs` runs every document of the
+//! suite through it and compares it with the tokenizer event by event.
+
+mod common;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -60,17 +62,9 @@ const EXPECTED_CASES: usize = 2585;
 
 // ------------------------------------------------------------ the suite
 
-/// The suite's folder: `QRTL_XMLCONF_DIR`, else `../shared/data/xmlconf`
-/// beside the repository.
+/// The suite's folder (`common::xmlconf_dir`).
 fn suite_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("QRTL_XMLCONF_DIR") {
-        return PathBuf::from(d);
-    }
-    let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/xmlconf");
-    if beside.is_dir() {
-        return beside;
-    }
-    PathBuf::from("/work/shared/data/xmlconf")
+    common::xmlconf_dir()
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

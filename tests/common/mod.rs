@@ -15,6 +15,39 @@ pub fn nitf_dir() -> PathBuf {
     qrtl_xpath::workload::nitf_dir()
 }
 
+/// The W3C XML Conformance Test Suite's folder: `QRTL_XMLCONF_DIR`, else
+/// `../shared/data/xmlconf` beside the repository.
+pub fn xmlconf_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("QRTL_XMLCONF_DIR") {
+        return PathBuf::from(d);
+    }
+    let beside = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/xmlconf");
+    if beside.is_dir() {
+        return beside;
+    }
+    PathBuf::from("/work/shared/data/xmlconf")
+}
+
+/// Every `.xml` file under `dir`, sorted (the suite's case documents and
+/// catalogues alike).
+pub fn xml_files_under(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries = std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
+        for e in entries {
+            let p = e.expect("dir entry").path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "xml") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 /// Parse, lower and run the pass pipeline over a query file's text.
 pub fn design_from_text(name: &str, text: &str, mode: Mode) -> Design {
     let (queries, diags) = parse_query_file(name, text);
