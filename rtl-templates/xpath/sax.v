@@ -562,33 +562,7 @@ module qrtl_sax #(
     reg        bom_seen;  // the document began with a UTF-8 byte order mark
     wire pi_decl = pi_len == 3'd3 && pi_exact && lt_first;
 
-    // `version`, `encoding`, `standalone`: the keyword's byte at pos, and
-    // whether it is the last (a string is right-aligned in `word`: its
-    // byte at pos is at 8 * (len - 1 - pos)).
-    function [8:0] kw_at(input [1:0] attr, input [3:0] pos);
-        reg [79:0] word;
-        reg [3:0]  len;
-        reg [6:0]  at;
-        begin
-            case (attr)
-                2'd0: begin word = "version"; len = 4'd7; end
-                2'd1: begin word = "encoding"; len = 4'd8; end
-                default: begin word = "standalone"; len = 4'd10; end
-            endcase
-            at = {len - 4'd1 - pos, 3'b000};
-            kw_at = {pos == len - 4'd1, word[at +: 8]};
-        end
-    endfunction
-
-    // The byte of a string at pos (0 past its end), the string right-aligned
-    // in `word` with length len.
-    function [7:0] str_at(input [79:0] word, input [3:0] len, input [3:0] pos);
-        reg [6:0] at;
-        begin
-            at = {len - 4'd1 - pos, 3'b000};
-            str_at = (pos < len) ? word[at +: 8] : 8'd0;
-        end
-    endfunction
+{% include "xml_strings.v" %}
 
     // A byte of the declaration (decl.rs `Decl::byte`): the checks, on the
     // stage-2 byte and the d_* registers.
