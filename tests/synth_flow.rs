@@ -236,8 +236,13 @@ fn ecp5_fmax_is_the_median_of_the_seeds_of_the_wrapped_core() {
     assert!(inputs >= v["ffs"].as_u64().unwrap(), "{depth}");
     let deepest = depth["deepest"].as_array().unwrap();
     assert!(!deepest.is_empty() && deepest.len() <= 10, "{depth}");
+    // A plausible depth for a small registered design: the report's range
+    // check, not a timing target (`make bench` measures Fmax). ABC's
+    // mapping of the same comparator moves with the rest of the netlist:
+    // 8.5 levels (a value comparator's state) once the parser grew its
+    // character and declaration checks, 8 or less before.
     let top = deepest[0]["levels"].as_f64().unwrap();
-    assert!((1.0..=8.0).contains(&top), "{depth}");
+    assert!((1.0..=10.0).contains(&top), "{depth}");
     assert!(
         deepest.iter().all(
             |d| d["levels"].as_f64().unwrap() <= top && !d["sink"].as_str().unwrap().is_empty()
