@@ -652,7 +652,11 @@ fn corpus() -> Vec<Doc> {
     let xmlconf = common::xml_files_under(&common::xmlconf_dir());
     assert!(xmlconf.len() > 2500, "the W3C XML Conformance Test Suite");
     for p in &xmlconf {
-        push(&mut docs, p.display().to_string(), fs::read(p).expect("read xmlconf file"));
+        push(
+            &mut docs,
+            p.display().to_string(),
+            fs::read(p).expect("read xmlconf file"),
+        );
     }
 
     // NITF-like workload documents (deeper than 6, numeric values).

@@ -391,7 +391,10 @@ fn declares_unread(doc: &[u8]) -> bool {
     let Some(decl) = rest.strip_prefix(b"<?xml") else {
         return false;
     };
-    let decl = &decl[..decl.windows(2).position(|w| w == b"?>").unwrap_or(decl.len())];
+    let decl = &decl[..decl
+        .windows(2)
+        .position(|w| w == b"?>")
+        .unwrap_or(decl.len())];
     let Some(at) = decl.windows(8).position(|w| w == b"encoding") else {
         return false;
     };

@@ -1430,8 +1430,10 @@ fn engine_flags_documents_sxd_rejects() {
                 {
                     illegal_refs += 1;
                 } else if r.error.is_some_and(|e| {
-                    matches!(e.error, XmlError::BadXmlDecl | XmlError::UnsupportedEncoding)
-                        && in_xml_decl(&text, e.offset as usize)
+                    matches!(
+                        e.error,
+                        XmlError::BadXmlDecl | XmlError::UnsupportedEncoding
+                    ) && in_xml_decl(&text, e.offset as usize)
                 }) {
                     // sxd-document reads the declaration's pseudo-attributes
                     // loosely (any encoding name): the engine checks their

@@ -489,10 +489,9 @@ fn has_bit(words: &[u64], base: usize, t: u32) -> bool {
 /// `//*` children are found; `None`: found from `set` itself.
 fn intern_carry(p: &Program, rt: &mut Runtime, set: &[u32], base: Option<(u32, &[u32])>) -> u32 {
     let h = hash_set(set);
-    if let Some(&(_, id)) = rt
-        .carry_table
-        .find(h, |&(hash, id)| hash == h && &*rt.carries[id as usize].nodes == set)
-    {
+    if let Some(&(_, id)) = rt.carry_table.find(h, |&(hash, id)| {
+        hash == h && &*rt.carries[id as usize].nodes == set
+    }) {
         return id;
     }
     let [added, desc_any] = &mut rt.delta;

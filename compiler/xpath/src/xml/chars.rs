@@ -196,7 +196,13 @@ pub fn first_fault(doc: &[u8]) -> Option<(usize, XmlError)> {
 /// bytes before it, `p1` the nearest (`None` before the document's start),
 /// assuming those bytes are sound: the look-back form the wide RTL front
 /// end computes on every lane at once.
-pub fn lane_fault(pos: u64, p3: Option<u8>, p2: Option<u8>, p1: Option<u8>, b: u8) -> Option<XmlError> {
+pub fn lane_fault(
+    pos: u64,
+    p3: Option<u8>,
+    p2: Option<u8>,
+    p1: Option<u8>,
+    b: u8,
+) -> Option<XmlError> {
     if (pos == 0 && matches!(b, 0x00 | 0xFE | 0xFF)) || (pos == 1 && b == 0x00) {
         return Some(XmlError::UnsupportedEncoding);
     }
@@ -300,8 +306,17 @@ mod tests {
 
     #[test]
     fn utf16_and_utf32_are_told_from_the_first_two_bytes() {
-        for doc in [&b"\xFF\xFE<\x00"[..], b"\xFE\xFF\x00<", b"\x00<\x00?", b"<\x00?\x00"] {
-            assert_eq!(first_fault(doc).map(|f| f.1), Some(XmlError::UnsupportedEncoding), "{doc:02X?}");
+        for doc in [
+            &b"\xFF\xFE<\x00"[..],
+            b"\xFE\xFF\x00<",
+            b"\x00<\x00?",
+            b"<\x00?\x00",
+        ] {
+            assert_eq!(
+                first_fault(doc).map(|f| f.1),
+                Some(XmlError::UnsupportedEncoding),
+                "{doc:02X?}"
+            );
         }
         assert_eq!(first_fault(b"<a\x00"), Some((2, XmlError::InvalidChar)));
         assert_eq!(first_fault(b"\xEF\xBB\xBF<a/>"), None);

@@ -148,7 +148,11 @@ impl Decl {
                     self.phase = Phase::Value;
                     self.single = b == b'\'';
                     self.pos = 0;
-                    self.cands = if self.attr == STANDALONE { 0b11 } else { 0b1111 };
+                    self.cands = if self.attr == STANDALONE {
+                        0b11
+                    } else {
+                        0b1111
+                    };
                 }
                 _ if is_ws(b) => {}
                 _ => return bad,
@@ -274,10 +278,16 @@ mod tests {
             ("version=\"1.0\"?>", Utf8),
             ("  version = '1.10'  ?>", Utf8),
             ("version='1.0' encoding='utf-8'?>", Utf8),
-            ("version='1.0' encoding=\"ISO-8859-1\" standalone='yes'?>", Latin1),
+            (
+                "version='1.0' encoding=\"ISO-8859-1\" standalone='yes'?>",
+                Latin1,
+            ),
             ("version='1.0' encoding='iso-8859-1'?>", Latin1),
             ("version='1.0' encoding='US-ASCII'?>", Ascii),
-            ("version='1.0'\n\tencoding='ascii'\r\nstandalone=\"no\" ?>", Ascii),
+            (
+                "version='1.0'\n\tencoding='ascii'\r\nstandalone=\"no\" ?>",
+                Ascii,
+            ),
             ("version='1.0' standalone='no'?>", Utf8),
         ] {
             assert_eq!(run(body, false), Ok(enc), "{body:?}");
@@ -306,11 +316,19 @@ mod tests {
             ("version='1 .0'?>", BadXmlDecl, 10),
             ("version='1.'?>", BadXmlDecl, 11),
             ("version='2.0'?>", BadXmlDecl, 9),
-            ("version='1.0' standalone='yes' encoding='UTF-8'?>", BadXmlDecl, 31),
+            (
+                "version='1.0' standalone='yes' encoding='UTF-8'?>",
+                BadXmlDecl,
+                31,
+            ),
             ("version='1.0' <!-- c -->?>", BadXmlDecl, 14),
             ("version='1.0'? >", BadXmlDecl, 14),
             ("version='1.0' encoding='UTF-16'?>", UnsupportedEncoding, 30),
-            ("version='1.0' encoding='Shift_JIS'?>", UnsupportedEncoding, 33),
+            (
+                "version='1.0' encoding='Shift_JIS'?>",
+                UnsupportedEncoding,
+                33,
+            ),
             ("version='1.0' encoding='UTF-8x'?>", UnsupportedEncoding, 30),
         ] {
             assert_eq!(run(body, false), Err((err, at)), "{body:?}");
@@ -319,7 +337,10 @@ mod tests {
 
     #[test]
     fn a_byte_order_mark_allows_utf8_only() {
-        assert_eq!(run("version='1.0' encoding='UTF-8'?>", true), Ok(Encoding::Utf8));
+        assert_eq!(
+            run("version='1.0' encoding='UTF-8'?>", true),
+            Ok(Encoding::Utf8)
+        );
         assert_eq!(
             run("version='1.0' encoding='ISO-8859-1'?>", true),
             Err((XmlError::UnsupportedEncoding, 34))

@@ -161,7 +161,9 @@ impl LaneOp {
             Lex::EndName | Lex::EndTagSpace if b == b'>' => O::Close,
             Lex::EndName => O::EndName,
             Lex::Bang | Lex::CdataOpen => O::Serial(None),
-            Lex::DoctypeOpen | Lex::DoctypeBody | Lex::DoctypeDq | Lex::DoctypeSq => O::Serial(None),
+            Lex::DoctypeOpen | Lex::DoctypeBody | Lex::DoctypeDq | Lex::DoctypeSq => {
+                O::Serial(None)
+            }
             Lex::PiTarget | Lex::PiBody | Lex::PiQuestion => O::Serial(None),
             Lex::Content => Self::content(b),
             Lex::AttrValueDq => Self::value(b, b'"'),
@@ -1276,7 +1278,6 @@ fn expect(ok: bool, error: XmlError) -> Lane {
         Err(error)
     }
 }
-
 
 /// A decimal or (`hex`) hexadecimal digit's value.
 fn digit(b: u8, hex: bool) -> Option<u32> {

@@ -730,9 +730,7 @@ impl Tokenizer {
             | State::CdataBody
             | State::CdataBracket1
             | State::CdataBracket2 => self.cdata(st, bytes, i, sink),
-            State::DoctypeOpen(_) | State::DoctypeBody => {
-                self.doctype(st, bytes, i)
-            }
+            State::DoctypeOpen(_) | State::DoctypeBody => self.doctype(st, bytes, i),
             State::PiTargetStart
             | State::PiTarget
             | State::PiBody

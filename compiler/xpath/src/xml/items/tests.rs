@@ -41,7 +41,8 @@ impl Events {
             }
             _ => {
                 self.merged = chunk.to_vec();
-                self.out.push(format!("{tag}{}", String::from_utf8_lossy(chunk)));
+                self.out
+                    .push(format!("{tag}{}", String::from_utf8_lossy(chunk)));
             }
         }
     }
