@@ -308,6 +308,43 @@ fn edge_cases(docs: &mut Vec<Doc>) {
             s.replace("<leaf/>", ""),
         );
     }
+    // Attributes around both duplicate checks' sizes (3 or 16 names of 4
+    // or 32 bytes): many, long, repeated early, late, by prefix.
+    for count in [2usize, 3, 4, 15, 16, 17, 40] {
+        let mut s = String::from("<r");
+        for i in 0..count {
+            let _ = write!(s, " a{i}='{i}'");
+        }
+        push(docs, format!("{count} attributes"), format!("{s}/>"));
+        push(
+            docs,
+            format!("{count} attributes, first repeated"),
+            format!("{s} a0='x'/>"),
+        );
+        push(
+            docs,
+            format!("{count} attributes, last repeated"),
+            format!("{s} a{}='x'/>", count - 1),
+        );
+    }
+    for len in [3usize, 4, 5, 31, 32, 33] {
+        let n = name_of_len(&mut rng, len);
+        push(
+            docs,
+            format!("attr {len} twice"),
+            format!("<r {n}='1' {n} = '2'/>"),
+        );
+        push(
+            docs,
+            format!("attr {len} and a prefix"),
+            format!("<r {n}='1' {}='2' {n}x='3'/>", &n[..len - 1]),
+        );
+        push(
+            docs,
+            format!("attr {len} in nested elements"),
+            format!("<r {n}='1'><s {n}='2'/></r>"),
+        );
+    }
     // Long element and attribute names around both name-stack sizes.
     for len in (1..=48).chain([60, 64, 100, 1000, 2000, 2040, 2047, 2048, 2049, 2100]) {
         let n = name_of_len(&mut rng, len);
@@ -792,6 +829,8 @@ fn differential(p: SaxParams, names: NameStack, tag: &str) {
     let config = XmlConfig {
         max_depth: p.max_depth,
         name_stack_bytes: p.name_stack_bytes,
+        max_attributes: p.max_attributes,
+        attr_name_bytes: p.attr_name_bytes,
     };
     let docs = corpus();
     let want: Vec<Trace> = docs
@@ -853,6 +892,8 @@ fn sax_rtl_small_limits() {
         SaxParams {
             max_depth: 6,
             name_stack_bytes: 40,
+            max_attributes: 3,
+            attr_name_bytes: 4,
         },
         NameStack::Inferred,
         "depth6",
@@ -877,10 +918,18 @@ fn sax_rtl_lint_clean() {
     verilator_version();
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sax-rtl-lint");
     fs::create_dir_all(&dir).expect("lint dir");
-    for (d, s) in [(32, 2048), (6, 40), (1, 1), (5, 64), (256, 16384)] {
+    for (d, s, a, l) in [
+        (32, 2048, 16, 32),
+        (6, 40, 3, 4),
+        (1, 1, 1, 1),
+        (5, 64, 2, 7),
+        (256, 16384, 64, 64),
+    ] {
         let p = SaxParams {
             max_depth: d,
             name_stack_bytes: s,
+            max_attributes: a,
+            attr_name_bytes: l,
         };
         let sub = dir.join(format!("{d}-{s}"));
         let _ = fs::remove_dir_all(&sub);

@@ -107,13 +107,46 @@ fn parser_docs(lanes: usize) -> Vec<Vec<u8>> {
             docs.push(d);
         }
     }
+    // Names beyond ASCII (xml/names.rs): first and later characters of
+    // element and attribute names, PI targets and the DOCTYPE's name,
+    // sound and faulty, at every lane.
+    let names: [&str; 8] = [
+        "<é·x ü\u{300}='1' 中·='2'><?pé x?><ǅ/></é·x>",
+        "<\u{300}a/>",
+        "<a ·b='1'/>",
+        "<a\u{a0}/>",
+        "<?\u{203f}?><a/>",
+        "<!DOCTYPE \u{300}><a/>",
+        "<!DOCTYPE é\u{a0}><a/>",
+        "<a\u{10000}\u{f0000}/>",
+    ];
+    // Duplicate attributes and the check's limits (xml/attrs.rs; the small
+    // configurations hold 3 names of 4 bytes), at every lane.
+    let attrs: [&str; 7] = [
+        "<r a='1' b='2' a='3'/>",
+        "<r ab='1' a='2' abc='3' ab = '4'/>",
+        "<r a='1'><s a='2' b='3'/><t b='' a=''/></r>",
+        "<r a='' b='' c='' d=''/>",
+        "<r abcd='1' abcde='2'/>",
+        "<r a0='' a1='' a2='' a3='' a4='' a5='' a6='' a7='' a8='' a9='' b0='' b1='' b2='' b3='' b4='' b5='' b6=''/>",
+        "<r abcdefghijklmnopqrstuvwxyz0123456='1'/>",
+    ];
+    for doc in names.iter().chain(&attrs) {
+        for k in 0..8 {
+            let mut d = vec![b' '; k];
+            d.extend_from_slice(doc.as_bytes());
+            docs.push(d);
+        }
+    }
     // XML declarations (xml/decl.rs) whose bytes fall on every lane, and
     // the encodings they name applied from the lane after their `>`.
-    let decls: [&[u8]; 4] = [
+    let decls: [&[u8]; 6] = [
         b"version='1.0' encoding='ISO-8859-1'?><r a='\xE9'>\xFF\x0C</r>",
         b"version=\"1.0\" encoding=\"us-ascii\" standalone='no'?><r>a\xC3\xA9</r>",
         b"version='1.0' standalone='YES'?><r/>",
         b"version='1.0' encoding='UTF-16'?><r/>",
+        b"version='1.0' encoding='ISO-8859-1'?><\xE9\xB7 \xB7='1'/>",
+        b"version='1.0' encoding='ISO-8859-1'?><!DOCTYPE \xE9\xD7><r/>",
     ];
     for decl in decls {
         for k in 1..=8 {
@@ -147,6 +180,8 @@ fn probe(
         },
         max_depth: xml.max_depth,
         name_stack_bytes: xml.name_stack_bytes,
+        max_attributes: xml.max_attributes,
+        attr_name_bytes: xml.attr_name_bytes,
     };
     let sigs = [
         "name_byte",
@@ -190,7 +225,7 @@ fn probe(
         k = lanes - 1,
         s = lanes * 6 - 1,
         c = lanes * 17 - 1,
-        f = lanes * 7 - 1, // qrtl_wide_in's NF look-back and fault flags per lane
+        f = lanes * qrtl_xpath::emit::wide::LANE_FLAGS - 1, // qrtl_wide_in's look-back and fault flags per lane
         e = lanes * 33 - 1,
     );
     v.push_str(
@@ -270,8 +305,10 @@ fn without_offset(t: &str) -> String {
 /// The multi-byte parser against the tokenizer, event by event: every
 /// start name, attribute (decoded value), open, close, text node (decoded,
 /// CR LF normalised), status and reason, on every document, at B = 2, 4,
-/// 8, with a small stack (too deep, name stack overflows) and the default,
-/// with and without random stalls on both sides.
+/// 8, with small limits (too deep, name stack overflows, the duplicate
+/// attribute check's slots) and the defaults, with and without random
+/// stalls on both sides; at B = 8 with every comparison, also every
+/// document of the W3C XML Conformance Test Suite.
 #[test]
 fn the_parser_gives_the_tokenizers_events() {
     let all = Needs {
@@ -281,7 +318,8 @@ fn the_parser_gives_the_tokenizers_events() {
     let small = XmlConfig {
         max_depth: 6,
         name_stack_bytes: 40,
-        ..XmlConfig::default()
+        max_attributes: 3,
+        attr_name_bytes: 4,
     };
     for (lanes, needs, attr_names, xml) in [
         (2, all, true, small),
@@ -297,7 +335,19 @@ fn the_parser_gives_the_tokenizers_events() {
         let built =
             qrtl_core::sim::build_with(&spec, &rtl, Simulator::Verilator, &BuildOptions::default())
                 .unwrap_or_else(|e| panic!("{label}: build failed: {e}"));
-        let docs = parser_docs(lanes as usize);
+        let mut docs = parser_docs(lanes as usize);
+        if lanes == 8 && attr_names {
+            // The W3C XML Conformance Test Suite's every document (issue 29:
+            // the SAX parser against the tokenizer on the whole suite).
+            let suite = common::xml_files_under(&common::xmlconf_dir());
+            assert!(suite.len() > 2500, "the W3C XML Conformance Test Suite");
+            docs.extend(
+                suite
+                    .iter()
+                    .map(|p| std::fs::read(p).expect("read xmlconf file"))
+                    .filter(|d| !d.is_empty()),
+            );
+        }
         for st in [Stalls::NONE, stalls(lanes.into())] {
             let run = built
                 .run(&docs, &st, None)

@@ -206,9 +206,11 @@ fn check_document(config: XmlConfig, doc: &[u8], cuts: &[usize], seed: u64) {
 fn config_strategy() -> impl Strategy<Value = XmlConfig> {
     prop_oneof![
         Just(XmlConfig::default()),
-        (0u32..6, 0u32..40).prop_map(|(d, s)| XmlConfig {
+        (0u32..6, 0u32..40, 0u32..4, 0u32..6).prop_map(|(d, s, a, l)| XmlConfig {
             max_depth: d,
-            name_stack_bytes: s
+            name_stack_bytes: s,
+            max_attributes: a,
+            attr_name_bytes: l,
         }),
     ]
 }
@@ -347,7 +349,12 @@ proptest! {
                               cuts in prop::collection::vec(any::<usize>(), 0..6),
                               seed in any::<u64>()) {
         let doc = docgen::Gen::new(gen_seed).document();
-        let config = XmlConfig { max_depth: 256, name_stack_bytes: 1 << 16 };
+        let config = XmlConfig {
+            max_depth: 256,
+            name_stack_bytes: 1 << 16,
+            max_attributes: 1 << 10,
+            attr_name_bytes: 1 << 10,
+        };
         check_document(config, &doc, &cuts, seed);
         let t = trace_document(config, &doc, 0);
         prop_assert!(t.ends_with("status ok\n"), "valid document flagged: {}", t);

@@ -99,6 +99,8 @@ fn ours(doc: &[u8], chunks: &[usize]) -> Result<String, String> {
     let config = XmlConfig {
         max_depth: 256,
         name_stack_bytes: 1 << 16,
+        max_attributes: 1 << 10,
+        attr_name_bytes: 1 << 10,
     };
     let mut t = Tokenizer::new(config);
     let mut sink = OurSink::default();

@@ -49,7 +49,7 @@ class Result:
     """One document's answer: `qrtl xpath filter`'s JSON line and its note."""
 
     doc: Optional[str]
-    status: Literal["ok", "malformed", "too_deep"]
+    status: Literal["ok", "malformed", "too_deep", "attr_limit"]
     reason: Optional[str]
     line: Optional[int]
     col: Optional[int]

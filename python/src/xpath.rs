@@ -25,7 +25,7 @@ use crate::inputs::{Input, Source};
 pub struct Result {
     /// The file's name as given; `None` for a document given as bytes.
     pub doc: Option<String>,
-    /// `"ok"`, `"malformed"` or `"too_deep"`.
+    /// `"ok"`, `"malformed"`, `"too_deep"` or `"attr_limit"`.
     pub status: &'static str,
     pub reason: Option<&'static str>,
     /// 1-based line and column (bytes) where the problem showed.

@@ -55,7 +55,11 @@
 
 module qrtl_sax #(
     parameter MAX_DEPTH = {{ max_depth }},
-    parameter NAME_STACK_BYTES = {{ name_stack_bytes }}
+    parameter NAME_STACK_BYTES = {{ name_stack_bytes }},
+    // The duplicate-attribute check's slots (xml/attrs.rs): names per
+    // element, bytes per name.
+    parameter MAX_ATTRIBUTES = {{ max_attributes }},
+    parameter ATTR_NAME_BYTES = {{ attr_name_bytes }}
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -186,8 +190,12 @@ module qrtl_sax #(
         E_INVALID_CHAR            = 5'd19,
         E_UNSUPPORTED_ENCODING    = 5'd20,
         E_BAD_XML_DECL            = 5'd21,
-        E_BAD_DOCTYPE             = 5'd22;
-    localparam NR = 22; // reasons: the one-hot error vectors are [NR:1]
+        E_BAD_DOCTYPE             = 5'd22,
+        E_BAD_NAME_CHAR           = 5'd23,
+        E_DUPLICATE_ATTRIBUTE     = 5'd24,
+        E_TOO_MANY_ATTRIBUTES     = 5'd25,
+        E_ATTR_NAME_TOO_LONG      = 5'd26;
+    localparam NR = 26; // reasons: the one-hot error vectors are [NR:1]
 
     localparam [7:0] TAB = 8'h09, LF = 8'h0A, CR = 8'h0D;
 
@@ -353,6 +361,17 @@ module qrtl_sax #(
     reg        u_ef;           // the lead was EF
     reg        u_ef_bf;        // EF BF read: a third byte BE or BF is U+FFFE or U+FFFF
     reg [1:0]  u_pos;          // bytes of the document consumed, saturating at 2
+    // The code point of that sequence, for the names' characters
+    // (xml/names.rs): its bits so far (u_acc: the lead's, then for three
+    // bytes the second byte's), its length (u_len3, u_len4), and for four
+    // bytes whether it stays below U+F0000 (u_p4: names take U+10000 to
+    // U+EFFFF), known at the second byte.
+    reg [9:0]  u_acc;
+    reg        u_len3, u_len4, u_p4;
+    // The byte ends a character beyond ASCII (n_u_end) that is a
+    // NameStartChar (n_u_start) or a NameChar only (n_u_char); the byte
+    // read as ISO-8859-1, its value its code point: n_l_start, n_l_char.
+    reg        n_u_end, n_u_start, n_u_char, n_l_start, n_l_char;
     // The byte equals the name byte it is compared with in an end tag
     // (`name_exp`, which moves on with consumed bytes only), compared here
     // on the port so the state machine tests one flip-flop.
@@ -385,6 +404,31 @@ module qrtl_sax #(
     wire ib_enc_bad = (u_pos == 2'd0 && (ib == 8'h00 || ib == 8'hFE || ib == 8'hFF))
         || (u_pos == 2'd1 && ib == 8'h00);
 
+    // XML 1.0 productions 4 and 4a (xml/names.rs `class_of`) for a code
+    // point 80..FFFF: {NameStartChar, NameChar but not NameStartChar}.
+    function [1:0] name_class;
+        input [15:0] c;
+        begin
+            if ((c >= 16'h00C0 && c <= 16'h00D6) || (c >= 16'h00D8 && c <= 16'h00F6)
+                    || (c >= 16'h00F8 && c <= 16'h02FF) || (c >= 16'h0370 && c <= 16'h037D)
+                    || (c >= 16'h037F && c <= 16'h1FFF) || (c >= 16'h200C && c <= 16'h200D)
+                    || (c >= 16'h2070 && c <= 16'h218F) || (c >= 16'h2C00 && c <= 16'h2FEF)
+                    || (c >= 16'h3001 && c <= 16'hD7FF) || (c >= 16'hF900 && c <= 16'hFDCF)
+                    || (c >= 16'hFDF0 && c <= 16'hFFFD))
+                name_class = 2'b10;
+            else if (c == 16'h00B7 || (c >= 16'h0300 && c <= 16'h036F)
+                    || (c >= 16'h203F && c <= 16'h2040))
+                name_class = 2'b01;
+            else
+                name_class = 2'b00;
+        end
+    endfunction
+    // The character the port's byte ends (when it ends a sequence): two
+    // bytes carry 11 bits, three 16; four are NameStartChars below U+F0000.
+    wire [15:0] ib_cp = u_len3 ? {u_acc, ib[5:0]} : {5'd0, u_acc[4:0], ib[5:0]};
+    wire [1:0]  ib_ncls = u_len4 ? {u_p4, 1'b0} : name_class(ib_cp);
+    wire [1:0]  ib_lcls = name_class({8'd0, ib});
+
     // The UTF-8 automaton steps on every byte consumed (only the bytes up
     // to a document's first fault matter).
     always @(posedge clk) begin
@@ -392,10 +436,14 @@ module qrtl_sax #(
             u_need <= 2'd0;
             {u_lo_a0, u_hi_9f, u_lo_90, u_hi_8f, u_ef, u_ef_bf} <= 6'd0;
             u_pos <= 2'd0;
+            u_acc <= 10'd0;
+            {u_len3, u_len4, u_p4} <= 3'd0;
         end else if (in_valid) begin
             u_pos <= (u_pos == 2'd2) ? 2'd2 : u_pos + 2'd1;
             if (u_need != 2'd0) begin
                 u_need <= u_need - 2'd1;
+                if (u_need == 2'd2) u_acc <= {u_acc[3:0], ib[5:0]};
+                if (u_need == 2'd3) u_p4 <= {u_acc[2:0], ib[5:4]} < 5'd15;
                 {u_lo_a0, u_hi_9f, u_lo_90, u_hi_8f, u_ef} <= 5'd0;
                 u_ef_bf <= u_ef && ib == 8'hBF;
             end else begin
@@ -406,6 +454,9 @@ module qrtl_sax #(
                 u_hi_8f <= ib == 8'hF4;
                 u_ef <= ib == 8'hEF;
                 u_ef_bf <= 1'b0;
+                u_acc <= ib_lead4 ? {7'd0, ib[2:0]} : {5'd0, ib[4:0]};
+                u_len3 <= ib_lead3;
+                u_len4 <= ib_lead4;
             end
         end
     end
@@ -499,6 +550,9 @@ module qrtl_sax #(
         f_utf8 <= ib_char_bad && !ib_enc_bad;
         f_ctrl <= ib_ctrl && !ib_enc_bad;
         f_high <= ib[7] && !ib_enc_bad;
+        n_u_end <= u_need == 2'd1;
+        {n_u_start, n_u_char} <= ib_ncls;
+        {n_l_start, n_l_char} <= ib_lcls;
     end
 
     (* keep *) always @(posedge clk) p_valid <= !rst && in_valid;
@@ -738,6 +792,106 @@ module qrtl_sax #(
                     // T_END: whitespace, or the DOCTYPE ends
                 end
             endcase
+        end
+    end
+
+    // ------------------------------------------------------------------
+    // Names' characters beyond ASCII (xml/names.rs `NameCheck`)
+    // ------------------------------------------------------------------
+    // The state machine takes bytes 80..FF as name bytes; a character's
+    // last byte (in ISO-8859-1 every such byte) is checked here: a name's
+    // first character must be a NameStartChar, the others NameChars. The
+    // names: a start tag's (its first byte in S_LT), an attribute's
+    // (S_TAG_SPACE), a PI target's (S_PI_TARGET_START) and the DOCTYPE's.
+    wire nc_end   = enc_latin1 ? b[7] : n_u_end;
+    wire nc_start = enc_latin1 ? n_l_start : n_u_start;
+    wire nc_name  = nc_start || (enc_latin1 ? n_l_char : n_u_char);
+    wire nm_begin = state[S_LT] || state[S_TAG_SPACE] || state[S_PI_TARGET_START]
+        || (state[S_DOCTYPE_BODY] && t_phase[0]);
+    wire nm_cont  = state[S_START_NAME] || state[S_ATTR_NAME] || state[S_PI_TARGET]
+        || (state[S_DOCTYPE_BODY] && t_phase[1]);
+    reg  nm_first;  // the open UTF-8 sequence began a name
+    always @(posedge clk) begin
+        if (pv_ctl && b[7:6] == 2'b11) nm_first <= nm_begin;
+    end
+    // The byte ends a character that may not stand where it does
+    // (E_BAD_NAME_CHAR, where the byte is otherwise a good name byte: the
+    // name stack's capacity and the element checks of S_LT come first).
+    wire nm_bad = nc_end && (nm_begin || nm_cont)
+        && !((enc_latin1 ? nm_begin : nm_first) ? nc_start : nc_name);
+
+    // ------------------------------------------------------------------
+    // Duplicate attributes (xml/attrs.rs `AttrSet`)
+    // ------------------------------------------------------------------
+    // The start tag's attribute names, in MAX_ATTRIBUTES slots of
+    // ATTR_NAME_BYTES bytes (one distributed RAM per slot, so that all are
+    // read at once). The name being read goes into slot at_n and is
+    // compared byte by byte with the earlier ones: at_eq[k], slot k's name
+    // starts with it; at_dup, it equals a complete earlier name, so the
+    // `=` or whitespace ending it here is E_DUPLICATE_ATTRIBUTE. Going
+    // past the slots is the attr_limit status: a name beyond the slots
+    // (at_full, E_TOO_MANY_ATTRIBUTES at its first byte) or a byte beyond
+    // a slot (at_long, E_ATTR_NAME_TOO_LONG).
+    localparam KA  = MAX_ATTRIBUTES;
+    localparam KW  = $clog2(MAX_ATTRIBUTES + 1);   // at_n: 0 .. MAX_ATTRIBUTES
+    localparam LW  = $clog2(ATTR_NAME_BYTES + 1);  // at_pos: 0 .. ATTR_NAME_BYTES
+    localparam LIW = (ATTR_NAME_BYTES > 1) ? $clog2(ATTR_NAME_BYTES) : 1;
+    localparam [KW-1:0] KA_M1 = MAX_ATTRIBUTES - 1;
+    localparam [LW-1:0] LA_M1 = ATTR_NAME_BYTES - 1;
+    reg  [KW-1:0] at_n;      // complete names of this start tag
+    reg           at_full;   // at_n == MAX_ATTRIBUTES
+    reg  [LW-1:0] at_pos;    // bytes of the name being read
+    reg           at_long;   // at_pos == ATTR_NAME_BYTES
+    reg  [KA-1:0] at_eq;
+    reg           at_dup;
+    // The name's bytes: its first (AttrName on the TagSpace byte) and the
+    // next; its end; a start tag begins.
+    wire at_first = state[S_TAG_SPACE] && is_name_start;
+    wire at_byte  = at_first || (state[S_ATTR_NAME] && is_name_char);
+    wire at_end   = state[S_ATTR_NAME] && (b_equals || is_ws);
+    wire at_clear = state[S_LT] && is_name_start;
+    wire [LW-1:0]  at_p = at_first ? {LW{1'b0}} : at_pos;   // the byte's position
+    wire [LIW-1:0] at_addr = at_p[LIW-1:0];
+    localparam [KA-1:0] AT_ONE = 1;
+    wire [KA-1:0]  at_sel = AT_ONE << at_n;                 // slot at_n
+    wire [KA-1:0]  at_used = at_sel - 1'b1;                 // slots below at_n
+    wire [KA-1:0]  at_eq_n;                                  // at_eq after this byte
+    wire [KA-1:0]  at_hit;                                   // ... and slot k ends here
+    genvar gk;
+    generate
+        for (gk = 0; gk < KA; gk = gk + 1) begin : g_attr
+            reg [7:0]    mem [0:ATTR_NAME_BYTES-1];
+            reg [LW-1:0] len;
+            always @(posedge clk) begin
+                if (pv_cnt && at_byte && !at_long && at_sel[gk]) mem[at_addr] <= b;
+                if (pv_cnt && at_end && at_sel[gk]) len <= at_pos;
+            end
+            assign at_eq_n[gk] = (at_first || at_eq[gk]) && at_used[gk] && mem[at_addr] == b;
+            assign at_hit[gk] = at_eq_n[gk] && len == at_p + 1'b1;
+        end
+    endgenerate
+    always @(posedge clk) begin
+        if (pr_cnt) begin
+            at_n <= {KW{1'b0}};
+            at_full <= 1'b0;
+            at_pos <= {LW{1'b0}};
+            at_long <= 1'b0;
+            at_eq <= {KA{1'b0}};
+            at_dup <= 1'b0;
+        end else if (pv_cnt) begin
+            if (at_clear) begin
+                at_n <= {KW{1'b0}};
+                at_full <= 1'b0;
+            end else if (at_end) begin
+                at_n <= at_n + 1'b1;
+                at_full <= at_n == KA_M1;
+            end
+            if (at_byte) begin
+                at_pos <= at_p + 1'b1;
+                at_long <= at_p == LA_M1;
+                at_eq <= at_eq_n;
+                at_dup <= |at_hit;
+            end
         end
     end
 
@@ -1156,6 +1310,8 @@ module qrtl_sax #(
                             // StartName on this same byte (the name's first byte).
                             if (sp_full) begin
                                 fail_vec[E_NAME_STACK_OVERFLOW] = 1'b1;
+                            end else if (nm_bad) begin
+                                fail_vec[E_BAD_NAME_CHAR] = 1'b1;
                             end else begin
                                 nm_we = 1'b1;
                                 n_sp = sp + 1'b1;
@@ -1193,6 +1349,8 @@ module qrtl_sax #(
                     if (is_name_char) begin
                         if (sp_full) begin
                             fail_vec[E_NAME_STACK_OVERFLOW] = 1'b1;
+                        end else if (nm_bad) begin
+                            fail_vec[E_BAD_NAME_CHAR] = 1'b1;
                         end else begin
                             nm_we = 1'b1;
                             n_sp = sp + 1'b1;
@@ -1221,6 +1379,10 @@ module qrtl_sax #(
                         // AttrName on this same byte (attr_len = 0).
                         if (sp_full) begin
                             fail_vec[E_NAME_STACK_OVERFLOW] = 1'b1;
+                        end else if (nm_bad) begin
+                            fail_vec[E_BAD_NAME_CHAR] = 1'b1;
+                        end else if (at_full) begin
+                            fail_vec[E_TOO_MANY_ATTRIBUTES] = 1'b1;
                         end else begin
                             n_ap = sp + 1'b1;
                             n_ap_full = sp_cap_m1;
@@ -1243,11 +1405,17 @@ module qrtl_sax #(
                     if (is_name_char) begin
                         if (ap_full) begin
                             fail_vec[E_NAME_STACK_OVERFLOW] = 1'b1;
+                        end else if (nm_bad) begin
+                            fail_vec[E_BAD_NAME_CHAR] = 1'b1;
+                        end else if (at_long) begin
+                            fail_vec[E_ATTR_NAME_TOO_LONG] = 1'b1;
                         end else begin
                             n_ap = ap + 1'b1;
                             n_ap_full = ap_cap_m1;
                             e_attr_name_byte = 1'b1;
                         end
+                    end else if ((b_equals || is_ws) && at_dup) begin
+                        fail_vec[E_DUPLICATE_ATTRIBUTE] = 1'b1;
                     end else if (b_equals) begin
                         e_attr_name_end = 1'b1;
                         // -> ST_ATTR_EQ
@@ -1486,6 +1654,8 @@ module qrtl_sax #(
                         fail_vec[E_DOCTYPE_INTERNAL_SUBSET] = 1'b1;
                     end else if (t_bad) begin
                         fail_vec[E_BAD_DOCTYPE] = 1'b1;
+                    end else if (nm_bad) begin
+                        fail_vec[E_BAD_NAME_CHAR] = 1'b1;
                     end else if (t_to_literal) begin
                         n_quote_sq = b_squote;
                         // -> ST_DOCTYPE_QUOTED
@@ -1502,6 +1672,8 @@ module qrtl_sax #(
                 state[S_PI_TARGET_START], state[S_PI_TARGET]: begin
                     if (state[S_PI_TARGET_START] && !is_name_start) begin
                         fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
+                    end else if (nm_bad) begin
+                        fail_vec[E_BAD_NAME_CHAR] = 1'b1;
                     end else if (state[S_PI_TARGET_START] || is_name_char) begin
                         // A target byte; the first three are checked against `xml`.
                         if (state[S_PI_TARGET_START]) begin
@@ -1797,6 +1969,14 @@ module qrtl_sax #(
         || (is_name_char && (cmp_done || !name_match))
         || ((b_gt || is_ws) && !cmp_done) || c_f_ename;
     wire pi_xml_misplaced = pi_len == 3'd3 && pi_ci && !(lt_first && pi_exact);
+    // The duplicate check's faults where the branches reach them.
+    wire at_fail_dup = s_aname && (b_equals || is_ws) && at_dup;
+    wire at_fail_many = s_tspace && is_name_start && !sp_full && !nm_bad && at_full;
+    wire at_fail_long = s_aname && is_name_char && !ap_full && !nm_bad && at_long;
+    wire at_fail_lim = at_fail_many || at_fail_long;
+    // nm_bad where the state machine's branch reaches it.
+    wire nm_fail = nm_bad && !(s_lt && ((depth_zero && root_seen) || depth_max || sp_full))
+        && !((s_sname || s_tspace) && sp_full) && !(s_aname && ap_full);
     // Three partial sums, registered apart (failed_a, failed_b, failed_c:
     // markup, declarations and PIs, references; timing: the whole sum has
     // some 90 inputs, four LUT levels with long wires between them, the
@@ -1813,7 +1993,8 @@ module qrtl_sax #(
         || (s_aname && ((is_name_char && ap_full) || c_f_aname))
         || (s_aafter && c_aname_stay) || (s_aeq && c_f_aeq)
         || (s_aval && b_lt) || (s_afterav && c_tag_stay)
-        || ((s_eslash || s_cdash2 || s_pitq) && !b_gt);
+        || ((s_eslash || s_cdash2 || s_pitq) && !b_gt)
+        || nm_fail || at_fail_dup || at_fail_lim;
     wire fail_any_b =
            (s_ename && ename_fail) || (s_espace && c_ename_stay)
         || (s_bang && ((b_lsqb && depth_zero)
@@ -1876,6 +2057,10 @@ module qrtl_sax #(
     assign spec_vec[E_UNSUPPORTED_ENCODING] = (!halted && flt && f_enc) || (live && s_decl && d_unsupported);
     assign spec_vec[18] = 1'b0; // BadBeat: the multi-byte input's
     assign spec_vec[E_BAD_XML_DECL] = live && ((s_decl && d_bad) || (s_pitarget && b_qmark && pi_decl));
+    assign spec_vec[E_BAD_NAME_CHAR] = live && nm_fail;
+    assign spec_vec[E_DUPLICATE_ATTRIBUTE] = live && at_fail_dup;
+    assign spec_vec[E_TOO_MANY_ATTRIBUTES] = live && at_fail_many;
+    assign spec_vec[E_ATTR_NAME_TOO_LONG] = live && at_fail_long;
 
     // The byte reveals the document's first error when `fail` or
     // `ref_ovf_now` is set (sim/sax_trace.cpp reads both to check the error
@@ -1937,6 +2122,7 @@ module qrtl_sax #(
     reg [4:0]  r_end_err;      // the document's first error, if any: from an earlier byte (its reason) ...
     reg        r_end_err_any;  //   (an error from an earlier byte)
     reg        r_end_err_big;  //   (that error stops the document as too deep: E_TOO_DEEP, E_NAME_STACK_OVERFLOW)
+    reg        r_end_err_lim;  //   (... as attr_limit: E_TOO_MANY_ATTRIBUTES, E_ATTR_NAME_TOO_LONG)
     reg [NR:1] r_end_fail;     // ... or from this one (its reason, spec_vec; none: E_UNEXPECTED_BYTE) ...
     reg        r_end_fail_a, r_end_fail_b, r_end_fail_c; //   (this byte fails: the parts of `fail`)
     reg        r_end_ovf;      // ... or it is a reference overflow on the last byte
@@ -1995,6 +2181,7 @@ module qrtl_sax #(
             r_end_err <= E_NONE;
             r_end_err_any <= 1'b0;
             r_end_err_big <= 1'b0;
+            r_end_err_lim <= 1'b0;
             r_end_fail <= {NR{1'b0}};
             {r_end_fail_a, r_end_fail_b, r_end_fail_c} <= 3'b000;
             r_end_ovf <= 1'b0;
@@ -2033,6 +2220,7 @@ module qrtl_sax #(
                 | (((err_any | failed) && (err_vec | ovf_vec) == {NR{1'b0}}) ? E_UNEXPECTED_BYTE : E_NONE);
             r_end_err_any <= err_any | failed | ((err_vec | ovf_vec) != {NR{1'b0}});
             r_end_err_big <= err_vec[E_TOO_DEEP] | err_vec[E_NAME_STACK_OVERFLOW];
+            r_end_err_lim <= err_vec[E_TOO_MANY_ATTRIBUTES] | err_vec[E_ATTR_NAME_TOO_LONG];
             r_end_fail <= spec_vec;
             r_end_fail_a <= fail_any_a && !halted;
             r_end_fail_b <= fail_any_b && !halted;
@@ -2064,8 +2252,10 @@ module qrtl_sax #(
     wire [4:0] end_code = r_end_err | reason_of(r_end_fail) | (r_end_ovf ? E_BAD_REFERENCE : E_NONE)
         | ((end_fail && r_end_fail == {NR{1'b0}}) ? E_UNEXPECTED_BYTE : E_NONE)
         | (end_err_any ? E_NONE : end_fallback);
-    // 0 ok, 1 malformed, 2 too deep (E_TOO_DEEP, E_NAME_STACK_OVERFLOW).
-    wire [1:0] end_status = {end_big, end_err_any ? ~end_big : ~(r_end_misc & r_end_root)};
+    wire       end_lim = r_end_err_lim | r_end_fail[E_TOO_MANY_ATTRIBUTES] | r_end_fail[E_ATTR_NAME_TOO_LONG];
+    // 0 ok, 1 malformed, 2 too deep (E_TOO_DEEP, E_NAME_STACK_OVERFLOW),
+    // 3 attr_limit (E_TOO_MANY_ATTRIBUTES, E_ATTR_NAME_TOO_LONG).
+    wire [1:0] end_status = {end_big | end_lim, end_err_any ? ~end_big : ~(r_end_misc & r_end_root)};
     always @(posedge clk) begin
         if (rst) begin
             o_byte <= 8'd0;

@@ -51,7 +51,7 @@ module qrtl_wide_in (
     output reg  [{{ lanes * 8 - 1 }}:0] i_data,
     output reg  [{{ lanes * 6 - 1 }}:0] i_state,
     output reg  [{{ cls_bits - 1 }}:0] i_cls,
-    output reg  [{{ lanes * 7 - 1 }}:0] i_flags,
+    output reg  [{{ lanes * lane_flags - 1 }}:0] i_flags,
     output reg  [{{ lanes - 1 }}:0]  i_act,
     output reg         i_last,
     output reg         i_bad
@@ -115,7 +115,7 @@ module qrtl_wide_in (
     // What a lane does to the item back end (xml/items.rs `LaneOp` and
     // `PortBits`), from the state before it, its classes and its byte.
     // ------------------------------------------------------------------
-    localparam NEEDS_VALUES = {{ needs_values as u8 }}, NEEDS_TEXT = {{ needs_text as u8 }}, ATTR_NAMES = {{ attr_names as u8 }};
+    localparam NEEDS_VALUES = {{ needs_values as u8 }}, NEEDS_TEXT = {{ needs_text as u8 }};
     localparam
         K_SNAME = 0,   // a start-tag name byte (from the `<` lane's name start), or its end
         K_ENAME = 1,   // an end-tag name byte, or the whitespace ending it
@@ -126,8 +126,11 @@ module qrtl_wide_in (
         K_LT = 6,      // the lane's state is Lt (the next lane starts an end name after `</`)
         K_RSQB = 7,    // a `]` in character data (`]]>` look-back)
         K_CR = 8,      // a CR delivered as character data or value (CR LF look-back)
-        K_BOM2 = 9;    // the last byte of a BOM (the next byte is the document's first)
-    localparam NK = 10;
+        K_BOM2 = 9,    // the last byte of a BOM (the next byte is the document's first)
+        K_NBEGIN = 10, // the byte begins an element's or attribute's name (states Lt, TagSpace)
+        K_PI = 11,     // the state is PiTarget (after a Lt lane: the byte begins the target)
+        K_NCONT = 12;  // the byte continues a start-tag or attribute name or a PI target
+    localparam NK = 13;
     function [NK-1:0] kinds(input [NS-1:0] st, input [NC-1:0] c, input [7:0] b);
         reg unit_value, unit_text;
         begin
@@ -157,6 +160,9 @@ module qrtl_wide_in (
             kinds[K_CR] = (b == 8'h0D) & (st[L_CONTENT] | st[L_ATTR_VALUE_DQ] | st[L_ATTR_VALUE_SQ]
                 | st[L_CDATA_BODY] | st[L_CDATA_BRACKET1] | st[L_CDATA_BRACKET2]);
             kinds[K_BOM2] = st[L_BOM2];
+            kinds[K_NBEGIN] = st[L_LT] | st[L_TAG_SPACE];
+            kinds[K_PI] = st[L_PI_TARGET];
+            kinds[K_NCONT] = st[L_START_NAME] | st[L_ATTR_NAME] | st[L_PI_TARGET];
         end
     endfunction
 
@@ -167,7 +173,7 @@ module qrtl_wide_in (
         conflicts = (k[K_STACK] & any[K_STACK])
             | (k[K_SNAME] & (any[K_ENAME] | (any[K_SNAME] & new_run)))
             | (k[K_ENAME] & (any[K_SNAME] | (any[K_ENAME] & new_run)))
-            | ((ATTR_NAMES != 0) & k[K_ANAME] & any[K_ANAME] & new_run)
+            | (k[K_ANAME] & any[K_ANAME] & new_run)
             | (k[K_SERIAL] & any[K_SERIAL])
             | (k[K_UNIT] & any[K_UNIT]);
     endfunction
@@ -317,8 +323,15 @@ module qrtl_wide_in (
         F_AT_START = 3,   // the lane before ended a BOM (this byte is the document's first)
         F_TO_CONTENT = 4, // the state after this lane is Content (the end-of-document check)
         F_BAD_CHAR = 5,   // the byte is not UTF-8 or not an XML Char (xml/chars.rs `lane_fault`)
-        F_BAD_ENCODING = 6; // a UTF-16/32 document's first bytes (the same)
-    localparam NF = 7;
+        F_BAD_ENCODING = 6, // a UTF-16/32 document's first bytes (the same)
+        // Names' characters beyond ASCII (xml/lanes.rs `name_fault`):
+        F_NAME_BAD_U = 7, // in a UTF-8 document, the lane ends a character a start-tag or
+                          // attribute name or a PI target may not have there
+        F_NAME_BAD_L = 8, // the same in an ISO-8859-1 document (the byte is the character)
+        F_NC_END = 9,     // the lane ends a UTF-8 character beyond ASCII (for the DOCTYPE's
+        F_NC_START = 10,  // name, checked by the back end's serial logic): a NameStartChar,
+        F_NC_NAME = 11;   // a NameChar
+    localparam NF = {{ lane_flags }};
     function [5:0] state_code(input [NS-1:0] st);
         integer s;
         begin
@@ -397,6 +410,63 @@ module qrtl_wide_in (
             fault = {enc, bad && !enc};
         end
     endfunction
+    // XML 1.0 productions 4 and 4a (xml/names.rs `class_of`) for a code
+    // point 80..FFFF: {NameStartChar, NameChar}.
+    function [1:0] name_class(input [15:0] x);
+        reg start, only;
+        begin
+            start = (x >= 16'h00C0 && x <= 16'h00D6) || (x >= 16'h00D8 && x <= 16'h00F6)
+                || (x >= 16'h00F8 && x <= 16'h02FF) || (x >= 16'h0370 && x <= 16'h037D)
+                || (x >= 16'h037F && x <= 16'h1FFF) || (x >= 16'h200C && x <= 16'h200D)
+                || (x >= 16'h2070 && x <= 16'h218F) || (x >= 16'h2C00 && x <= 16'h2FEF)
+                || (x >= 16'h3001 && x <= 16'hD7FF) || (x >= 16'hF900 && x <= 16'hFDCF)
+                || (x >= 16'hFDF0 && x <= 16'hFFFD);
+            only = x == 16'h00B7 || (x >= 16'h0300 && x <= 16'h036F) || (x >= 16'h203F && x <= 16'h2040);
+            name_class = {start, start || only};
+        end
+    endfunction
+    // The UTF-8 character byte b ends, after p3 p2 p1 (sound bytes):
+    // {two bytes long, three bytes long, it ends one, NameStartChar,
+    // NameChar}. Four bytes are NameStartChars below U+F0000.
+    function [4:0] utf8_name(input [7:0] p3, input [7:0] p2, input [7:0] p1, input [7:0] b);
+        reg four_ok;
+        begin
+            four_ok = {p3[2:0], p2[5:4]} < 5'd15;
+            if (!cont(b[7:6])) utf8_name = 5'b00000;
+            else if (p1[7:5] == 3'b110) utf8_name = {3'b101, name_class({5'd0, p1[4:0], b[5:0]})};
+            else if (p2[7:4] == 4'b1110 && cont(p1[7:6]))
+                utf8_name = {3'b011, name_class({p2[3:0], p1[5:0], b[5:0]})};
+            else if (lead4(p3) && cont(p2[7:6]) && cont(p1[7:6])) utf8_name = {3'b001, four_ok, four_ok};
+            else utf8_name = 5'b00000;
+        end
+    endfunction
+    // Which lanes begin a name (an element's, an attribute's, a PI
+    // target's: a PiTarget lane after the Lt lane), and the previous
+    // beat's last two (carried while the document goes on).
+    wire [B-1:0] nb;
+{%- for j in 0..lanes %}
+    assign nb[{{ j }}] = lane_k[{{ j }}*NK + K_NBEGIN] | (lane_k[{{ j }}*NK + K_PI] & prev_k[{{ j + 1 }}*NK + K_LT]);
+{%- endfor %}
+    reg  carry_nb1, carry_nb2;
+    always @(posedge clk) begin
+        if (rst) begin
+            {carry_nb1, carry_nb2} <= 2'b00;
+        end else if ({{ last_stage }}_valid) begin
+            carry_nb1 <= !{{ last_stage }}_last && nb[B-1];
+            carry_nb2 <= !{{ last_stage }}_last && nb[B-2];
+        end
+    end
+    // The lane before lane j begins a name: slot j + 1; two before: slot j
+    // (the last lane's bit only matters to the next beat).
+    wire [B:0] nbw = {nb[B-2:0], carry_nb1, carry_nb2};
+    reg  [4:0] un [0:B-1];
+    reg  [1:0] lc [0:B-1];
+    always @* begin
+{%- for j in 0..lanes %}
+        un[{{ j }}] = utf8_name(win[{{ j * 8 }} +: 8], win[{{ j * 8 + 8 }} +: 8], win[{{ j * 8 + 16 }} +: 8], win[{{ j * 8 + 24 }} +: 8]);
+        lc[{{ j }}] = name_class({8'd0, win[{{ j * 8 + 24 }} +: 8]});
+{%- endfor %}
+    end
     reg  [NK*B-1:0] o_k;
     reg  [B-1:0]    o_new;
     reg  [NF*B-1:0] o_fl;
@@ -415,6 +485,11 @@ module qrtl_wide_in (
         {o_fl[{{ j }}*NF + F_BAD_ENCODING], o_fl[{{ j }}*NF + F_BAD_CHAR]} <= fault(win[{{ j * 8 }} +: 8],
             win[{{ j * 8 + 8 }} +: 8], win[{{ j * 8 + 16 }} +: 8], win[{{ j * 8 + 24 }} +: 8],
             beat_first && {{ (j == 0) as u8 }}, beat_first && {{ (j == 1) as u8 }});
+        {o_fl[{{ j }}*NF + F_NC_END], o_fl[{{ j }}*NF + F_NC_START], o_fl[{{ j }}*NF + F_NC_NAME]} <= un[{{ j }}][2:0];
+        o_fl[{{ j }}*NF + F_NAME_BAD_U] <= un[{{ j }}][2] && lane_k[{{ j }}*NK + K_NCONT]
+            && !((un[{{ j }}][4] ? nbw[{{ j + 1 }}] : un[{{ j }}][3] && nbw[{{ j }}]) ? un[{{ j }}][1] : un[{{ j }}][0]);
+        o_fl[{{ j }}*NF + F_NAME_BAD_L] <= win[{{ j * 8 + 31 }}] && (lane_k[{{ j }}*NK + K_NCONT] || nb[{{ j }}])
+            && !(nb[{{ j }}] ? lc[{{ j }}][1] : lc[{{ j }}][0]);
         o_st[{{ j }}*6 +: 6] <= state_code({{ last_stage }}_ls{{ j }});
 {%- endfor %}
     end

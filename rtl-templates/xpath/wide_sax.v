@@ -50,7 +50,7 @@ module qrtl_wide_sax #(
     input  wire [{{ lanes * 8 - 1 }}:0] i_data,
     input  wire [{{ lanes * 6 - 1 }}:0] i_state,
     input  wire [{{ cls_bits - 1 }}:0] i_cls,
-    input  wire [{{ lanes * 7 - 1 }}:0] i_flags,
+    input  wire [{{ lanes * lane_flags - 1 }}:0] i_flags,
     input  wire [{{ lanes - 1 }}:0]  i_act,
     input  wire        i_last,
     input  wire        i_bad,
@@ -67,7 +67,7 @@ module qrtl_wide_sax #(
     localparam LB = {{ lanes_log2 }};  // log2(B)
     localparam NC = {{ classes.len() }};
     localparam NS = {{ states.len() }};
-    localparam NF = 7;
+    localparam NF = {{ lane_flags }}; // flags per lane (qrtl_wide_in's F_*)
     localparam NEEDS_VALUES = {{ needs_values as u8 }}, NEEDS_TEXT = {{ needs_text as u8 }}, ATTR_NAMES = {{ attr_names as u8 }};
     localparam AW = {{ addr_width }};   // name stack fill 0 .. NAME_STACK_BYTES
     localparam BIW = {{ bank_addr_width }}; // a bank's word address: bits LB +: BIW of a byte address
@@ -75,6 +75,20 @@ module qrtl_wide_sax #(
     localparam DW = {{ depth_width }};  // depth 0 .. MAX_DEPTH
     localparam SIW = {{ starts_width }}; // starts[0 .. MAX_DEPTH - 1]
     localparam [AW-1:0] CAP = NAME_STACK_BYTES;
+    // The duplicate-attribute check's slots (xml/attrs.rs): KA names per
+    // element of LA bytes (the limit, or the name stack's size if smaller:
+    // a longer name overflows the name stack first), each slot {{ lanes }} banks
+    // of AWD words like the name stack.
+    localparam KA = {{ max_attributes }};
+    localparam KW = {{ attr_count_width }};     // 0 .. KA
+    localparam KIW = {{ attr_index_width }};    // 0 .. KA - 1
+    localparam [AW-1:0] LA = {{ attr_name_bytes }};
+    localparam PW = AW + LB;                    // a position in a slot, and more
+    localparam [PW-1:0] LA_P = {{ attr_name_bytes }};
+    localparam [KA-1:0] AT_ONE = 1;
+    localparam AWD = {{ attr_words }};         // words per bank
+    localparam AWW = {{ attr_word_width }};    // a bank's word address
+    localparam [KW-1:0] KA_W = KA;
     localparam [DW-1:0] DEPTH_MAX = MAX_DEPTH;
 
     // Lexer states (xml/lanes.rs `Lex`) and byte classes, as qrtl_wide_in's
@@ -92,7 +106,8 @@ module qrtl_wide_sax #(
     /* verilator lint_on UNUSEDPARAM */
     localparam
         F_FIRST_END = 0, F_BRACKETS = 1, F_SKIP_LF = 2, F_AT_START = 3, F_TO_CONTENT = 4,
-        F_BAD_CHAR = 5, F_BAD_ENCODING = 6;
+        F_BAD_CHAR = 5, F_BAD_ENCODING = 6, F_NAME_BAD_U = 7, F_NAME_BAD_L = 8,
+        F_NC_END = 9, F_NC_START = 10, F_NC_NAME = 11;
 
     // Reasons (xml/mod.rs `XmlError::code`), as qrtl_sax's.
     localparam [4:0]
@@ -142,6 +157,10 @@ module qrtl_wide_sax #(
     reg  [AW-1:0] top, parent; // start of the top name, of the one below it
     reg  [AW-1:0] cmp;         // end-name bytes matched
     reg  [AW-1:0] alen;        // bytes of the attribute name being read
+    // The duplicate check (see "Duplicate attributes" below).
+    reg  [KW-1:0] at_n;        // complete attribute names of this start tag
+    reg  [KA-1:0] at_eq;       // slot k starts with the name read so far
+    reg  [AW*KA-1:0] at_len;   // slot k's name length: bits k*AW +: AW
     reg          in_text;      // a text node is open
     reg          lt_first;     // the current markup's `<` was the document's first byte (after a BOM)
     (* fsm_encoding = "none" *)
@@ -175,6 +194,7 @@ module qrtl_wide_sax #(
     reg          t_public;     // the keyword is PUBLIC; before a literal: it is the public id
     reg  [2:0]   t_pos;        // keyword bytes matched
     reg          t_single;     // the literal's quote is `'`
+    reg          t_nm_first;   // the open UTF-8 sequence is the DOCTYPE name's first character
 
     // The name stack banks and the starts memory.
 {%- for m in 0..lanes %}
@@ -220,6 +240,88 @@ module qrtl_wide_sax #(
 {%- endif %}
     assign rd[{{ m * 8 }} +: 8] = bank{{ m }}[rd_word{{ m }}];
 {%- endfor %}
+    // ------------------------------------------------------------------
+    // Duplicate attributes (xml/attrs.rs `AttrSet`): the item's attribute
+    // name (at most one, items.rs) is written into slot at_n and compared
+    // with the earlier slots, all banks at once: bank m takes the name's
+    // byte at the one position of at_base .. at_base + B - 1 it holds, from
+    // lane at_lane + (m - at_base) mod B. Its first lane tells whether the
+    // name starts here (at_new, at position 0) or goes on (at alen), and a
+    // start tag's name lane before it clears the slots (at_clr).
+    // ------------------------------------------------------------------
+    reg           at_found, at_new, at_clr;
+    reg  [LB-1:0] at_lane;
+    reg  [B-1:0]  at_byte;     // lanes with a byte of the name
+    always @* begin
+        at_found = 1'b0;
+        at_new = 1'b0;
+        at_clr = 1'b0;
+        at_lane = {LB{1'b0}};
+        for (j = 0; j < B; j = j + 1) begin
+            at_byte[j] = i_act[j] && ((i_state[j*6 +: 6] == L_TAG_SPACE && i_cls[j*NC + C_NSTART])
+                || (i_state[j*6 +: 6] == L_ATTR_NAME && i_cls[j*NC + C_NCHAR]));
+            if (i_act[j] && !at_found) begin
+                if (i_state[j*6 +: 6] == L_LT && i_cls[j*NC + C_NSTART]) begin
+                    at_clr = 1'b1;
+                end else if (at_byte[j]) begin
+                    at_found = 1'b1;
+                    at_new = i_state[j*6 +: 6] == L_TAG_SPACE;
+                    at_lane = j[LB-1:0];
+                end
+            end
+        end
+    end
+    wire [AW-1:0] at_base = at_new ? {AW{1'b0}} : alen;
+    wire [KW-1:0] at_n0 = at_clr ? {KW{1'b0}} : at_n;   // the slot the name goes into
+    wire [KA-1:0] at_sel = AT_ONE << at_n0;
+    wire [KA-1:0] at_used = at_sel - 1'b1;                // the slots compared
+    // Per bank m: the position it takes (at_pos_m), the lane holding that
+    // byte, whether it is a byte of the name within the slot (at_act),
+    // the byte.
+    wire [B-1:0]   at_act;
+    wire [8*B-1:0] at_b;
+    wire [AWW*B-1:0] at_word;
+{%- for m in 0..lanes %}
+    wire [LB-1:0] at_off{{ m }} = {{ lanes_log2 }}'d{{ m }} - at_base[LB-1:0];
+    wire [LB:0]   at_ln{{ m }} = {1'b0, at_lane} + {1'b0, at_off{{ m }}};
+    wire [PW-1:0] at_pos{{ m }} = {{ "{" }}{LB{1'b0}}, at_base} + {{ "{" }}{AW{1'b0}}, at_off{{ m }}};
+    assign at_act[{{ m }}] = at_found && !at_ln{{ m }}[LB] && at_byte[at_ln{{ m }}[LB-1:0]] && at_pos{{ m }} < LA_P;
+    assign at_b[{{ m * 8 }} +: 8] = i_data[at_ln{{ m }}[LB-1:0]*8 +: 8];
+    assign at_word[{{ m }}*AWW +: AWW] = at_pos{{ m }}[LB +: AWW];
+{%- endfor %}
+    // Slot k, bank m: written with the name's bytes, read at the same word.
+    wire [KA-1:0] at_match;    // slot k equals the item's bytes of the name
+    genvar gk;
+    generate
+        for (gk = 0; gk < KA; gk = gk + 1) begin : g_attr
+            wire [B-1:0] hit;
+{%- for m in 0..lanes %}
+            reg  [7:0] abank{{ m }} [0:AWD-1];
+            always @(posedge clk) begin
+                if (i_valid && at_act[{{ m }}] && at_sel[gk]) abank{{ m }}[at_word[{{ m }}*AWW +: AWW]] <= at_b[{{ m * 8 }} +: 8];
+            end
+            assign hit[{{ m }}] = !at_act[{{ m }}] || abank{{ m }}[at_word[{{ m }}*AWW +: AWW]] == at_b[{{ m * 8 }} +: 8];
+{%- endfor %}
+            assign at_match[gk] = &hit;
+        end
+    endgenerate
+    // The slots that start with the name read through this item.
+    wire [KA-1:0] at_eq_item = ((at_found && at_new) ? at_used : at_eq) & at_match;
+    reg  [KW-1:0] v_at_n;
+    reg           at_len_we;   // the item's name ends: at_len[at_len_idx] = v_alen
+    reg  [KW-1:0] at_len_idx;
+    reg  [AW-1:0] at_len_val;
+    // Whether a name of len bytes whose first bytes equal the slots eq
+    // equals a complete earlier one (slot lengths lens).
+    function at_dup(input [AW-1:0] len, input [AW*KA-1:0] lens, input [KA-1:0] eq);
+        reg [KA-1:0] len_eq;
+        integer k;
+        begin
+            for (k = 0; k < KA; k = k + 1) len_eq[k] = lens[k*AW +: AW] == len;
+            at_dup = |(eq & len_eq);
+        end
+    endfunction
+
     wire [DW-1:0] depth_m3 = depth - {{ "{" }}{(DW-2){1'b0}}, 2'd3};
     wire [AW-1:0] starts_rd = (depth >= 3) ? starts[depth_m3[SIW-1:0]] : {AW{1'b0}};
 
@@ -234,7 +336,7 @@ module qrtl_wide_sax #(
     reg          v_decl_on, v_d_single, v_d_latin1, v_d_ascii, v_enc_latin1, v_enc_ascii, v_bom;
     reg  [6:0]   v_d_phase;
     reg  [9:0]   v_t_phase;
-    reg          v_t_public, v_t_single;
+    reg          v_t_public, v_t_single, v_t_nm_first;
     reg  [2:0]   v_t_pos;
     reg  [1:0]   v_d_attr;
     reg  [3:0]   v_d_pos, v_d_cands;
@@ -264,6 +366,16 @@ module qrtl_wide_sax #(
     // statements read, not to what the tasks it calls read).
     reg  [8*B-1:0] rd_q;
     reg  [AW-1:0] parent_q, starts_rd_q;
+    reg  [AW*KA-1:0] at_len_q;
+    reg  [KA-1:0] at_eq_q;
+
+    // The lane ends a character beyond ASCII that its start-tag or
+    // attribute name or PI target may not have there (xml/lanes.rs
+    // `name_fault`, by the front end; E_BAD_NAME_CHAR where the byte is
+    // otherwise a good name byte), in the document's encoding.
+    function name_bad(input [NF-1:0] fl, input latin1);
+        name_bad = latin1 ? fl[F_NAME_BAD_L] : fl[F_NAME_BAD_U];
+    endfunction
 
     // Fail the lane with reason r.
     task fail(input [4:0] r);
@@ -422,6 +534,8 @@ module qrtl_wide_sax #(
         begin
             if (v_pi_len == 3'd0 && !c[C_NSTART]) begin
                 fail(E_UNEXPECTED_BYTE);
+            end else if (c[C_NCHAR] && name_bad(f, v_enc_latin1)) begin
+                fail(E_BAD_NAME_CHAR);
             end else if (c[C_NCHAR]) begin
                 if (v_pi_len < 3'd3) v_pi_buf[v_pi_len*8 +: 8] = b;
                 if (v_pi_len != 3'd4) v_pi_len = v_pi_len + 1'b1;
@@ -460,6 +574,16 @@ module qrtl_wide_sax #(
         T_KEYWORD_SPACE = 10'd16, T_BEFORE_LITERAL = 10'd32, T_PUBID = 10'd64,
         T_PUBID_SPACE = 10'd128, T_SYSTEM = 10'd256, T_END = 10'd512;
 
+    // ISO-8859-1 byte x as a name character (names.rs `class_of`, its
+    // value the code point): {NameStartChar, NameChar}.
+    function [1:0] latin1_class(input [7:0] x);
+        reg start;
+        begin
+            start = (x >= 8'hC0 && x != 8'hD7 && x != 8'hF7);
+            latin1_class = {start, start || x == 8'hB7};
+        end
+    endfunction
+
     // A public id character (doctype.rs `is_pubid_char`; `'` apart).
     function pubid_char(input [7:0] x);
         pubid_char = (x >= "a" && x <= "z") || (x >= "A" && x <= "Z") || (x >= "0" && x <= "9")
@@ -469,11 +593,19 @@ module qrtl_wide_sax #(
     endfunction
 
     // A lane of the DOCTYPE after its keyword (doctype.rs `Doctype::byte`).
+    // Its name's characters beyond ASCII (names.rs `NameCheck`): the
+    // front end's class of the UTF-8 character the lane ends, or the
+    // byte's own in ISO-8859-1 (nm_bad).
     task doctype;
-        reg open_end, quote;
+        reg open_end, quote, nm_bad;
+        reg [1:0] lcls;
         begin
             open_end = v_t_phase[1] || v_t_phase[2] || v_t_phase[9];
             quote = v_t_single ? (b == "'") : (b == "\"");
+            lcls = latin1_class(b);
+            nm_bad = v_enc_latin1 ? (b[7] && !(v_t_phase[0] ? lcls[1] : lcls[0]))
+                : (f[F_NC_END] && !(v_t_nm_first ? f[F_NC_START] : f[F_NC_NAME]));
+            if (b[7:6] == 2'b11 && (v_t_phase[0] || v_t_phase[1])) v_t_nm_first = v_t_phase[0];
             if (open_end && c[C_GT]) begin
                 v_t_phase = T_END; // the DOCTYPE ends (the lexer leaves its states)
             end else if (open_end && c[C_LSQB]) begin
@@ -482,12 +614,14 @@ module qrtl_wide_sax #(
                 (* parallel_case *)
                 case (1'b1)
                     v_t_phase[0]: begin
-                        if (c[C_NSTART]) v_t_phase = T_NAME;
+                        if (c[C_NSTART] && nm_bad) fail(E_BAD_NAME_CHAR);
+                        else if (c[C_NSTART]) v_t_phase = T_NAME;
                         else if (!c[C_WS]) fail(E_BAD_DOCTYPE);
                     end
                     v_t_phase[1]: begin
                         if (c[C_WS]) v_t_phase = T_AFTER_NAME;
                         else if (!c[C_NCHAR]) fail(E_BAD_DOCTYPE);
+                        else if (nm_bad) fail(E_BAD_NAME_CHAR);
                     end
                     v_t_phase[2]: begin
                         if (b == "S" || b == "P") begin
@@ -682,8 +816,11 @@ module qrtl_wide_sax #(
                             v_top = v_sp;
                             v_depth = v_depth + 1'b1;
                             v_root = 1'b1;
+                            v_at_n = {KW{1'b0}};
                             if (v_sp >= CAP) begin
                                 fail(E_NAME_STACK_OVERFLOW);
+                            end else if (name_bad(f, v_enc_latin1)) begin
+                                fail(E_BAD_NAME_CHAR);
                             end else begin
                                 name_write;
                                 e[V_NAME_BYTE] = 1'b1;
@@ -710,6 +847,8 @@ module qrtl_wide_sax #(
                     if (c[C_NCHAR]) begin
                         if (v_sp >= CAP) begin
                             fail(E_NAME_STACK_OVERFLOW);
+                        end else if (name_bad(f, v_enc_latin1)) begin
+                            fail(E_BAD_NAME_CHAR);
                         end else begin
                             name_write;
                             e[V_NAME_BYTE] = 1'b1;
@@ -725,6 +864,10 @@ module qrtl_wide_sax #(
                     if (c[C_NSTART]) begin
                         if (v_sp >= CAP) begin
                             fail(E_NAME_STACK_OVERFLOW);
+                        end else if (name_bad(f, v_enc_latin1)) begin
+                            fail(E_BAD_NAME_CHAR);
+                        end else if (v_at_n == KA_W) begin
+                            fail(E_TOO_MANY_ATTRIBUTES);
                         end else begin
                             v_alen = {{ "{" }}{(AW-1){1'b0}}, 1'b1};
                             e[V_ATTR_NAME_BYTE] = 1'b1;
@@ -741,12 +884,24 @@ module qrtl_wide_sax #(
                         a = v_sp + v_alen;
                         if (a >= CAP) begin
                             fail(E_NAME_STACK_OVERFLOW);
+                        end else if (name_bad(f, v_enc_latin1)) begin
+                            fail(E_BAD_NAME_CHAR);
+                        end else if (v_alen == LA) begin
+                            fail(E_ATTR_NAME_TOO_LONG);
                         end else begin
                             v_alen = v_alen + 1'b1;
                             e[V_ATTR_NAME_BYTE] = 1'b1;
                         end
                     end else if (c[C_EQ] || c[C_WS]) begin
-                        e[V_ATTR_NAME_END] = 1'b1;
+                        if (at_dup(v_alen, at_len_q, at_eq_q)) begin
+                            fail(E_DUPLICATE_ATTRIBUTE);
+                        end else begin
+                            e[V_ATTR_NAME_END] = 1'b1;
+                            at_len_we = 1'b1;
+                            at_len_idx = v_at_n;
+                            at_len_val = v_alen;
+                            v_at_n = v_at_n + 1'b1;
+                        end
                     end else begin
                         fail(E_BAD_ATTRIBUTE);
                     end
@@ -883,6 +1038,8 @@ module qrtl_wide_sax #(
         rd_q = rd;
         parent_q = parent;
         starts_rd_q = starts_rd;
+        at_len_q = at_len;
+        at_eq_q = at_eq_item;
         v_failed = failed;
         v_reason = reason;
         v_depth = depth;
@@ -893,6 +1050,10 @@ module qrtl_wide_sax #(
         v_parent = parent;
         v_cmp = cmp;
         v_alen = alen;
+        v_at_n = at_n;
+        at_len_we = 1'b0;
+        at_len_idx = {KW{1'b0}};
+        at_len_val = {AW{1'b0}};
         v_in_text = in_text;
         v_lt_first = lt_first;
         v_kw = kw;
@@ -918,6 +1079,7 @@ module qrtl_wide_sax #(
         v_t_public = t_public;
         v_t_pos = t_pos;
         v_t_single = t_single;
+        v_t_nm_first = t_nm_first;
         v_pushed = 1'b0;
         push_we = 1'b0;
         push_idx = {DW{1'b0}};
@@ -969,7 +1131,8 @@ module qrtl_wide_sax #(
         : (v_depth != {DW{1'b0}}) ? E_UNCLOSED_ELEMENT
         : v_root ? E_NONE : E_NO_ROOT_ELEMENT;
     wire end_big = !i_bad && v_failed && (v_reason == E_TOO_DEEP || v_reason == E_NAME_STACK_OVERFLOW);
-    wire [1:0] end_status = end_big ? 2'd2 : (end_reason == E_NONE) ? 2'd0 : 2'd1;
+    wire end_lim = !i_bad && v_failed && (v_reason == E_TOO_MANY_ATTRIBUTES || v_reason == E_ATTR_NAME_TOO_LONG);
+    wire [1:0] end_status = end_lim ? 2'd3 : end_big ? 2'd2 : (end_reason == E_NONE) ? 2'd0 : 2'd1;
     reg  [B-1:0] mask;
     always @* begin
         for (m = 0; m < B; m = m + 1) mask[m] = |(ev[m*W +: W] & EVENTS);
@@ -987,6 +1150,8 @@ module qrtl_wide_sax #(
             parent <= {AW{1'b0}};
             cmp <= {AW{1'b0}};
             alen <= {AW{1'b0}};
+            at_n <= {KW{1'b0}};
+            at_eq <= {KA{1'b0}};
             in_text <= 1'b0;
             lt_first <= 1'b0;
             kw <= 3'd0;
@@ -1012,6 +1177,7 @@ module qrtl_wide_sax #(
             t_public <= 1'b0;
             t_pos <= 3'd0;
             t_single <= 1'b0;
+            t_nm_first <= 1'b0;
         end else if (i_valid) begin
             failed <= v_failed;
             reason <= v_reason;
@@ -1023,6 +1189,8 @@ module qrtl_wide_sax #(
             parent <= v_parent;
             cmp <= v_cmp;
             alen <= v_alen;
+            at_n <= v_at_n;
+            at_eq <= at_eq_item;
             in_text <= v_in_text;
             lt_first <= v_lt_first;
             kw <= v_kw;
@@ -1048,12 +1216,14 @@ module qrtl_wide_sax #(
             t_public <= v_t_public;
             t_pos <= v_t_pos;
             t_single <= v_t_single;
+            t_nm_first <= v_t_nm_first;
         end
     end
     // (the address bits above the memories' are read by the compares only)
-    wire unused_wide_sax = &{1'b0, rd_base, depth_m3, push_idx};
+    wire unused_wide_sax = &{1'b0, rd_base, depth_m3, push_idx, at_len_idx};
     always @(posedge clk) begin
         if (i_valid && push_we) starts[push_idx[SIW-1:0]] <= push_val;
+        if (i_valid && at_len_we && !v_failed) at_len[at_len_idx[KIW-1:0]*AW +: AW] <= at_len_val;
     end
 {%- for m in 0..lanes %}
     always @(posedge clk) begin

@@ -38,7 +38,7 @@ module qrtl_xpath_top (
     wire [{{ lanes * 8 - 1 }}:0] i_data;
     wire [{{ lanes * 6 - 1 }}:0] i_state;
     wire [{{ cls_bits - 1 }}:0] i_cls;
-    wire [{{ lanes * 7 - 1 }}:0] i_flags;
+    wire [{{ lanes * lane_flags - 1 }}:0] i_flags;
     wire [{{ lanes - 1 }}:0]  i_act;
     qrtl_wide_in u_in (
         .clk(clk),

@@ -117,7 +117,9 @@ module {{ module }} (
     wire [7:0] s0_byte_next; // what s0_byte holds on the next clock
     qrtl_sax #(
         .MAX_DEPTH({{ max_depth }}),
-        .NAME_STACK_BYTES({{ name_stack_bytes }})
+        .NAME_STACK_BYTES({{ name_stack_bytes }}),
+        .MAX_ATTRIBUTES({{ max_attributes }}),
+        .ATTR_NAME_BYTES({{ attr_name_bytes }})
     ) u_sax (
         .clk(clk),
         .rst(rst),

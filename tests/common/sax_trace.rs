@@ -275,11 +275,7 @@ impl RtlDoc {
                 None
             }
         };
-        let want_status = match error {
-            None => 0,
-            Some(XmlError::TooDeep | XmlError::NameStackOverflow) => 2,
-            Some(_) => 1,
-        };
+        let want_status = error.map_or(0, |e| e.status().code());
         if r.status != want_status {
             self.problems.push(format!(
                 "o_status {} does not go with o_reason {}",

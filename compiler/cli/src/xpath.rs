@@ -17,7 +17,7 @@ use qrtl_xpath::engine::{
 use qrtl_xpath::ir::xpath::Mode;
 use qrtl_xpath::passes::registry::{StackPassConfig, StackStats};
 use qrtl_xpath::refmodel::{DocResult, Engine, EngineConfig};
-use qrtl_xpath::xml::XmlConfig;
+use qrtl_xpath::xml::{XmlConfig, DEFAULT_ATTR_NAME_BYTES, DEFAULT_MAX_ATTRIBUTES};
 
 use crate::common::{self, fail, json_string, SimArgs};
 use crate::jobs::{self, JobsArgs};
@@ -138,10 +138,29 @@ pub struct XpathOpts {
     /// Deepest element nesting accepted; deeper documents are flagged `too_deep`.
     #[arg(long, default_value_t = DEFAULT_MAX_DEPTH, value_parser = clap::value_parser!(u32).range(1..=4096))]
     max_depth: u32,
+    /// Attributes per element the duplicate-attribute check holds; a start
+    /// tag with more is flagged `attr_limit`.
+    #[arg(long, default_value_t = DEFAULT_MAX_ATTRIBUTES, value_parser = clap::value_parser!(u32).range(1..=256))]
+    max_attributes: u32,
+    /// Longest attribute name (bytes) the duplicate-attribute check holds;
+    /// a longer one is flagged `attr_limit`.
+    #[arg(long, default_value_t = DEFAULT_ATTR_NAME_BYTES, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    attr_name_bytes: u32,
     /// Sibling branches of a twig must match in document order, in distinct
     /// child subtrees (holistic mode; default: unordered, as XPath).
     #[arg(long)]
     ordered: bool,
+}
+
+impl XpathOpts {
+    /// The parser's limits.
+    fn xml(&self) -> XmlConfig {
+        XmlConfig {
+            max_attributes: self.max_attributes,
+            attr_name_bytes: self.attr_name_bytes,
+            ..XmlConfig::with_max_depth(self.max_depth)
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -228,7 +247,7 @@ fn filter(
 ) -> Result<i32, Failure> {
     let design = load_queries(queries, opts.mode.into(), opts.ordered)?.design;
     let config = EngineConfig {
-        xml: XmlConfig::with_max_depth(opts.max_depth),
+        xml: opts.xml(),
         ..EngineConfig::default()
     };
     let stdout = std::io::stdout();
@@ -349,7 +368,7 @@ impl HwOpts {
             mode: opts.mode.into(),
             ordered: opts.ordered,
             hw: XpathHwOptions {
-                xml: XmlConfig::with_max_depth(opts.max_depth),
+                xml: opts.xml(),
                 passes,
                 input: match self.input {
                     InputArg::Pipelined => EventInput::Pipelined,

@@ -280,6 +280,8 @@ pub fn build_xpath_hw(
         &stack,
         &XpathRtlConfig {
             name_stack_bytes: opts.xml.name_stack_bytes,
+            max_attributes: opts.xml.max_attributes,
+            attr_name_bytes: opts.xml.attr_name_bytes,
             input: opts.input,
             shape: opts.shape,
             bytes_per_clock: opts.bytes_per_clock,
@@ -370,6 +372,8 @@ pub fn xpath_project_spec(
             "ordered": hw.stack.order == crate::ir::xpath::SiblingOrder::Ordered,
             "max_depth": opts.xml.max_depth,
             "name_stack_bytes": opts.xml.name_stack_bytes,
+            "max_attributes": opts.xml.max_attributes,
+            "attr_name_bytes": opts.xml.attr_name_bytes,
             "cluster_size": opts.passes.cluster_size,
             "clusters": hw.stack.clusters.len(),
             "event_input": opts.input.name(),
@@ -380,7 +384,7 @@ pub fn xpath_project_spec(
         "result": {
             "words_per_document": rtl.result_words,
             "status_word": {"status": "bits 1:0", "reason": "bits 6:2",
-                            "status_codes": {"ok": 0, "malformed": 1, "too_deep": 2},
+                            "status_codes": {"ok": 0, "malformed": 1, "too_deep": 2, "attr_limit": 3},
                             "reasons": reasons},
             "bitmap": "word 1 + q/32, bit q%32 for query id q",
             "latency_cycles": rtl.latency,
@@ -395,7 +399,8 @@ pub fn xpath_project_spec(
          {} queries ({} mode), {} cluster(s), maximum document depth {}. \
          Stream each document as one AXI4-Stream packet on `s_axis` ({}); \
          for each document `m_axis` returns {} words: the status word (bits 1:0: 0 ok, \
-         1 malformed, 2 too_deep; bits 6:2: the reason code listed in `manifest.json`) and the \
+         1 malformed, 2 too_deep, 3 attr_limit; bits 6:2: the reason code listed in \
+         `manifest.json`) and the \
          match bitmap (bit q%32 of word 1 + q/32 for query id q). `manifest.json` maps query \
          ids to their lines and bits. Latency: the status word is valid {} cycles after the \
          document's last byte is accepted.\n",
@@ -604,7 +609,8 @@ pub const EVENT_INPUTS: [(&str, EventInput); 2] = [
 
 /// One design of a design file (`engine: xpath`): `queries` (required), and
 /// the options of `qrtl xpath compile` under their flag names (`mode`,
-/// `ordered`, `max_depth`, `cluster_size`, `no_compaction`,
+/// `ordered`, `max_depth`, `max_attributes`, `attr_name_bytes`,
+/// `cluster_size`, `no_compaction`,
 /// `no_prefix_merge`, `disable_pass`, `clock_mhz`, `input`,
 /// `bytes_per_clock`) with the same
 /// defaults. Then the query file is loaded as `compile` loads it.
@@ -616,6 +622,18 @@ pub fn from_design(
     let mode = f.choice("mode", d.mode, &MODES);
     let ordered = f.flag("ordered", d.ordered);
     let max_depth = f.uint("max_depth", u64::from(DEFAULT_MAX_DEPTH), 1, 4096) as u32;
+    let max_attributes = f.uint(
+        "max_attributes",
+        u64::from(crate::xml::DEFAULT_MAX_ATTRIBUTES),
+        1,
+        256,
+    ) as u32;
+    let attr_name_bytes = f.uint(
+        "attr_name_bytes",
+        u64::from(crate::xml::DEFAULT_ATTR_NAME_BYTES),
+        1,
+        1024,
+    ) as u32;
     let cluster_size = f.uint(
         "cluster_size",
         DEFAULT_CLUSTER_SIZE as u64,
@@ -649,7 +667,11 @@ pub fn from_design(
         mode,
         ordered,
         hw: XpathHwOptions {
-            xml: XmlConfig::with_max_depth(max_depth),
+            xml: XmlConfig {
+                max_attributes,
+                attr_name_bytes,
+                ..XmlConfig::with_max_depth(max_depth)
+            },
             passes,
             input,
             shape: d.hw.shape,

@@ -90,7 +90,9 @@ module qrtl_xpath_top (
     wire [7:0] s0_byte_next; // what s0_byte holds on the next clock
     qrtl_sax #(
         .MAX_DEPTH(32),
-        .NAME_STACK_BYTES(2048)
+        .NAME_STACK_BYTES(2048),
+        .MAX_ATTRIBUTES(16),
+        .ATTR_NAME_BYTES(32)
     ) u_sax (
         .clk(clk),
         .rst(rst),

@@ -38,7 +38,7 @@ module qrtl_xpath_top (
     wire [31:0] i_data;
     wire [23:0] i_state;
     wire [67:0] i_cls;
-    wire [27:0] i_flags;
+    wire [47:0] i_flags;
     wire [3:0]  i_act;
     qrtl_wide_in u_in (
         .clk(clk),

@@ -4,8 +4,9 @@
 //! state machine, events, statuses and first error on every byte stream
 //! (SPEC §3.2), one byte per clock and never a stall. Its port list and
 //! timing are the `qrtl_sax` contract of `rtl-templates/README.md`; the only
-//! thing the compiler chooses is the pair of limits below, which become the
-//! defaults of the module's `MAX_DEPTH` and `NAME_STACK_BYTES` parameters.
+//! thing the compiler chooses is the limits below, which become the
+//! defaults of the module's `MAX_DEPTH`, `NAME_STACK_BYTES`,
+//! `MAX_ATTRIBUTES` and `ATTR_NAME_BYTES` parameters.
 //!
 //! `tests/sax_rtl.rs` checks the rendered module against the tokenizer in
 //! Verilator, document by document, and lints it with
@@ -30,6 +31,11 @@ pub struct SaxParams {
     /// Bytes of open element names (plus the attribute name being read)
     /// kept to check close tags; more is `NameStackOverflow`. At least 1.
     pub name_stack_bytes: u32,
+    /// The duplicate-attribute check's slots: attributes per element
+    /// (more is `TooManyAttributes`) and bytes per name (more is
+    /// `AttrNameTooLong`). At least 1 each.
+    pub max_attributes: u32,
+    pub attr_name_bytes: u32,
 }
 
 impl From<crate::xml::XmlConfig> for SaxParams {
@@ -37,6 +43,8 @@ impl From<crate::xml::XmlConfig> for SaxParams {
         SaxParams {
             max_depth: c.max_depth,
             name_stack_bytes: c.name_stack_bytes,
+            max_attributes: c.max_attributes,
+            attr_name_bytes: c.attr_name_bytes,
         }
     }
 }
@@ -52,6 +60,8 @@ impl Default for SaxParams {
 struct SaxTemplate {
     max_depth: u32,
     name_stack_bytes: u32,
+    max_attributes: u32,
+    attr_name_bytes: u32,
 }
 
 /// The Verilog text of module `qrtl_sax` with `p`'s limits as its parameter
@@ -64,12 +74,17 @@ struct SaxTemplate {
 /// is not worth a special module).
 pub fn sax_module(p: &SaxParams) -> String {
     assert!(
-        p.max_depth >= 1 && p.name_stack_bytes >= 1,
-        "qrtl_sax needs max_depth >= 1 and name_stack_bytes >= 1, got {p:?}"
+        p.max_depth >= 1
+            && p.name_stack_bytes >= 1
+            && p.max_attributes >= 1
+            && p.attr_name_bytes >= 1,
+        "qrtl_sax needs every limit >= 1, got {p:?}"
     );
     let mut v = SaxTemplate {
         max_depth: p.max_depth,
         name_stack_bytes: p.name_stack_bytes,
+        max_attributes: p.max_attributes,
+        attr_name_bytes: p.attr_name_bytes,
     }
     .render()
     .expect("the sax.v template renders");
@@ -89,10 +104,14 @@ mod tests {
         let v = sax_module(&SaxParams {
             max_depth: 6,
             name_stack_bytes: 40,
+            max_attributes: 3,
+            attr_name_bytes: 5,
         });
         assert!(v.contains("module qrtl_sax"));
         assert!(v.contains("parameter MAX_DEPTH = 6,"));
-        assert!(v.contains("parameter NAME_STACK_BYTES = 40\n"));
+        assert!(v.contains("parameter NAME_STACK_BYTES = 40,"));
+        assert!(v.contains("parameter MAX_ATTRIBUTES = 3,"));
+        assert!(v.contains("parameter ATTR_NAME_BYTES = 5\n"));
         assert!(!v.contains("{{"));
     }
 
@@ -103,7 +122,9 @@ mod tests {
             p,
             SaxParams {
                 max_depth: 8,
-                name_stack_bytes: 512
+                name_stack_bytes: 512,
+                max_attributes: 16,
+                attr_name_bytes: 32,
             }
         );
     }

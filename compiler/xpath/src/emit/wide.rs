@@ -182,15 +182,19 @@ struct StageLine {
     copy: bool,
 }
 
+/// Look-back and fault flags per lane that `qrtl_wide_in` hands the back
+/// end (its `F_*`; the port `i_flags` is lanes x this wide).
+pub const LANE_FLAGS: u32 = 12;
+
 #[derive(Template)]
 #[template(path = "wide_in.v", escape = "none")]
 struct WideInTemplate {
     lanes: u32,
+    lane_flags: u32,
     /// Class bits of a beat (lanes x classes).
     cls_bits: usize,
     needs_values: bool,
     needs_text: bool,
-    attr_names: bool,
     states: Vec<StateLine>,
     classes: Vec<ClassLine>,
     trans: Vec<Bit>,
@@ -426,10 +430,10 @@ pub fn wide_in_module(p: &WideParams) -> String {
         .collect();
     let tmpl = WideInTemplate {
         lanes: p.lanes,
+        lane_flags: LANE_FLAGS,
         cls_bits: b * Class::ALL.len(),
         needs_values: p.needs.values,
         needs_text: p.needs.text,
-        attr_names: p.attr_names,
         states,
         classes,
         trans,
@@ -544,12 +548,16 @@ pub struct WideSaxParams {
     pub wide: WideParams,
     pub max_depth: u32,
     pub name_stack_bytes: u32,
+    /// The duplicate-attribute check's slots (`XmlConfig`).
+    pub max_attributes: u32,
+    pub attr_name_bytes: u32,
 }
 
 #[derive(Template)]
 #[template(path = "wide_sax.v", escape = "none")]
 struct WideSaxTemplate {
     lanes: u32,
+    lane_flags: u32,
     cls_bits: usize,
     lanes_log2: u32,
     needs_values: bool,
@@ -562,6 +570,12 @@ struct WideSaxTemplate {
     bank_words: u64,
     depth_width: u32,
     starts_width: u32,
+    max_attributes: u32,
+    attr_count_width: u32,
+    attr_index_width: u32,
+    attr_name_bytes: u32,
+    attr_words: u64,
+    attr_word_width: u32,
     reasons: Vec<(String, u8)>,
     event_bits: &'static [(&'static str, u32)],
     states: Vec<StateLine>,
@@ -588,9 +602,18 @@ fn class_lines() -> Vec<ClassLine> {
 
 /// The Verilog text of module `qrtl_wide_sax`, the item back end.
 pub fn wide_sax_module(p: &WideSaxParams) -> String {
+    assert!(
+        p.max_attributes >= 1 && p.attr_name_bytes >= 1,
+        "qrtl_wide_sax needs max_attributes and attr_name_bytes >= 1, got {p:?}"
+    );
     let sizes = sax_sizes(p.wide.lanes, p.max_depth, p.name_stack_bytes);
+    // An attribute name longer than the name stack overflows it first, so
+    // the slots need no more bytes than the stack has.
+    let attr_bytes = p.attr_name_bytes.min(p.name_stack_bytes.max(1));
+    let attr_words = u64::from(attr_bytes).div_ceil(u64::from(p.wide.lanes.max(1)));
     let mut v = WideSaxTemplate {
         lanes: p.wide.lanes,
+        lane_flags: LANE_FLAGS,
         cls_bits: p.wide.lanes as usize * Class::ALL.len(),
         lanes_log2: p.wide.lanes.trailing_zeros(),
         needs_values: p.wide.needs.values,
@@ -603,6 +626,12 @@ pub fn wide_sax_module(p: &WideSaxParams) -> String {
         bank_words: sizes.bank_words,
         depth_width: sizes.depth_width,
         starts_width: sizes.starts_width,
+        max_attributes: p.max_attributes,
+        attr_count_width: clog2(u64::from(p.max_attributes) + 1).max(1),
+        attr_index_width: clog2(u64::from(p.max_attributes)).max(1),
+        attr_name_bytes: attr_bytes,
+        attr_words,
+        attr_word_width: clog2(attr_words).max(1),
         reasons: reasons(),
         event_bits: &EVENT_BITS,
         states: state_lines(),
@@ -639,6 +668,7 @@ pub fn wide_events_module(lanes: u32) -> String {
 #[template(path = "wide_top.v", escape = "none")]
 struct WideTopTemplate {
     lanes: u32,
+    lane_flags: u32,
     cls_bits: usize,
     bad_beat_reason: u8,
     core: String,
@@ -663,6 +693,7 @@ pub struct WideTop<'a> {
 pub fn wide_top_module(t: &WideTop) -> String {
     let mut v = WideTopTemplate {
         lanes: t.sax.wide.lanes,
+        lane_flags: LANE_FLAGS,
         cls_bits: t.sax.wide.lanes as usize * Class::ALL.len(),
         bad_beat_reason: crate::xml::XmlError::BadBeat.code(),
         core: t.core.to_string(),

@@ -6,13 +6,15 @@
 //! SystemLiteral` or `PUBLIC S PubidLiteral S SystemLiteral`. A system
 //! literal holds anything but its quote; a public id only `PubidChar`s
 //! (letters, digits, space, CR, LF and `-'()+,./:=?;!*#@$_%`, without `'`
-//! in a `'`-quoted one). The name takes the bytes element names take.
+//! in a `'`-quoted one). The name takes the bytes element names take, its
+//! characters beyond ASCII checked as theirs ([`super::names`]).
 //!
 //! - An internal subset (`[` where the grammar allows it) is
 //!   [`XmlError::DoctypeInternalSubset`]: qrtl reads none (SPEC §3.2).
 //! - Anything else off the grammar is [`XmlError::BadDoctype`] at the byte
 //!   that breaks it.
 
+use super::names::NameCheck;
 use super::tokenizer::{is_name_char, is_name_start, is_ws};
 use super::XmlError;
 
@@ -53,6 +55,10 @@ pub struct Doctype {
     pos: u8,
     /// The literal's quote is `'` (else `"`).
     single: bool,
+    /// The name's characters.
+    nm: NameCheck,
+    /// The document is ISO-8859-1 (a byte is a character).
+    latin1: bool,
 }
 
 /// What a byte of the declaration did.
@@ -75,6 +81,14 @@ impl Doctype {
         Doctype::default()
     }
 
+    /// The same in a document declared ISO-8859-1 (`latin1`).
+    pub fn in_encoding(latin1: bool) -> Doctype {
+        Doctype {
+            latin1,
+            ..Doctype::default()
+        }
+    }
+
     /// The next byte.
     pub fn byte(&mut self, b: u8) -> Result<DoctypeStep, XmlError> {
         let bad = Err(XmlError::BadDoctype);
@@ -82,8 +96,15 @@ impl Doctype {
         let quote = if self.single { b'\'' } else { b'"' };
         self.phase = match p {
             Phase::BeforeName if is_ws(b) => p,
-            Phase::BeforeName if is_name_start(b) => Phase::Name,
-            Phase::Name if is_name_char(b) => p,
+            Phase::BeforeName if is_name_start(b) => {
+                self.nm.begin();
+                self.nm.byte(b, self.latin1)?;
+                Phase::Name
+            }
+            Phase::Name if is_name_char(b) => {
+                self.nm.byte(b, self.latin1)?;
+                p
+            }
             Phase::Name | Phase::AfterName | Phase::End if is_ws(b) => match p {
                 Phase::Name => Phase::AfterName,
                 _ => p,
@@ -192,6 +213,8 @@ mod tests {
             ("a[]>", DoctypeInternalSubset, 1),
             ("a SYSTEM 'x' [", DoctypeInternalSubset, 13),
             ("a <b>", BadDoctype, 2),
+            ("\u{300}a>", BadNameChar, 1),
+            ("a\u{a0}>", BadNameChar, 2),
         ] {
             assert_eq!(run(body), Err((err, at)), "{body:?}");
         }

@@ -22,8 +22,9 @@
 //!   name, never both: the name stack bank is written at consecutive
 //!   addresses for a start name and read at consecutive addresses for an
 //!   end name, through one port;
-//! - the bytes of at most one attribute name, when the design reads
-//!   attribute names ([`ItemRules::attr_names`]): one name matcher;
+//! - the bytes of at most one attribute name: one name matcher (the
+//!   duplicate check, [`super::attrs`], and the clusters' attribute
+//!   conditions);
 //! - at most one *serial* lane ([`LaneOp::Serial`]): the rare constructs
 //!   whose registers are updated byte by byte (the document's first bytes
 //!   and BOM, `<!` and `<?`, the `CDATA[` and `DOCTYPE` keywords,
@@ -74,10 +75,11 @@
 //!
 //! Error positions are not modelled (the hardware does not report them).
 
+use super::attrs::AttrSet;
 use super::chars::{lane_fault, single_byte_fault};
 use super::decl::{Decl, DeclStep, Encoding};
 use super::doctype::Doctype;
-use super::lanes::{Lex, Needs};
+use super::lanes::{name_fault, Lex, Needs};
 use super::tokenizer::{is_name_char, is_name_start, is_ws};
 use super::{Sink, XmlConfig, XmlError};
 
@@ -277,7 +279,7 @@ impl Load {
             O::Open | O::Close | O::Empty => self.stack,
             O::StartName => self.end_name || (self.start_name && new),
             O::EndName => self.start_name || (self.end_name && new),
-            O::AttrName => rules.attr_names && self.attr_name && new,
+            O::AttrName => self.attr_name && new,
             O::Serial(_) => self.serial,
         };
         port || (self.unit && op.unit().is_some_and(|u| rules.counts(u)))
@@ -331,7 +333,7 @@ pub struct PortBits {
     pub stack: bool,
     pub start_name: bool,
     pub end_name: bool,
-    /// An attribute-name lane, only when the design reads attribute names.
+    /// An attribute-name lane (the duplicate check takes one name).
     pub attr_name: bool,
     pub serial: bool,
     /// A unit the comparators count.
@@ -348,7 +350,7 @@ impl PortBits {
             stack: matches!(op, O::Open | O::Close | O::Empty),
             start_name: op == O::StartName,
             end_name: op == O::EndName,
-            attr_name: rules.attr_names && op == O::AttrName,
+            attr_name: op == O::AttrName,
             serial: matches!(op, O::Serial(_)),
             unit: op.unit().is_some_and(|u| rules.counts(u)),
             new_run: !op.continues(prev),
@@ -450,7 +452,7 @@ pub fn parse_items<S: Sink>(
         let hi = start.saturating_add(it.hi).clamp(lo, doc.len());
         backend.begin_item();
         for i in lo..hi {
-            backend.char_fault(doc, i)?;
+            backend.front(doc, &lex, i)?;
             backend.lane(lex[i], doc[i], sink)?;
         }
     }
@@ -476,7 +478,7 @@ pub fn events(doc: &[u8], config: XmlConfig, rules: &ItemRules) -> Vec<u64> {
         backend.begin_item();
         for i in it.beat * width + it.lo..it.beat * width + it.hi {
             count.clear();
-            let failed = backend.char_fault(doc, i).is_err()
+            let failed = backend.front(doc, &lex, i).is_err()
                 || backend.lane(lex[i], doc[i], &mut count).is_err();
             out[k] += count.events(lex[i], doc[i], failed, rules);
             if failed {
@@ -657,6 +659,11 @@ struct Backend {
     /// The attribute name being read (handed to the sink; the hardware
     /// matches it incrementally).
     attr: Vec<u8>,
+    /// The lane's name-character fault (`name_fault`), which the name
+    /// lanes check after the name stack's capacity.
+    name_bad: bool,
+    /// The start tag's attribute names (the duplicate check's slots).
+    attrs: AttrSet,
 }
 
 type Lane = Result<(), XmlError>;
@@ -674,6 +681,8 @@ impl Backend {
             names: Vec::new(),
             starts: Vec::new(),
             attr: Vec::new(),
+            name_bad: false,
+            attrs: AttrSet::new(config),
         }
     }
 
@@ -851,6 +860,7 @@ impl Backend {
                 return Err(XmlError::TooDeep);
             }
             self.seen.name_start = true;
+            self.attrs.clear();
             self.starts.push(self.names.len() as u32);
             self.r.depth += 1;
             self.r.root_seen = true;
@@ -872,6 +882,7 @@ impl Backend {
         if self.names_len() >= self.config.name_stack_bytes {
             return Err(XmlError::NameStackOverflow);
         }
+        expect(!self.name_bad, XmlError::BadNameChar)?;
         self.seen.pushed += 1;
         self.names.push(b);
         Ok(())
@@ -916,6 +927,11 @@ impl Backend {
         if used >= u64::from(self.config.name_stack_bytes) {
             return Err(XmlError::NameStackOverflow);
         }
+        expect(!self.name_bad, XmlError::BadNameChar)?;
+        if let Some((_, e)) = self.attrs.limit(1) {
+            return Err(e);
+        }
+        self.attrs.extend(&[b]);
         self.r.attr_len += 1;
         self.attr.push(b);
         Ok(())
@@ -929,6 +945,7 @@ impl Backend {
         if !(b == b'=' || is_ws(b)) {
             return Err(XmlError::BadAttribute);
         }
+        self.attrs.end()?;
         if self.r.attrs_wanted {
             self.r.attr_wanted = sink.attr_start(&self.attr);
         }
@@ -1111,7 +1128,7 @@ impl Backend {
             }
             None => {
                 expect(is_ws(b), XmlError::UnexpectedByte)?;
-                self.r.dtd = Doctype::new();
+                self.r.dtd = Doctype::in_encoding(self.r.encoding == Encoding::Latin1);
                 Ok(())
             }
         }
@@ -1124,6 +1141,7 @@ impl Backend {
             return Err(XmlError::UnexpectedByte);
         }
         if is_name_char(b) {
+            expect(!self.name_bad, XmlError::BadNameChar)?;
             if let Some(slot) = self.r.pi_buf.get_mut(usize::from(self.r.pi_len)) {
                 *slot = b;
             }
@@ -1153,6 +1171,14 @@ impl Backend {
             self.r.decl = None;
             self.r.encoding = encoding;
         }
+        Ok(())
+    }
+
+    /// The front end's flags of byte `doc[i]`: its character fault (the
+    /// lane fails), and its name-character fault (kept for the name lanes).
+    fn front(&mut self, doc: &[u8], lex: &[Lex], i: usize) -> Lane {
+        self.char_fault(doc, i)?;
+        self.name_bad = name_fault(doc, lex, i, self.r.encoding == Encoding::Latin1);
         Ok(())
     }
 

@@ -420,3 +420,63 @@ impl Needs {
 
 #[cfg(test)]
 pub(crate) mod tests;
+
+/// States whose byte begins a name: an element's (`Lt`), an attribute's
+/// (`TagSpace`), a PI target's (`PiTarget` right after `?`).
+fn begins_name(doc: &[u8], lex: &[Lex], j: usize) -> bool {
+    match lex[j] {
+        Lex::Lt | Lex::TagSpace => true,
+        Lex::PiTarget => j > 0 && doc[j - 1] == b'?',
+        _ => false,
+    }
+}
+
+/// The name-character fault of byte `doc[i]` as the front end computes it
+/// for every lane (`lex[j]`: the state before byte j): the byte ends a
+/// character beyond ASCII (its last UTF-8 byte, found from the three bytes
+/// before it; in ISO-8859-1 (`latin1`), any byte 80..FF) in a start-tag
+/// name, an attribute name or a PI target, and that character may not
+/// stand there ([`super::names`]: a name's first character must be a
+/// `NameStartChar`). The DOCTYPE's name is the serial logic's. The bytes
+/// before `i` are assumed sound UTF-8 (the character check runs first).
+pub fn name_fault(doc: &[u8], lex: &[Lex], i: usize, latin1: bool) -> bool {
+    use super::names::{class_of, NameClass};
+    let b = doc[i];
+    let in_name = |j: usize| {
+        matches!(lex[j], Lex::StartName | Lex::AttrName | Lex::PiTarget) || begins_name(doc, lex, j)
+    };
+    if b < 0x80 || !in_name(i) {
+        return false;
+    }
+    let (cp, lead) = if latin1 {
+        (u32::from(b), i)
+    } else {
+        if b >= 0xC0 {
+            return false;
+        }
+        // The lead: the nearest byte before that is not a continuation.
+        let Some(lead) = (i.saturating_sub(3)..i).rev().find(|&j| doc[j] >= 0xC0) else {
+            return false;
+        };
+        let len = match doc[lead] {
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            _ => 4,
+        };
+        if i - lead + 1 != len {
+            return false;
+        }
+        let mask = [0x1F, 0x0F, 0x07][len - 2];
+        let cp = doc[lead + 1..=i]
+            .iter()
+            .fold(u32::from(doc[lead] & mask), |cp, &c| {
+                (cp << 6) | u32::from(c & 0x3F)
+            });
+        (cp, lead)
+    };
+    match class_of(cp) {
+        NameClass::Start => false,
+        NameClass::Char => begins_name(doc, lex, lead),
+        NameClass::Other => true,
+    }
+}

@@ -6,11 +6,13 @@
 //!
 //! Consumers implement [`Sink`]; the tokenizer never allocates per event.
 
+pub mod attrs;
 pub mod chars;
 pub mod decl;
 pub mod doctype;
 pub mod items;
 pub mod lanes;
+pub mod names;
 pub mod tokenizer;
 pub mod trace;
 
@@ -25,6 +27,10 @@ pub enum DocStatus {
     Ok,
     Malformed,
     TooDeep,
+    /// An element has more attributes, or a longer attribute name, than
+    /// the duplicate-attribute check holds ([`attrs`]): the document could
+    /// not be checked within the compiled limits.
+    AttrLimit,
 }
 
 impl DocStatus {
@@ -34,6 +40,7 @@ impl DocStatus {
             DocStatus::Ok => 0,
             DocStatus::Malformed => 1,
             DocStatus::TooDeep => 2,
+            DocStatus::AttrLimit => 3,
         }
     }
 
@@ -42,6 +49,7 @@ impl DocStatus {
             0 => Some(DocStatus::Ok),
             1 => Some(DocStatus::Malformed),
             2 => Some(DocStatus::TooDeep),
+            3 => Some(DocStatus::AttrLimit),
             _ => None,
         }
     }
@@ -51,6 +59,7 @@ impl DocStatus {
             DocStatus::Ok => "ok",
             DocStatus::Malformed => "malformed",
             DocStatus::TooDeep => "too_deep",
+            DocStatus::AttrLimit => "attr_limit",
         }
     }
 }
@@ -119,12 +128,22 @@ pub enum XmlError {
     /// other than SYSTEM and PUBLIC, a literal missing or unquoted, a
     /// character a public id may not hold.
     BadDoctype,
+    /// A name's character beyond ASCII is not a `NameStartChar` (its first)
+    /// or not a `NameChar` ([`names`]).
+    BadNameChar,
+    /// An attribute name repeats within one start tag ([`attrs`]).
+    DuplicateAttribute,
+    // ---- attr_limit ----
+    /// More attributes on one element than `XmlConfig::max_attributes`.
+    TooManyAttributes,
+    /// An attribute name longer than `XmlConfig::attr_name_bytes`.
+    AttrNameTooLong,
 }
 
 impl XmlError {
     /// Every reason, in declaration order; the hardware reports
     /// `1 + index` in the status word (0: no error).
-    pub const ALL: [XmlError; 22] = [
+    pub const ALL: [XmlError; 26] = [
         XmlError::MismatchedClose,
         XmlError::CloseWithoutOpen,
         XmlError::UnterminatedMarkup,
@@ -147,6 +166,10 @@ impl XmlError {
         XmlError::UnsupportedEncoding,
         XmlError::BadXmlDecl,
         XmlError::BadDoctype,
+        XmlError::BadNameChar,
+        XmlError::DuplicateAttribute,
+        XmlError::TooManyAttributes,
+        XmlError::AttrNameTooLong,
     ];
 
     /// The reason code of the hardware status word (1-based; the RTL's
@@ -175,6 +198,10 @@ impl XmlError {
             XmlError::UnsupportedEncoding => 20,
             XmlError::BadXmlDecl => 21,
             XmlError::BadDoctype => 22,
+            XmlError::BadNameChar => 23,
+            XmlError::DuplicateAttribute => 24,
+            XmlError::TooManyAttributes => 25,
+            XmlError::AttrNameTooLong => 26,
         }
     }
 
@@ -192,6 +219,7 @@ impl XmlError {
     pub fn status(self) -> DocStatus {
         match self {
             XmlError::TooDeep | XmlError::NameStackOverflow => DocStatus::TooDeep,
+            XmlError::TooManyAttributes | XmlError::AttrNameTooLong => DocStatus::AttrLimit,
             _ => DocStatus::Malformed,
         }
     }
@@ -221,6 +249,12 @@ impl XmlError {
             }
             XmlError::BadXmlDecl => "malformed XML declaration",
             XmlError::BadDoctype => "malformed DOCTYPE",
+            XmlError::BadNameChar => "character not allowed in a name",
+            XmlError::DuplicateAttribute => "attribute repeated in a start tag",
+            XmlError::TooManyAttributes => {
+                "more attributes on an element than the duplicate check holds"
+            }
+            XmlError::AttrNameTooLong => "attribute name longer than the duplicate check holds",
         }
     }
 }
@@ -244,13 +278,25 @@ pub struct XmlConfig {
     /// Capacity in bytes of the stack of open element names used to check
     /// close tags. Default: 64 bytes per level.
     pub name_stack_bytes: u32,
+    /// Attributes per element the duplicate check holds ([`attrs`]).
+    pub max_attributes: u32,
+    /// Longest attribute name (bytes) the duplicate check holds.
+    pub attr_name_bytes: u32,
 }
+
+/// Default [`XmlConfig::max_attributes`] (YFilter's NITF documents have up
+/// to 16 on one element).
+pub const DEFAULT_MAX_ATTRIBUTES: u32 = 16;
+/// Default [`XmlConfig::attr_name_bytes`].
+pub const DEFAULT_ATTR_NAME_BYTES: u32 = 32;
 
 impl XmlConfig {
     pub fn with_max_depth(max_depth: u32) -> XmlConfig {
         XmlConfig {
             max_depth,
             name_stack_bytes: max_depth.saturating_mul(64).max(64),
+            max_attributes: DEFAULT_MAX_ATTRIBUTES,
+            attr_name_bytes: DEFAULT_ATTR_NAME_BYTES,
         }
     }
 }

@@ -384,6 +384,12 @@ fn every_error_variant() {
     let small = XmlConfig {
         max_depth: 2,
         name_stack_bytes: 4,
+        ..XmlConfig::default()
+    };
+    let attrs = XmlConfig {
+        max_attributes: 2,
+        attr_name_bytes: 3,
+        ..XmlConfig::default()
     };
     let cases: &[(XmlConfig, &str, XmlError, u64)] = &[
         (
@@ -714,6 +720,25 @@ fn every_error_variant() {
             XmlError::BadDoctype,
             20,
         ),
+        (
+            XmlConfig::default(),
+            "<a \u{300}='1'/>",
+            XmlError::BadNameChar,
+            4,
+        ),
+        (
+            XmlConfig::default(),
+            "<a x='1' y='2' x='3'/>",
+            XmlError::DuplicateAttribute,
+            16,
+        ),
+        (
+            attrs,
+            "<a x='1' y='2' z='3'/>",
+            XmlError::TooManyAttributes,
+            15,
+        ),
+        (attrs, "<a wxyz='1'/>", XmlError::AttrNameTooLong, 6),
         (small, "<a><b><c/></b></a>", XmlError::TooDeep, 7),
         (XmlConfig::with_max_depth(0), "<a/>", XmlError::TooDeep, 1),
         (small, "<abcde/>", XmlError::NameStackOverflow, 5),
@@ -799,6 +824,7 @@ fn later_documents_unaffected_by_reset() {
     let config = XmlConfig {
         max_depth: 3,
         name_stack_bytes: 64,
+        ..XmlConfig::default()
     };
     let mut t = Tokenizer::new(config);
     for doc in docs {
@@ -861,6 +887,7 @@ fn long_names_fit_exactly() {
     let config = XmlConfig {
         max_depth: 4,
         name_stack_bytes: 6,
+        ..XmlConfig::default()
     };
     assert_eq!(status_cfg(config, b"<abc><def/></abc>"), "status ok");
     assert_eq!(
@@ -889,6 +916,7 @@ fn arbitrary_bytes_never_panic() {
             XmlConfig {
                 max_depth: 3,
                 name_stack_bytes: 8,
+                ..XmlConfig::default()
             },
             &doc,
         );
@@ -902,5 +930,5 @@ fn reason_codes_are_the_list_order() {
         assert_eq!(XmlError::from_code(e.code()), Some(*e));
     }
     assert_eq!(XmlError::from_code(0), None);
-    assert_eq!(XmlError::from_code(23), None);
+    assert_eq!(XmlError::from_code(27), None);
 }

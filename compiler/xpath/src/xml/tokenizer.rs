@@ -54,9 +54,11 @@
 
 use memchr::{memchr, memchr3, memchr_iter, memrchr};
 
+use super::attrs::AttrSet;
 use super::chars::CharCheck;
 use super::decl::{Decl, DeclStep, Encoding};
 use super::doctype::{Doctype, DoctypeStep};
+use super::names::NameCheck;
 use super::{DocStatus, Sink, XmlConfig, XmlError, XmlErrorAt};
 
 /// Byte classes.
@@ -345,6 +347,16 @@ pub struct Tokenizer {
     // ---- XML declaration, DOCTYPE ----
     decl: Decl,
     dtd: Doctype,
+
+    // ---- names beyond ASCII ----
+    /// The characters of the name being read ([`NameCheck`]).
+    nm: NameCheck,
+    /// The XML declaration named ISO-8859-1: a byte is a character.
+    latin1: bool,
+
+    // ---- duplicate attributes ----
+    /// The start tag's attribute names ([`AttrSet`]).
+    attrs: AttrSet,
 }
 
 impl Tokenizer {
@@ -385,6 +397,9 @@ impl Tokenizer {
             pi_len: 0,
             decl: Decl::default(),
             dtd: Doctype::default(),
+            nm: NameCheck::default(),
+            latin1: false,
+            attrs: AttrSet::new(config),
         }
     }
 
@@ -392,11 +407,14 @@ impl Tokenizer {
     pub fn reset(&mut self) {
         let mut names = std::mem::take(&mut self.names);
         let mut name_starts = std::mem::take(&mut self.name_starts);
+        let mut attrs = std::mem::take(&mut self.attrs);
         names.clear();
         name_starts.clear();
+        attrs.clear();
         *self = Tokenizer {
             names,
             name_starts,
+            attrs,
             ..Tokenizer::new_empty(self.config)
         };
     }
@@ -405,6 +423,8 @@ impl Tokenizer {
         let mut t = Tokenizer::new(XmlConfig {
             max_depth: 0,
             name_stack_bytes: 0,
+            max_attributes: 0,
+            attr_name_bytes: 0,
         });
         t.config = config;
         t
@@ -635,6 +655,8 @@ impl Tokenizer {
             self.depth += 1;
             self.root_seen = true;
             self.name_starts.push(self.names.len() as u32);
+            self.nm.begin();
+            self.attrs.clear();
             return Ok((State::StartName, false));
         }
         match b {
@@ -855,6 +877,20 @@ impl Tokenizer {
         self.markup(bytes, i, sink)
     }
 
+    /// The characters of the name's next bytes `seg` ([`NameCheck`]): the
+    /// index of the first faulty byte. ASCII runs cost one OR over them.
+    #[inline(always)]
+    fn name_chars(&mut self, seg: &[u8]) -> Option<usize> {
+        if seg.is_empty() {
+            return None;
+        }
+        if !self.nm.needs_run(seg) {
+            self.nm.skip();
+            return None;
+        }
+        self.nm.run(seg, self.latin1)
+    }
+
     /// `Lt`: the byte after `<` (see `markup_start`).
     #[inline(always)]
     fn markup<S: Sink>(&mut self, bytes: &[u8], i: usize, sink: &mut S) -> Step {
@@ -879,6 +915,10 @@ impl Tokenizer {
         let i = scan_name(bytes, start);
         if i > start {
             let avail = cap.saturating_sub(self.names.len());
+            let fits = (i - start).min(avail);
+            if let Some(k) = self.name_chars(&bytes[start..start + fits]) {
+                return self.reject(XmlError::BadNameChar, bytes, start + k);
+            }
             if i - start > avail {
                 return self.reject(XmlError::NameStackOverflow, bytes, start + avail);
             }
@@ -917,6 +957,7 @@ impl Tokenizer {
         let b = bytes[i];
         if is_name_start(b) {
             self.attr_len = 0;
+            self.nm.begin();
             return (State::AttrName, i);
         }
         match b {
@@ -955,9 +996,10 @@ impl Tokenizer {
         let copied = if self.attrs_wanted { before } else { 0 };
         let used = self.names.len() - copied + before;
         let avail = cap.saturating_sub(used);
-        if seg.len() > avail {
-            return self.reject(XmlError::NameStackOverflow, bytes, start + avail);
+        if let Some((k, e)) = self.attr_fault(seg, avail) {
+            return self.reject(e, bytes, start + k);
         }
+        self.attrs.extend(seg);
         self.attr_len += seg.len() as u32;
         if i == n {
             // The name continues in the next chunk: keep what we have on top
@@ -973,6 +1015,9 @@ impl Tokenizer {
             _ if is_ws(b) => State::AttrAfterName,
             _ => return self.reject(XmlError::BadAttribute, bytes, i),
         };
+        if let Err(e) = self.attrs.end() {
+            return self.reject(e, bytes, i);
+        }
         if self.attrs_wanted {
             self.attr_wanted = self.attr_start(seg, before, sink);
         }
@@ -985,6 +1030,29 @@ impl Tokenizer {
             i += 1;
         }
         (st, i)
+    }
+
+    /// The first fault among an attribute name's next bytes `seg` (`avail`
+    /// of them fit on the name stack): its index and reason. At one byte
+    /// the name stack comes first, then the name's characters, then the
+    /// duplicate check's limits ([`AttrSet::limit`]).
+    #[inline(always)]
+    fn attr_fault(&mut self, seg: &[u8], avail: usize) -> Option<(usize, XmlError)> {
+        let mut fault = (seg.len() > avail).then_some((avail, XmlError::NameStackOverflow));
+        let fits = seg.len().min(avail);
+        for cand in [
+            self.name_chars(&seg[..fits])
+                .map(|k| (k, XmlError::BadNameChar)),
+            self.attrs.limit(seg.len()),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if fault.is_none_or(|f| cand.0 < f.0) {
+                fault = Some(cand);
+            }
+        }
+        fault
     }
 
     /// Hand the complete attribute name to the sink: `seg`, after the
@@ -1298,7 +1366,7 @@ impl Tokenizer {
                     if !is_ws(b) {
                         return self.reject(XmlError::UnexpectedByte, bytes, i);
                     }
-                    self.dtd = Doctype::new();
+                    self.dtd = Doctype::in_encoding(self.latin1);
                     State::DoctypeBody
                 }
             }
@@ -1325,6 +1393,7 @@ impl Tokenizer {
                     return self.reject(XmlError::UnexpectedByte, bytes, i);
                 }
                 self.pi_len = 0;
+                self.nm.begin();
                 return (State::PiTarget, i);
             }
             State::PiTarget => return self.pi_target(bytes, i),
@@ -1356,6 +1425,9 @@ impl Tokenizer {
     fn pi_target(&mut self, bytes: &[u8], i: usize) -> Step {
         let b = bytes[i];
         if is_name_char(b) {
+            if self.nm.byte(b, self.latin1).is_err() {
+                return self.reject(XmlError::BadNameChar, bytes, i);
+            }
             if (self.pi_len as usize) < self.pi_buf.len() {
                 self.pi_buf[self.pi_len as usize] = b;
             }
@@ -1391,6 +1463,7 @@ impl Tokenizer {
             Ok(DeclStep::Done(Encoding::Utf8)) => (State::Misc, i + 1),
             Ok(DeclStep::Done(encoding)) => {
                 self.chars.set_encoding(encoding);
+                self.latin1 = encoding == Encoding::Latin1;
                 self.resume = i + 1;
                 (State::Misc, REREAD)
             }

@@ -49,6 +49,10 @@ use plan::{plan_cluster, plan_top};
 pub struct XpathRtlConfig {
     /// Bytes of open element names the SAX parser keeps to check close tags.
     pub name_stack_bytes: u32,
+    /// The parser's duplicate-attribute check: attributes per element and
+    /// bytes per attribute name (`XmlConfig`).
+    pub max_attributes: u32,
+    pub attr_name_bytes: u32,
     /// How the parser's event stream reaches the clusters.
     pub input: EventInput,
     /// How large a process or an OR of the emitted text may grow before
@@ -202,6 +206,8 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
             text: sax_module(&SaxParams {
                 max_depth: d.max_depth,
                 name_stack_bytes: config.name_stack_bytes,
+                max_attributes: config.max_attributes,
+                attr_name_bytes: config.attr_name_bytes,
             }),
         });
     }
@@ -266,6 +272,8 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
             },
             max_depth: d.max_depth,
             name_stack_bytes: config.name_stack_bytes,
+            max_attributes: config.max_attributes,
+            attr_name_bytes: config.attr_name_bytes,
         };
         files.push(RtlFile {
             name: "qrtl_wide_in.v".to_string(),

@@ -129,18 +129,26 @@ const CONFIGS: [XmlConfig; 4] = [
     XmlConfig {
         max_depth: 32,
         name_stack_bytes: 2048,
+        max_attributes: 16,
+        attr_name_bytes: 32,
     },
     XmlConfig {
         max_depth: 2,
         name_stack_bytes: 128,
+        max_attributes: 2,
+        attr_name_bytes: 64,
     },
     XmlConfig {
         max_depth: 3,
         name_stack_bytes: 8,
+        max_attributes: 16,
+        attr_name_bytes: 32,
     },
     XmlConfig {
         max_depth: 6,
         name_stack_bytes: 16,
+        max_attributes: 3,
+        attr_name_bytes: 2,
     },
 ];
 
@@ -221,6 +229,26 @@ const EDGE_CASES: &[&[u8]] = &[
     b"<!DOCTYPEa><a/>",
     b"<!DOCTYP a><a/>",
     b"<!DOCTYPE a <b><a/>",
+    // Names beyond ASCII (names.rs): first characters, later ones,
+    // Latin-1 bytes, a PI target, the DOCTYPE's name.
+    "<\u{e9}t\u{e9} \u{4e2d}\u{b7}='1'><?p\u{300}?></\u{e9}t\u{e9}>".as_bytes(),
+    "<\u{300}a/>".as_bytes(),
+    // Duplicate attributes (attrs.rs) and the check's limits (the small
+    // configurations hold 2 or 3 names of up to 64 or 2 bytes).
+    b"<a x='1' y='2' x='3'/>",
+    b"<a xy='1' x='2' xy = '3'/>",
+    b"<a x='1'><b x='2' y='3'/></a>",
+    b"<a b='1' c='2' d='3' e='4'/>",
+    b"<a abc='1'/>",
+    "<a \u{b7}='1'/>".as_bytes(),
+    "<a\u{a0}/>".as_bytes(),
+    "<a b\u{2000}c='1'/>".as_bytes(),
+    "<?\u{203f}?><a/>".as_bytes(),
+    "<!DOCTYPE \u{300}><a/>".as_bytes(),
+    "<a\u{10000}\u{f0000}/>".as_bytes(),
+    b"<?xml version='1.0' encoding='ISO-8859-1'?><\xe9t\xe9 \xb7='1'/>",
+    b"<?xml version='1.0' encoding='ISO-8859-1'?><a\xd7/>",
+    b"<?xml version='1.0' encoding='ISO-8859-1'?><!DOCTYPE \xe9\xa0><a/>",
     b"<!DOCTYPE a><!DOCTYPE b><a/>",
     b"<a/><!DOCTYPE a>",
     b"<a><!DOCTYPE a></a>",
@@ -451,7 +479,7 @@ fn violation(lanes: &[(LaneOp, usize)], rules: &ItemRules) -> Option<String> {
         (starts > 1, "two start names"),
         (ends > 1, "two end names"),
         (starts > 0 && ends > 0, "a start and an end name"),
-        (rules.attr_names && attrs > 1, "two attribute names"),
+        (attrs > 1, "two attribute names"),
         (serial > 1, "two serial lanes"),
         (units > 1, "two units"),
     ];
@@ -568,8 +596,12 @@ fn bytes_per_clock(docs: &[Vec<u8>], rules: &ItemRules) -> f64 {
     bytes as f64 / clocks.max(1) as f64
 }
 
+/// At B = 8 the NITF documents take at least 6.7 bytes per clock in a
+/// design without value or text comparisons (6.75 since every item holds
+/// at most one attribute name for the duplicate check, `attrs.rs`; 7.0
+/// before).
 #[test]
-fn nitf_sustains_seven_bytes_per_clock_at_b8() {
+fn nitf_sustains_six_point_seven_bytes_per_clock_at_b8() {
     let docs = nitf_docs();
     if docs.is_empty() {
         return;
@@ -580,7 +612,7 @@ fn nitf_sustains_seven_bytes_per_clock_at_b8() {
         attr_names: false,
     };
     let rate = bytes_per_clock(&docs, &rules);
-    assert!(rate >= 7.0, "{rate:.3} bytes/clock");
+    assert!(rate >= 6.7, "{rate:.3} bytes/clock");
 }
 
 #[test]
