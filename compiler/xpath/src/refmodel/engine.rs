@@ -303,6 +303,12 @@ impl Engine {
         }
     }
 
+    /// Empty the state cache, as a fresh engine has it (the buffers keep
+    /// their capacity): the next documents run the first pass again.
+    pub fn clear_cache(&mut self) {
+        self.reset_cache();
+    }
+
     fn reset_cache(&mut self) {
         let rt = &mut self.rt;
         rt.states.clear();
