@@ -86,8 +86,19 @@ pub struct EngineStats {
 }
 
 struct State {
-    /// Push nodes matched at this element, sorted.
-    exact: Box<[u32]>,
+    /// The state's lists in one allocation, in this order (each sorted):
+    /// `exact`, the push nodes matched at this element; `accept_parts`,
+    /// the plain-path parts they complete (recorded once per document by
+    /// OR-ing into the part bitmap, which stays cache-resident); `inner`,
+    /// the twig nodes without children whose push column is set and that
+    /// need a check at close (`text()` conditions, part roots, ordered
+    /// mode); `branching`, the twig nodes with children whose push column
+    /// is set (checked at close when there are fewer of them than reports
+    /// received); `text_conds`, the `text()` conditions to evaluate on this
+    /// element's text children.
+    lists: Box<[u32]>,
+    /// Where each list ends in `lists`.
+    ends: [u32; 5],
     /// Carry set: `//` nodes matched here or at an ancestor.
     carry: u32,
     /// The `/*` children of `exact`, sorted, before their conditions are
@@ -95,22 +106,44 @@ struct State {
     /// found once for all the transitions out of this state (`None` until
     /// the first is computed).
     child_any: Option<Box<[u32]>>,
-    /// Plain-path parts completed by `exact` (sorted): recorded once per
-    /// document by OR-ing into the part bitmap, which stays cache-resident.
-    accept_parts: Box<[u32]>,
     /// Twig leaves without conditions: they report to the parent whenever
     /// their push column is set (word index, bits). Unordered designs only.
     leaf_up: Box<[(u32, u64)]>,
-    /// Twig nodes without children whose push column is set and that need
-    /// a check at close (`text()` conditions, part roots, ordered mode).
-    inner: Box<[u32]>,
-    /// Twig nodes with children whose push column is set (checked at close
-    /// when there are fewer of them than reports received).
-    branching: Box<[u32]>,
-    /// `text()` conditions to evaluate on this element's text children.
-    text_conds: Box<[u32]>,
     /// Document stamp when `accept_parts` were last recorded.
     stamp: u32,
+}
+
+impl State {
+    #[inline]
+    fn list(&self, i: usize) -> &[u32] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.lists[start as usize..self.ends[i] as usize]
+    }
+
+    #[inline]
+    fn exact(&self) -> &[u32] {
+        self.list(0)
+    }
+
+    #[inline]
+    fn accept_parts(&self) -> &[u32] {
+        self.list(1)
+    }
+
+    #[inline]
+    fn inner(&self) -> &[u32] {
+        self.list(2)
+    }
+
+    #[inline]
+    fn branching(&self) -> &[u32] {
+        self.list(3)
+    }
+
+    #[inline]
+    fn text_conds(&self) -> &[u32] {
+        self.list(4)
+    }
 }
 
 fn hash_state(carry: u32, exact: &[u32]) -> u64 {
@@ -140,6 +173,7 @@ struct CarrySet {
 /// Scratch lists for building a [`State`], reused from state to state.
 #[derive(Default)]
 struct StateScratch {
+    nodes: Vec<u32>,
     accept_parts: Vec<u32>,
     leaf_up: Vec<(u32, u64)>,
     inner: Vec<u32>,
@@ -149,6 +183,7 @@ struct StateScratch {
 
 impl StateScratch {
     fn clear(&mut self) {
+        self.nodes.clear();
         self.accept_parts.clear();
         self.leaf_up.clear();
         self.inner.clear();
@@ -407,7 +442,8 @@ impl Engine {
         if p.parts_are_queries {
             // Part i is query i (holistic, no duplicate queries): the part
             // bitmap is the answer.
-            let mut out = Vec::new();
+            let n = rt.part_bits.iter().map(|w| w.count_ones() as usize).sum();
+            let mut out = Vec::with_capacity(n);
             for (w, &word) in rt.part_bits.iter().enumerate() {
                 let mut bits = word;
                 while bits != 0 {
@@ -447,7 +483,8 @@ impl Engine {
         for q in multi {
             rt.part_counts[q as usize] = 0;
         }
-        let mut out = Vec::new();
+        let n = rt.query_bits.iter().map(|w| w.count_ones() as usize).sum();
+        let mut out = Vec::with_capacity(n);
         for (w, word) in rt.query_bits.iter_mut().enumerate() {
             let mut bits = std::mem::take(word);
             while bits != 0 {
@@ -524,13 +561,14 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
     let h = hash_state(carry, exact);
     if let Some(&(_, id)) = rt.state_table.find(h, |&(hash, id)| {
         let s = &rt.states[id as usize];
-        hash == h && s.carry == carry && &*s.exact == exact
+        hash == h && s.carry == carry && s.exact() == exact
     }) {
         return id;
     }
     let mut b = std::mem::take(&mut rt.state_scratch);
     b.clear();
     let StateScratch {
+        nodes,
         accept_parts,
         leaf_up,
         inner,
@@ -538,11 +576,16 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
         text_conds,
     } = &mut b;
     let tl = &p.twig_lists;
+    // The nodes that accept or have twig nodes, picked branch-free.
+    nodes.resize(exact.len(), 0);
+    let mut k = 0;
     for &n in exact {
+        nodes[k] = n;
+        k += (p.flags[n as usize] & (ACCEPTS | HAS_TWIGS) != 0) as usize;
+    }
+    nodes.truncate(k);
+    for &n in nodes.iter() {
         let flags = p.flags[n as usize];
-        if flags & (ACCEPTS | HAS_TWIGS) == 0 {
-            continue;
-        }
         match p.accept_one[n as usize] {
             SEVERAL => accept_parts.extend_from_slice(p.accepts.get(n)),
             part => accept_parts.push(part),
@@ -576,15 +619,23 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
         + branching.len()
         + text_conds.len()
         + 16;
+    let mut ends = [0u32; 5];
+    let mut lists = Vec::with_capacity(
+        exact.len() + accept_parts.len() + inner.len() + branching.len() + text_conds.len(),
+    );
+    for (i, l) in [exact, accept_parts, inner, branching, text_conds as &[u32]]
+        .into_iter()
+        .enumerate()
+    {
+        lists.extend_from_slice(l);
+        ends[i] = lists.len() as u32;
+    }
     rt.states.push(State {
-        exact: exact.into(),
+        lists: lists.into_boxed_slice(),
+        ends,
         carry,
         child_any: None,
-        accept_parts: accept_parts.as_slice().into(),
         leaf_up: leaf_up.as_slice().into(),
-        inner: inner.as_slice().into(),
-        branching: branching.as_slice().into(),
-        text_conds: text_conds.as_slice().into(),
         stamp: 0,
     });
     rt.state_scratch = b;
@@ -639,7 +690,7 @@ fn child_any_of(p: &Program, rt: &mut Runtime, state: u32) {
     }
     let mut kids = std::mem::take(&mut rt.delta[0]);
     kids.clear();
-    any_kids(p, &st.exact, false, &mut kids);
+    any_kids(p, st.exact(), false, &mut kids);
     rt.cache_words += kids.len() + 4;
     st.child_any = Some(kids.as_slice().into());
     rt.delta[0] = kids;
@@ -704,10 +755,14 @@ impl Run<'_> {
             }
         };
         let [r0, r1, r2, r3] = &mut rows;
-        for (row, parents, desc) in [(&mut *r0, &*st.exact, false), (&mut *r1, &*cs.nodes, true)] {
+        let mut kids = std::mem::take(&mut rt.delta[0]);
+        for (row, parents, desc) in [(&mut *r0, st.exact(), false), (&mut *r1, &*cs.nodes, true)] {
             row.clear();
-            children(p, &mut rt.marks, parents, desc, tag, |n| keep(row, n));
+            kids.clear();
+            children(p, &mut rt.marks, parents, desc, tag, &mut kids);
+            kids.iter().for_each(|&n| keep(row, n));
         }
+        rt.delta[0] = kids;
         let child_any = st.child_any.as_deref().expect("found above");
         for (row, cands) in [(&mut *r2, child_any), (&mut *r3, &*cs.desc_any)] {
             row.clear();
@@ -724,6 +779,7 @@ impl Run<'_> {
 
     /// The carry set below an element with push row `exact` whose parent's
     /// carry set is `carry`: the parent's, plus the row's carrying nodes.
+    /// Branch-free (about a third of a row carries, and which ones is data).
     fn carry_after(
         p: &Program,
         rt: &mut Runtime,
@@ -731,38 +787,49 @@ impl Run<'_> {
         exact: &[u32],
         buf: &mut Vec<u32>,
     ) -> u32 {
-        let mut new = exact
-            .iter()
-            .copied()
-            .filter(|&n| p.flags[n as usize] & CARRIES != 0)
-            .peekable();
-        if new.peek().is_none() {
+        let mut new = std::mem::take(&mut rt.cands);
+        new.clear();
+        new.resize(exact.len(), 0);
+        let mut k = 0;
+        for &n in exact {
+            new[k] = n;
+            k += (p.flags[n as usize] & CARRIES != 0) as usize;
+        }
+        new.truncate(k);
+        if new.is_empty() {
+            rt.cands = new;
             return carry;
         }
-        buf.clear();
-        let mut delta = std::mem::take(&mut rt.cands);
-        delta.clear();
+        // The union with the parent's set into `buf`; the nodes it adds
+        // (`delta`) are moved to the front of `new`, in place (`d <= j`).
         let old = &rt.carries[carry as usize].nodes;
-        let mut i = 0;
-        for n in new {
-            while i < old.len() && old[i] < n {
-                buf.push(old[i]);
-                i += 1;
-            }
-            if i < old.len() && old[i] == n {
-                i += 1;
-            } else {
-                delta.push(n);
-            }
-            buf.push(n);
+        buf.clear();
+        buf.resize(old.len() + new.len(), 0);
+        let (mut i, mut j, mut k, mut d) = (0, 0, 0, 0);
+        while i < old.len() && j < new.len() {
+            let (x, y) = (old[i], new[j]);
+            buf[k] = x.min(y);
+            new[d] = y;
+            d += (y < x) as usize;
+            i += (x <= y) as usize;
+            j += (y <= x) as usize;
+            k += 1;
         }
-        buf.extend_from_slice(&old[i..]);
-        let id = if delta.is_empty() {
+        buf[k..k + old.len() - i].copy_from_slice(&old[i..]);
+        k += old.len() - i;
+        while j < new.len() {
+            buf[k] = new[j];
+            new[d] = new[j];
+            (j, k, d) = (j + 1, k + 1, d + 1);
+        }
+        buf.truncate(k);
+        new.truncate(d);
+        let id = if new.is_empty() {
             carry
         } else {
-            intern_carry(p, rt, buf, Some((carry, &delta)))
+            intern_carry(p, rt, buf, Some((carry, &new)))
         };
-        rt.cands = delta;
+        rt.cands = new;
         id
     }
 
@@ -786,7 +853,7 @@ impl Run<'_> {
                 None => {
                     let st = &old_states[s as usize];
                     let carry = intern_carry(p, rt, &old_carries[st.carry as usize].nodes, None);
-                    let id = intern_state(p, rt, carry, &st.exact);
+                    let id = intern_state(p, rt, carry, st.exact());
                     rt.states[id as usize].stamp = st.stamp;
                     remap.insert(s, id);
                     id
@@ -982,7 +1049,7 @@ impl Sink for Run<'_> {
         let st = &mut rt.states[next as usize];
         if st.stamp != rt.doc {
             st.stamp = rt.doc;
-            for &part in rt.states[next as usize].accept_parts.iter() {
+            for &part in rt.states[next as usize].accept_parts().iter() {
                 rt.part_bits[(part / 64) as usize] |= 1 << (part % 64);
             }
         }
@@ -1007,7 +1074,7 @@ impl Sink for Run<'_> {
             }
             *slot |= bits;
         }
-        if rt.states[s].inner.is_empty() && rt.reports_touched[d].is_empty() {
+        if rt.states[s].inner().is_empty() && rt.reports_touched[d].is_empty() {
             return;
         }
         // With ordered siblings, children are checked against the reports
@@ -1022,14 +1089,14 @@ impl Sink for Run<'_> {
         // the reports received here whose push column is set at this element.
         let mut cands = std::mem::take(&mut rt.cands);
         cands.clear();
-        cands.extend_from_slice(&rt.states[s].inner);
+        cands.extend_from_slice(rt.states[s].inner());
         let st = &rt.states[s];
         let reported: u32 = checked_touched
             .iter()
             .map(|&w| checked[here + w as usize].count_ones())
             .sum();
-        if st.branching.len() <= reported as usize {
-            cands.extend_from_slice(&st.branching);
+        if st.branching().len() <= reported as usize {
+            cands.extend_from_slice(st.branching());
         } else {
             rt.close_stamp = rt.close_stamp.wrapping_add(1);
             for &w in checked_touched {
@@ -1039,7 +1106,7 @@ impl Sink for Run<'_> {
                     bits &= bits - 1;
                     for &t in p.twig_parents.get(c) {
                         if rt.twig_seen[t as usize] != rt.close_stamp
-                            && st.exact.binary_search(&p.twig_push[t as usize]).is_ok()
+                            && st.exact().binary_search(&p.twig_push[t as usize]).is_ok()
                         {
                             rt.twig_seen[t as usize] = rt.close_stamp;
                             cands.push(t);
@@ -1110,7 +1177,7 @@ impl Sink for Run<'_> {
     fn wants_text(&mut self) -> bool {
         let rt = &mut *self.rt;
         let s = *rt.stack.last().unwrap_or(&0) as usize;
-        if rt.states[s].text_conds.is_empty() {
+        if rt.states[s].text_conds().is_empty() {
             return false;
         }
         rt.acc.reset();
@@ -1127,8 +1194,8 @@ impl Sink for Run<'_> {
         let rt = &mut *self.rt;
         let s = *rt.stack.last().unwrap_or(&0) as usize;
         let d = rt.depth;
-        for i in 0..rt.states[s].text_conds.len() {
-            let c = rt.states[s].text_conds[i];
+        for i in 0..rt.states[s].text_conds().len() {
+            let c = rt.states[s].text_conds()[i];
             if rt.text_ok[d].contains(&c) {
                 continue;
             }

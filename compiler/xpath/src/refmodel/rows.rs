@@ -38,19 +38,21 @@ pub(super) fn any_kids(p: &Program, parents: &[u32], desc: bool, out: &mut Vec<u
     }
 }
 
-/// Calls `out` with the children over `//` (`desc`) or `/` with tag key
+/// Appends to `out` the children over `//` (`desc`) or `/` with tag key
 /// `tag` (a tag or [`ANY_TAG`]) of the sorted push nodes `parents`, in
 /// increasing order. When the tag's edge list (sorted by parent) is not
 /// much longer than `parents`, the parents are marked in `marks` and the
-/// list is scanned (sequential reads, no search); otherwise each parent's
-/// children with the tag are looked up.
+/// list is scanned (sequential reads, no search; branch-free: every child
+/// is written and the end advances when its parent is marked, since about
+/// half of them are, a branch the CPU cannot guess); otherwise each
+/// parent's children with the tag are looked up.
 pub(super) fn children(
     p: &Program,
     marks: &mut Marks,
     parents: &[u32],
     desc: bool,
     tag: u32,
-    mut out: impl FnMut(u32),
+    out: &mut Vec<u32>,
 ) {
     let lists = if desc { &p.desc_edges } else { &p.child_edges };
     let edges = &lists[if tag == ANY_TAG {
@@ -65,11 +67,15 @@ pub(super) fn children(
         for &n in parents {
             marks.words[(n / 64) as usize] |= 1 << (n % 64);
         }
+        let start = out.len();
+        out.resize(start + edges.len(), 0);
+        let dst = &mut out[start..];
+        let mut k = 0;
         for &(parent, child) in edges {
-            if marks.has(parent) {
-                out(child);
-            }
+            dst[k] = child;
+            k += marks.has(parent) as usize;
         }
+        out.truncate(start + k);
         for &n in parents {
             marks.words[(n / 64) as usize] = 0;
         }
@@ -78,7 +84,7 @@ pub(super) fn children(
     let has = if desc { CARRIES } else { HAS_KIDS };
     for &n in parents {
         if p.flags[n as usize] & has != 0 {
-            p.kids_of(n, desc, tag).for_each(&mut out);
+            out.extend(p.kids_of(n, desc, tag));
         }
     }
 }
