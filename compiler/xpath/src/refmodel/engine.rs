@@ -36,7 +36,7 @@
 //! `max_depth`, values are kept up to the longest literal.
 
 use super::program::{
-    FxMap, Program, ACCEPTS, ANY_TAG, CARRIES, DOC, HAS_CONDS, HAS_TWIGS, SEVERAL,
+    FxMap, NodeInfo, Program, ACCEPTS, ANY_TAG, CARRIES, DOC, HAS_CONDS, HAS_TWIGS, SEVERAL,
 };
 use super::rows::{any_kids, children, merge_rows, merge_sorted, Marks};
 use crate::ir::value::ValueAcc;
@@ -239,8 +239,10 @@ struct Runtime {
     query_bits: Vec<u64>,
     part_counts: Vec<u32>,
     scratch: Vec<u32>,
-    /// Scratch for building a row: the sorted candidate lists of each edge kind.
+    /// Scratch for building a row: the sorted candidate lists of each edge
+    /// kind, and the merges of two of them.
     rows: [Vec<u32>; 4],
+    merged: [Vec<u32>; 2],
     marks: Marks,
     /// Scratch for a new carry set: the nodes not in its parent's, and
     /// their `//*` children.
@@ -309,7 +311,8 @@ impl Engine {
             part_counts: vec![0; nq],
             scratch: Vec::new(),
             rows: Default::default(),
-            marks: Marks::new(prog.flags.len()),
+            merged: Default::default(),
+            marks: Marks::new(prog.info.len()),
             delta: Default::default(),
             cands: Vec::new(),
             state_scratch: StateScratch::default(),
@@ -354,7 +357,7 @@ impl Engine {
         rt.trans.clear();
         rt.relevant.clear();
         // State 0: the document node, whose push column is always set.
-        let carry: &[u32] = if self.prog.flags[DOC as usize] & CARRIES != 0 {
+        let carry: &[u32] = if self.prog.info[DOC as usize].flags & CARRIES != 0 {
             &[DOC]
         } else {
             &[]
@@ -581,12 +584,12 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
     let mut k = 0;
     for &n in exact {
         nodes[k] = n;
-        k += (p.flags[n as usize] & (ACCEPTS | HAS_TWIGS) != 0) as usize;
+        k += (p.info[n as usize].flags & (ACCEPTS | HAS_TWIGS) != 0) as usize;
     }
     nodes.truncate(k);
     for &n in nodes.iter() {
-        let flags = p.flags[n as usize];
-        match p.accept_one[n as usize] {
+        let NodeInfo { accept_one, flags } = p.info[n as usize];
+        match accept_one {
             SEVERAL => accept_parts.extend_from_slice(p.accepts.get(n)),
             part => accept_parts.push(part),
         }
@@ -743,7 +746,7 @@ impl Run<'_> {
         let cs = &rt.carries[carry as usize];
         let mut rows = std::mem::take(&mut rt.rows);
         let mut keep = |row: &mut Vec<u32>, n: u32| {
-            if p.flags[n as usize] & HAS_CONDS == 0 {
+            if p.info[n as usize].flags & HAS_CONDS == 0 {
                 return row.push(n);
             }
             let conds = p.open_conds.get(n);
@@ -764,12 +767,16 @@ impl Run<'_> {
         }
         rt.delta[0] = kids;
         let child_any = st.child_any.as_deref().expect("found above");
-        for (row, cands) in [(&mut *r2, child_any), (&mut *r3, &*cs.desc_any)] {
-            row.clear();
-            cands.iter().for_each(|&n| keep(row, n));
+        let mut any: [&[u32]; 2] = [child_any, &cs.desc_any];
+        if p.any_kid_conds {
+            for (row, cands) in [(&mut *r2, child_any), (&mut *r3, &*cs.desc_any)] {
+                row.clear();
+                cands.iter().for_each(|&n| keep(row, n));
+            }
+            any = [r2, r3];
         }
         let mut key = std::mem::take(&mut rt.scratch);
-        merge_rows(&mut rows, &mut key);
+        merge_rows([r0, r1, any[0], any[1]], &mut rt.merged, &mut key);
         let new_carry = Self::carry_after(p, rt, carry, &key, &mut rows[0]);
         let id = intern_state(p, rt, new_carry, &key);
         rt.scratch = key;
@@ -793,7 +800,7 @@ impl Run<'_> {
         let mut k = 0;
         for &n in exact {
             new[k] = n;
-            k += (p.flags[n as usize] & CARRIES != 0) as usize;
+            k += (p.info[n as usize].flags & CARRIES != 0) as usize;
         }
         new.truncate(k);
         if new.is_empty() {

@@ -32,7 +32,7 @@ impl Marks {
 pub(super) fn any_kids(p: &Program, parents: &[u32], desc: bool, out: &mut Vec<u32>) {
     let has = if desc { CARRIES_ANY } else { HAS_ANY_KIDS };
     for &n in parents {
-        if p.flags[n as usize] & has != 0 {
+        if p.info[n as usize].flags & has != 0 {
             out.extend(p.kids_of(n, desc, ANY_TAG));
         }
     }
@@ -83,25 +83,25 @@ pub(super) fn children(
     }
     let has = if desc { CARRIES } else { HAS_KIDS };
     for &n in parents {
-        if p.flags[n as usize] & has != 0 {
+        if p.info[n as usize].flags & has != 0 {
             out.extend(p.kids_of(n, desc, tag));
         }
     }
 }
 
-/// Merge the four sorted, disjoint candidate lists of `rows` into `out`.
-pub(super) fn merge_rows(rows: &mut [Vec<u32>; 4], out: &mut Vec<u32>) {
-    let [a, b, c, d] = rows;
+/// Merge the four sorted, disjoint candidate lists into `out`, through
+/// the scratch lists `tmp`.
+pub(super) fn merge_rows([a, b, c, d]: [&[u32]; 4], tmp: &mut [Vec<u32>; 2], out: &mut Vec<u32>) {
     out.clear();
-    merge_sorted(a, b, out);
     if c.is_empty() && d.is_empty() {
-        return;
+        return merge_sorted(a, b, out);
     }
-    std::mem::swap(a, out);
-    b.clear();
-    merge_sorted(c, d, b);
-    out.clear();
-    merge_sorted(a, b, out);
+    let [ab, cd] = tmp;
+    ab.clear();
+    cd.clear();
+    merge_sorted(a, b, ab);
+    merge_sorted(c, d, cd);
+    merge_sorted(ab, cd, out);
 }
 
 /// Append the merge of sorted `a` and `b` to `out`. Branch-free: which
