@@ -356,6 +356,7 @@ impl Engine {
         rt.cache_words = 0;
         rt.trans.clear();
         rt.relevant.clear();
+        drop_symbols(&self.prog, rt);
         // State 0: the document node, whose push column is always set.
         let carry: &[u32] = if self.prog.info[DOC as usize].flags & CARRIES != 0 {
             &[DOC]
@@ -530,6 +531,13 @@ fn has_bit(words: &[u64], base: usize, t: u32) -> bool {
     words[base + (t / 64) as usize] >> (t % 64) & 1 == 1
 }
 
+/// Drop the symbols with conditions (the cache's; a symbol below
+/// `ntags` is a tag alone, part of the program).
+fn drop_symbols(p: &Program, rt: &mut Runtime) {
+    rt.symbol_keys.truncate(p.ntags);
+    rt.symbols.retain(|_, id| (*id as usize) < p.ntags);
+}
+
 /// The id of carry set `set`, interned. `base`: the parent element's carry
 /// set and the nodes `set` adds to it (sorted), from which a new set's
 /// `//*` children are found; `None`: found from `set` itself.
@@ -646,11 +654,29 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
     id
 }
 
+/// Cache words of one entry of the transition map (a `u64` key and a
+/// `u32` value, padded, its control byte and the table's spare capacity).
+const TRANS_WORDS: usize = 5;
+
+/// Record the transition of `state` on `symbol` to `next`.
+fn add_transition(rt: &mut Runtime, state: u32, symbol: u32, next: u32) {
+    if rt
+        .trans
+        .insert((state as u64) << 32 | symbol as u64, next)
+        .is_none()
+    {
+        rt.cache_words += TRANS_WORDS;
+    }
+}
+
 /// The id of the symbol `key` (a tag, then sorted conditions), interned.
+/// Symbols with conditions count in the cache (their key twice, two boxed
+/// slices and the map entry) and are dropped with it.
 fn intern_symbol(rt: &mut Runtime, key: &[u32]) -> u32 {
     if let Some(&id) = rt.symbols.get(key) {
         return id;
     }
+    rt.cache_words += 2 * key.len() + 12;
     let id = rt.symbol_keys.len() as u32;
     rt.symbols.insert(key.into(), id);
     rt.symbol_keys.push(key.into());
@@ -851,6 +877,7 @@ impl Run<'_> {
         rt.carry_table.clear();
         rt.trans.clear();
         rt.relevant.clear();
+        drop_symbols(p, rt);
         rt.cache_words = 0;
         let mut remap: FxMap<u32, u32> = FxMap::default();
         for i in 0..rt.stack.len() {
@@ -894,8 +921,16 @@ impl Run<'_> {
         if let Some(&n) = self.rt.trans.get(&key) {
             return n;
         }
+        let mut symbol = symbol;
         if self.rt.cache_words > self.limit {
+            // The flush drops the symbols with conditions: this one is
+            // interned again after it.
+            let key = (symbol as usize >= self.p.ntags)
+                .then(|| self.rt.symbol_keys[symbol as usize].clone());
             self.flush();
+            if let Some(key) = key {
+                symbol = intern_symbol(self.rt, &key);
+            }
         }
         let state = *self.rt.stack.last().unwrap_or(&0);
         let n = if (symbol as usize) < self.p.ntags {
@@ -903,9 +938,7 @@ impl Run<'_> {
         } else {
             self.projected_transition(state, symbol)
         };
-        self.rt
-            .trans
-            .insert((state as u64) << 32 | symbol as u64, n);
+        add_transition(self.rt, state, symbol, n);
         n
     }
 
@@ -922,7 +955,7 @@ impl Run<'_> {
                 return n;
             }
             let n = self.compute(state, proj, None);
-            self.rt.trans.insert(pkey, n);
+            add_transition(self.rt, state, proj, n);
             return n;
         }
         let mut rel = std::mem::take(&mut self.rt.cands);
@@ -935,7 +968,7 @@ impl Run<'_> {
         rt.relevant.insert(rkey, rel.as_slice().into());
         rt.cands = rel;
         let proj = projection(rt, symbol, rkey).expect("just recorded");
-        rt.trans.insert((state as u64) << 32 | proj as u64, n);
+        add_transition(rt, state, proj, n);
         n
     }
 
