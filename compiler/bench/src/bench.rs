@@ -51,6 +51,9 @@ struct Sizes {
     /// Minimum duration of one warm run, and the number of warm runs.
     warm_min: Duration,
     warm_runs: usize,
+    /// First passes repeated over a cleared state cache (`--cold N`), for
+    /// profiling and quick A/B of the cold path.
+    cold_runs: usize,
 }
 
 impl Sizes {
@@ -63,6 +66,7 @@ impl Sizes {
                 gen_queries: [100, 1_000, 5_000],
                 warm_min: Duration::from_millis(50),
                 warm_runs: 2,
+                cold_runs: 0,
             }
         } else {
             Sizes {
@@ -72,6 +76,7 @@ impl Sizes {
                 gen_queries: [1_000, 10_000, 100_000],
                 warm_min: Duration::from_secs(1),
                 warm_runs: 5,
+                cold_runs: 0,
             }
         }
     }
@@ -585,6 +590,21 @@ fn run_one(name: &str, s: Sizes) -> Result<Row, String> {
                 matched.iter().filter(|&&m| m).count().to_string(),
             );
 
+            if s.cold_runs > 0 {
+                let cold: Vec<f64> = (0..s.cold_runs)
+                    .filter_map(|_| {
+                        engine.clear_cache();
+                        let t = Stamp::now();
+                        for d in &docs {
+                            black_box(engine.filter(black_box(d)));
+                        }
+                        Speed::of(bytes, t.took()).cpu
+                    })
+                    .collect();
+                put(&mut row, "cold_cpu_mbps", format!("{:.1}", median(&cold)));
+                let best = cold.iter().copied().fold(0.0, f64::max);
+                put(&mut row, "cold_best_cpu_mbps", format!("{best:.1}"));
+            }
             let runs = warm_runs(s, bytes, took.0, || {
                 for d in &docs {
                     black_box(engine.filter(black_box(d)));
@@ -910,13 +930,13 @@ fn stream_sections(quick: bool, md: &mut String) {
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: qrtl-bench [--quick] [--only SUBSTR]... | --list | --sample | --one NAME [--quick]"
+        "usage: qrtl-bench [--quick] [--only SUBSTR]... | --list | --sample | --one NAME [--quick] [--first-only] [--cold N]"
     );
     ExitCode::from(2)
 }
 
 fn main() -> ExitCode {
-    let mut quick = false;
+    let (mut quick, mut first_only, mut cold) = (false, false, 0);
     let mut one = None;
     let mut only = Vec::new();
     let (mut list, mut sample) = (false, false);
@@ -924,6 +944,13 @@ fn main() -> ExitCode {
     while let Some(a) = args.next() {
         match a.as_str() {
             "--quick" => quick = true,
+            // First pass only, no warm runs: for profiling and quick A/B
+            // of the cold path.
+            "--first-only" => first_only = true,
+            "--cold" => match args.next().and_then(|n| n.parse().ok()) {
+                Some(n) => cold = n,
+                None => return usage(),
+            },
             "--list" => list = true,
             "--sample" => sample = true,
             "--one" => match args.next() {
@@ -941,7 +968,11 @@ fn main() -> ExitCode {
             _ => return usage(),
         }
     }
-    let s = Sizes::new(quick);
+    let mut s = Sizes::new(quick);
+    if first_only {
+        s.warm_runs = 0;
+    }
+    s.cold_runs = cold;
     if list {
         for c in configs(s) {
             println!("{}\t{}", c.name, c.what);

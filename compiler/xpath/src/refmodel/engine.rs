@@ -36,7 +36,7 @@
 //! `max_depth`, values are kept up to the longest literal.
 
 use super::program::{
-    FxMap, Program, ACCEPTS, ANY_TAG, CARRIES, DOC, HAS_CONDS, HAS_TWIGS, SEVERAL,
+    FxMap, NodeInfo, Program, ACCEPTS, ANY_TAG, CARRIES, DOC, HAS_CONDS, HAS_TWIGS, SEVERAL,
 };
 use super::rows::{any_kids, children, merge_rows, merge_sorted, Marks};
 use crate::ir::value::ValueAcc;
@@ -86,8 +86,19 @@ pub struct EngineStats {
 }
 
 struct State {
-    /// Push nodes matched at this element, sorted.
-    exact: Box<[u32]>,
+    /// The state's lists in one allocation, in this order (each sorted):
+    /// `exact`, the push nodes matched at this element; `accept_parts`,
+    /// the plain-path parts they complete (recorded once per document by
+    /// OR-ing into the part bitmap, which stays cache-resident); `inner`,
+    /// the twig nodes without children whose push column is set and that
+    /// need a check at close (`text()` conditions, part roots, ordered
+    /// mode); `branching`, the twig nodes with children whose push column
+    /// is set (checked at close when there are fewer of them than reports
+    /// received); `text_conds`, the `text()` conditions to evaluate on this
+    /// element's text children.
+    lists: Box<[u32]>,
+    /// Where each list ends in `lists`.
+    ends: [u32; 5],
     /// Carry set: `//` nodes matched here or at an ancestor.
     carry: u32,
     /// The `/*` children of `exact`, sorted, before their conditions are
@@ -95,22 +106,44 @@ struct State {
     /// found once for all the transitions out of this state (`None` until
     /// the first is computed).
     child_any: Option<Box<[u32]>>,
-    /// Plain-path parts completed by `exact` (sorted): recorded once per
-    /// document by OR-ing into the part bitmap, which stays cache-resident.
-    accept_parts: Box<[u32]>,
     /// Twig leaves without conditions: they report to the parent whenever
     /// their push column is set (word index, bits). Unordered designs only.
     leaf_up: Box<[(u32, u64)]>,
-    /// Twig nodes without children whose push column is set and that need
-    /// a check at close (`text()` conditions, part roots, ordered mode).
-    inner: Box<[u32]>,
-    /// Twig nodes with children whose push column is set (checked at close
-    /// when there are fewer of them than reports received).
-    branching: Box<[u32]>,
-    /// `text()` conditions to evaluate on this element's text children.
-    text_conds: Box<[u32]>,
     /// Document stamp when `accept_parts` were last recorded.
     stamp: u32,
+}
+
+impl State {
+    #[inline]
+    fn list(&self, i: usize) -> &[u32] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.lists[start as usize..self.ends[i] as usize]
+    }
+
+    #[inline]
+    fn exact(&self) -> &[u32] {
+        self.list(0)
+    }
+
+    #[inline]
+    fn accept_parts(&self) -> &[u32] {
+        self.list(1)
+    }
+
+    #[inline]
+    fn inner(&self) -> &[u32] {
+        self.list(2)
+    }
+
+    #[inline]
+    fn branching(&self) -> &[u32] {
+        self.list(3)
+    }
+
+    #[inline]
+    fn text_conds(&self) -> &[u32] {
+        self.list(4)
+    }
 }
 
 fn hash_state(carry: u32, exact: &[u32]) -> u64 {
@@ -140,6 +173,7 @@ struct CarrySet {
 /// Scratch lists for building a [`State`], reused from state to state.
 #[derive(Default)]
 struct StateScratch {
+    nodes: Vec<u32>,
     accept_parts: Vec<u32>,
     leaf_up: Vec<(u32, u64)>,
     inner: Vec<u32>,
@@ -149,6 +183,7 @@ struct StateScratch {
 
 impl StateScratch {
     fn clear(&mut self) {
+        self.nodes.clear();
         self.accept_parts.clear();
         self.leaf_up.clear();
         self.inner.clear();
@@ -204,8 +239,10 @@ struct Runtime {
     query_bits: Vec<u64>,
     part_counts: Vec<u32>,
     scratch: Vec<u32>,
-    /// Scratch for building a row: the sorted candidate lists of each edge kind.
+    /// Scratch for building a row: the sorted candidate lists of each edge
+    /// kind, and the merges of two of them.
     rows: [Vec<u32>; 4],
+    merged: [Vec<u32>; 2],
     marks: Marks,
     /// Scratch for a new carry set: the nodes not in its parent's, and
     /// their `//*` children.
@@ -274,7 +311,8 @@ impl Engine {
             part_counts: vec![0; nq],
             scratch: Vec::new(),
             rows: Default::default(),
-            marks: Marks::new(prog.flags.len()),
+            merged: Default::default(),
+            marks: Marks::new(prog.info.len()),
             delta: Default::default(),
             cands: Vec::new(),
             state_scratch: StateScratch::default(),
@@ -303,6 +341,12 @@ impl Engine {
         }
     }
 
+    /// Empty the state cache, as a fresh engine has it (the buffers keep
+    /// their capacity): the next documents run the first pass again.
+    pub fn clear_cache(&mut self) {
+        self.reset_cache();
+    }
+
     fn reset_cache(&mut self) {
         let rt = &mut self.rt;
         rt.states.clear();
@@ -312,8 +356,9 @@ impl Engine {
         rt.cache_words = 0;
         rt.trans.clear();
         rt.relevant.clear();
+        drop_symbols(&self.prog, rt);
         // State 0: the document node, whose push column is always set.
-        let carry: &[u32] = if self.prog.flags[DOC as usize] & CARRIES != 0 {
+        let carry: &[u32] = if self.prog.info[DOC as usize].flags & CARRIES != 0 {
             &[DOC]
         } else {
             &[]
@@ -401,7 +446,8 @@ impl Engine {
         if p.parts_are_queries {
             // Part i is query i (holistic, no duplicate queries): the part
             // bitmap is the answer.
-            let mut out = Vec::new();
+            let n = rt.part_bits.iter().map(|w| w.count_ones() as usize).sum();
+            let mut out = Vec::with_capacity(n);
             for (w, &word) in rt.part_bits.iter().enumerate() {
                 let mut bits = word;
                 while bits != 0 {
@@ -441,7 +487,8 @@ impl Engine {
         for q in multi {
             rt.part_counts[q as usize] = 0;
         }
-        let mut out = Vec::new();
+        let n = rt.query_bits.iter().map(|w| w.count_ones() as usize).sum();
+        let mut out = Vec::with_capacity(n);
         for (w, word) in rt.query_bits.iter_mut().enumerate() {
             let mut bits = std::mem::take(word);
             while bits != 0 {
@@ -484,6 +531,13 @@ fn has_bit(words: &[u64], base: usize, t: u32) -> bool {
     words[base + (t / 64) as usize] >> (t % 64) & 1 == 1
 }
 
+/// Drop the symbols with conditions (the cache's; a symbol below
+/// `ntags` is a tag alone, part of the program).
+fn drop_symbols(p: &Program, rt: &mut Runtime) {
+    rt.symbol_keys.truncate(p.ntags);
+    rt.symbols.retain(|_, id| (*id as usize) < p.ntags);
+}
+
 /// The id of carry set `set`, interned. `base`: the parent element's carry
 /// set and the nodes `set` adds to it (sorted), from which a new set's
 /// `//*` children are found; `None`: found from `set` itself.
@@ -518,13 +572,14 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
     let h = hash_state(carry, exact);
     if let Some(&(_, id)) = rt.state_table.find(h, |&(hash, id)| {
         let s = &rt.states[id as usize];
-        hash == h && s.carry == carry && &*s.exact == exact
+        hash == h && s.carry == carry && s.exact() == exact
     }) {
         return id;
     }
     let mut b = std::mem::take(&mut rt.state_scratch);
     b.clear();
     let StateScratch {
+        nodes,
         accept_parts,
         leaf_up,
         inner,
@@ -532,12 +587,17 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
         text_conds,
     } = &mut b;
     let tl = &p.twig_lists;
+    // The nodes that accept or have twig nodes, picked branch-free.
+    nodes.resize(exact.len(), 0);
+    let mut k = 0;
     for &n in exact {
-        let flags = p.flags[n as usize];
-        if flags & (ACCEPTS | HAS_TWIGS) == 0 {
-            continue;
-        }
-        match p.accept_one[n as usize] {
+        nodes[k] = n;
+        k += (p.info[n as usize].flags & (ACCEPTS | HAS_TWIGS) != 0) as usize;
+    }
+    nodes.truncate(k);
+    for &n in nodes.iter() {
+        let NodeInfo { accept_one, flags } = p.info[n as usize];
+        match accept_one {
             SEVERAL => accept_parts.extend_from_slice(p.accepts.get(n)),
             part => accept_parts.push(part),
         }
@@ -570,15 +630,23 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
         + branching.len()
         + text_conds.len()
         + 16;
+    let mut ends = [0u32; 5];
+    let mut lists = Vec::with_capacity(
+        exact.len() + accept_parts.len() + inner.len() + branching.len() + text_conds.len(),
+    );
+    for (i, l) in [exact, accept_parts, inner, branching, text_conds as &[u32]]
+        .into_iter()
+        .enumerate()
+    {
+        lists.extend_from_slice(l);
+        ends[i] = lists.len() as u32;
+    }
     rt.states.push(State {
-        exact: exact.into(),
+        lists: lists.into_boxed_slice(),
+        ends,
         carry,
         child_any: None,
-        accept_parts: accept_parts.as_slice().into(),
         leaf_up: leaf_up.as_slice().into(),
-        inner: inner.as_slice().into(),
-        branching: branching.as_slice().into(),
-        text_conds: text_conds.as_slice().into(),
         stamp: 0,
     });
     rt.state_scratch = b;
@@ -586,11 +654,29 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
     id
 }
 
+/// Cache words of one entry of the transition map (a `u64` key and a
+/// `u32` value, padded, its control byte and the table's spare capacity).
+const TRANS_WORDS: usize = 5;
+
+/// Record the transition of `state` on `symbol` to `next`.
+fn add_transition(rt: &mut Runtime, state: u32, symbol: u32, next: u32) {
+    if rt
+        .trans
+        .insert((state as u64) << 32 | symbol as u64, next)
+        .is_none()
+    {
+        rt.cache_words += TRANS_WORDS;
+    }
+}
+
 /// The id of the symbol `key` (a tag, then sorted conditions), interned.
+/// Symbols with conditions count in the cache (their key twice, two boxed
+/// slices and the map entry) and are dropped with it.
 fn intern_symbol(rt: &mut Runtime, key: &[u32]) -> u32 {
     if let Some(&id) = rt.symbols.get(key) {
         return id;
     }
+    rt.cache_words += 2 * key.len() + 12;
     let id = rt.symbol_keys.len() as u32;
     rt.symbols.insert(key.into(), id);
     rt.symbol_keys.push(key.into());
@@ -633,7 +719,7 @@ fn child_any_of(p: &Program, rt: &mut Runtime, state: u32) {
     }
     let mut kids = std::mem::take(&mut rt.delta[0]);
     kids.clear();
-    any_kids(p, &st.exact, false, &mut kids);
+    any_kids(p, st.exact(), false, &mut kids);
     rt.cache_words += kids.len() + 4;
     st.child_any = Some(kids.as_slice().into());
     rt.delta[0] = kids;
@@ -686,7 +772,7 @@ impl Run<'_> {
         let cs = &rt.carries[carry as usize];
         let mut rows = std::mem::take(&mut rt.rows);
         let mut keep = |row: &mut Vec<u32>, n: u32| {
-            if p.flags[n as usize] & HAS_CONDS == 0 {
+            if p.info[n as usize].flags & HAS_CONDS == 0 {
                 return row.push(n);
             }
             let conds = p.open_conds.get(n);
@@ -698,17 +784,25 @@ impl Run<'_> {
             }
         };
         let [r0, r1, r2, r3] = &mut rows;
-        for (row, parents, desc) in [(&mut *r0, &*st.exact, false), (&mut *r1, &*cs.nodes, true)] {
+        let mut kids = std::mem::take(&mut rt.delta[0]);
+        for (row, parents, desc) in [(&mut *r0, st.exact(), false), (&mut *r1, &*cs.nodes, true)] {
             row.clear();
-            children(p, &mut rt.marks, parents, desc, tag, |n| keep(row, n));
+            kids.clear();
+            children(p, &mut rt.marks, parents, desc, tag, &mut kids);
+            kids.iter().for_each(|&n| keep(row, n));
         }
+        rt.delta[0] = kids;
         let child_any = st.child_any.as_deref().expect("found above");
-        for (row, cands) in [(&mut *r2, child_any), (&mut *r3, &*cs.desc_any)] {
-            row.clear();
-            cands.iter().for_each(|&n| keep(row, n));
+        let mut any: [&[u32]; 2] = [child_any, &cs.desc_any];
+        if p.any_kid_conds {
+            for (row, cands) in [(&mut *r2, child_any), (&mut *r3, &*cs.desc_any)] {
+                row.clear();
+                cands.iter().for_each(|&n| keep(row, n));
+            }
+            any = [r2, r3];
         }
         let mut key = std::mem::take(&mut rt.scratch);
-        merge_rows(&mut rows, &mut key);
+        merge_rows([r0, r1, any[0], any[1]], &mut rt.merged, &mut key);
         let new_carry = Self::carry_after(p, rt, carry, &key, &mut rows[0]);
         let id = intern_state(p, rt, new_carry, &key);
         rt.scratch = key;
@@ -718,6 +812,7 @@ impl Run<'_> {
 
     /// The carry set below an element with push row `exact` whose parent's
     /// carry set is `carry`: the parent's, plus the row's carrying nodes.
+    /// Branch-free (about a third of a row carries, and which ones is data).
     fn carry_after(
         p: &Program,
         rt: &mut Runtime,
@@ -725,38 +820,49 @@ impl Run<'_> {
         exact: &[u32],
         buf: &mut Vec<u32>,
     ) -> u32 {
-        let mut new = exact
-            .iter()
-            .copied()
-            .filter(|&n| p.flags[n as usize] & CARRIES != 0)
-            .peekable();
-        if new.peek().is_none() {
+        let mut new = std::mem::take(&mut rt.cands);
+        new.clear();
+        new.resize(exact.len(), 0);
+        let mut k = 0;
+        for &n in exact {
+            new[k] = n;
+            k += (p.info[n as usize].flags & CARRIES != 0) as usize;
+        }
+        new.truncate(k);
+        if new.is_empty() {
+            rt.cands = new;
             return carry;
         }
-        buf.clear();
-        let mut delta = std::mem::take(&mut rt.cands);
-        delta.clear();
+        // The union with the parent's set into `buf`; the nodes it adds
+        // (`delta`) are moved to the front of `new`, in place (`d <= j`).
         let old = &rt.carries[carry as usize].nodes;
-        let mut i = 0;
-        for n in new {
-            while i < old.len() && old[i] < n {
-                buf.push(old[i]);
-                i += 1;
-            }
-            if i < old.len() && old[i] == n {
-                i += 1;
-            } else {
-                delta.push(n);
-            }
-            buf.push(n);
+        buf.clear();
+        buf.resize(old.len() + new.len(), 0);
+        let (mut i, mut j, mut k, mut d) = (0, 0, 0, 0);
+        while i < old.len() && j < new.len() {
+            let (x, y) = (old[i], new[j]);
+            buf[k] = x.min(y);
+            new[d] = y;
+            d += (y < x) as usize;
+            i += (x <= y) as usize;
+            j += (y <= x) as usize;
+            k += 1;
         }
-        buf.extend_from_slice(&old[i..]);
-        let id = if delta.is_empty() {
+        buf[k..k + old.len() - i].copy_from_slice(&old[i..]);
+        k += old.len() - i;
+        while j < new.len() {
+            buf[k] = new[j];
+            new[d] = new[j];
+            (j, k, d) = (j + 1, k + 1, d + 1);
+        }
+        buf.truncate(k);
+        new.truncate(d);
+        let id = if new.is_empty() {
             carry
         } else {
-            intern_carry(p, rt, buf, Some((carry, &delta)))
+            intern_carry(p, rt, buf, Some((carry, &new)))
         };
-        rt.cands = delta;
+        rt.cands = new;
         id
     }
 
@@ -771,6 +877,7 @@ impl Run<'_> {
         rt.carry_table.clear();
         rt.trans.clear();
         rt.relevant.clear();
+        drop_symbols(p, rt);
         rt.cache_words = 0;
         let mut remap: FxMap<u32, u32> = FxMap::default();
         for i in 0..rt.stack.len() {
@@ -780,7 +887,7 @@ impl Run<'_> {
                 None => {
                     let st = &old_states[s as usize];
                     let carry = intern_carry(p, rt, &old_carries[st.carry as usize].nodes, None);
-                    let id = intern_state(p, rt, carry, &st.exact);
+                    let id = intern_state(p, rt, carry, st.exact());
                     rt.states[id as usize].stamp = st.stamp;
                     remap.insert(s, id);
                     id
@@ -814,8 +921,16 @@ impl Run<'_> {
         if let Some(&n) = self.rt.trans.get(&key) {
             return n;
         }
+        let mut symbol = symbol;
         if self.rt.cache_words > self.limit {
+            // The flush drops the symbols with conditions: this one is
+            // interned again after it.
+            let key = (symbol as usize >= self.p.ntags)
+                .then(|| self.rt.symbol_keys[symbol as usize].clone());
             self.flush();
+            if let Some(key) = key {
+                symbol = intern_symbol(self.rt, &key);
+            }
         }
         let state = *self.rt.stack.last().unwrap_or(&0);
         let n = if (symbol as usize) < self.p.ntags {
@@ -823,9 +938,7 @@ impl Run<'_> {
         } else {
             self.projected_transition(state, symbol)
         };
-        self.rt
-            .trans
-            .insert((state as u64) << 32 | symbol as u64, n);
+        add_transition(self.rt, state, symbol, n);
         n
     }
 
@@ -842,7 +955,7 @@ impl Run<'_> {
                 return n;
             }
             let n = self.compute(state, proj, None);
-            self.rt.trans.insert(pkey, n);
+            add_transition(self.rt, state, proj, n);
             return n;
         }
         let mut rel = std::mem::take(&mut self.rt.cands);
@@ -855,7 +968,7 @@ impl Run<'_> {
         rt.relevant.insert(rkey, rel.as_slice().into());
         rt.cands = rel;
         let proj = projection(rt, symbol, rkey).expect("just recorded");
-        rt.trans.insert((state as u64) << 32 | proj as u64, n);
+        add_transition(rt, state, proj, n);
         n
     }
 
@@ -976,7 +1089,7 @@ impl Sink for Run<'_> {
         let st = &mut rt.states[next as usize];
         if st.stamp != rt.doc {
             st.stamp = rt.doc;
-            for &part in rt.states[next as usize].accept_parts.iter() {
+            for &part in rt.states[next as usize].accept_parts().iter() {
                 rt.part_bits[(part / 64) as usize] |= 1 << (part % 64);
             }
         }
@@ -1001,7 +1114,7 @@ impl Sink for Run<'_> {
             }
             *slot |= bits;
         }
-        if rt.states[s].inner.is_empty() && rt.reports_touched[d].is_empty() {
+        if rt.states[s].inner().is_empty() && rt.reports_touched[d].is_empty() {
             return;
         }
         // With ordered siblings, children are checked against the reports
@@ -1016,14 +1129,14 @@ impl Sink for Run<'_> {
         // the reports received here whose push column is set at this element.
         let mut cands = std::mem::take(&mut rt.cands);
         cands.clear();
-        cands.extend_from_slice(&rt.states[s].inner);
+        cands.extend_from_slice(rt.states[s].inner());
         let st = &rt.states[s];
         let reported: u32 = checked_touched
             .iter()
             .map(|&w| checked[here + w as usize].count_ones())
             .sum();
-        if st.branching.len() <= reported as usize {
-            cands.extend_from_slice(&st.branching);
+        if st.branching().len() <= reported as usize {
+            cands.extend_from_slice(st.branching());
         } else {
             rt.close_stamp = rt.close_stamp.wrapping_add(1);
             for &w in checked_touched {
@@ -1033,7 +1146,7 @@ impl Sink for Run<'_> {
                     bits &= bits - 1;
                     for &t in p.twig_parents.get(c) {
                         if rt.twig_seen[t as usize] != rt.close_stamp
-                            && st.exact.binary_search(&p.twig_push[t as usize]).is_ok()
+                            && st.exact().binary_search(&p.twig_push[t as usize]).is_ok()
                         {
                             rt.twig_seen[t as usize] = rt.close_stamp;
                             cands.push(t);
@@ -1104,7 +1217,7 @@ impl Sink for Run<'_> {
     fn wants_text(&mut self) -> bool {
         let rt = &mut *self.rt;
         let s = *rt.stack.last().unwrap_or(&0) as usize;
-        if rt.states[s].text_conds.is_empty() {
+        if rt.states[s].text_conds().is_empty() {
             return false;
         }
         rt.acc.reset();
@@ -1121,8 +1234,8 @@ impl Sink for Run<'_> {
         let rt = &mut *self.rt;
         let s = *rt.stack.last().unwrap_or(&0) as usize;
         let d = rt.depth;
-        for i in 0..rt.states[s].text_conds.len() {
-            let c = rt.states[s].text_conds[i];
+        for i in 0..rt.states[s].text_conds().len() {
+            let c = rt.states[s].text_conds()[i];
             if rt.text_ok[d].contains(&c) {
                 continue;
             }

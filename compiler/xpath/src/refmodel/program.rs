@@ -9,7 +9,7 @@
 //!   ([`Program::child_edges`] for `/`, [`Program::desc_edges`] for `//`):
 //!   a new row is a merge join of the parent row with the edge lists of the
 //!   element's tag and of `*`, touching only candidates with that tag.
-//! * [`Program::flags`] summarises each push node in one byte, so building a
+//! * [`Program::info`] summarises each push node in one byte of flags, so building a
 //!   row reads a node's conditions, accepted parts or twig nodes only when
 //!   it has some.
 //! * Nodes of parts that are not plain paths become **twig nodes** with a
@@ -31,7 +31,7 @@ type PushKey = (u32, bool, u32, Box<[u32]>);
 pub(crate) const DOC: u32 = 0;
 /// Tag key meaning "any tag" in the (tag, attribute) condition index.
 pub(crate) const ANY_TAG: u32 = u32::MAX;
-/// [`Program::accept_one`] of a node accepting several parts, or none.
+/// [`NodeInfo::accept_one`] of a node accepting several parts, or none.
 pub(crate) const SEVERAL: u32 = u32::MAX;
 
 /// A push node while the program is built (then flattened into
@@ -74,20 +74,34 @@ impl NodeLists {
     }
 }
 
-/// [`Program::flags`] bit: the node has open-time conditions.
+/// [`NodeInfo::flags`] bit: the node has open-time conditions.
 pub(crate) const HAS_CONDS: u8 = 1;
-/// [`Program::flags`] bit: the node has `//` children (its column carries).
+/// [`NodeInfo::flags`] bit: the node has `//` children (its column carries).
 pub(crate) const CARRIES: u8 = 2;
-/// [`Program::flags`] bit: the node has `/` children.
+/// [`NodeInfo::flags`] bit: the node has `/` children.
 pub(crate) const HAS_KIDS: u8 = 16;
-/// [`Program::flags`] bit: the node is the leaf of plain-path parts.
+/// [`NodeInfo::flags`] bit: the node is the leaf of plain-path parts.
 pub(crate) const ACCEPTS: u8 = 4;
-/// [`Program::flags`] bit: the node is the push column of twig nodes.
+/// [`NodeInfo::flags`] bit: the node is the push column of twig nodes.
 pub(crate) const HAS_TWIGS: u8 = 8;
-/// [`Program::flags`] bit: the node has `/*` children.
+/// [`NodeInfo::flags`] bit: the node has `/*` children.
 pub(crate) const HAS_ANY_KIDS: u8 = 32;
-/// [`Program::flags`] bit: the node has `//*` children.
+/// [`NodeInfo::flags`] bit: the node has `//*` children.
 pub(crate) const CARRIES_ANY: u8 = 64;
+
+/// What building a row reads of each of its push nodes, side by side: a
+/// row is sparse among the push nodes (hundreds of 100,000s), so each of its
+/// nodes costs a cache line per array read; one record costs one.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NodeInfo {
+    /// The plain-path part the node accepts when it accepts exactly one
+    /// (the usual case: a part is its leaf's path), else [`SEVERAL`]: one
+    /// read, where [`Program::accepts`] takes two.
+    pub accept_one: u32,
+    /// [`HAS_CONDS`], [`CARRIES`], [`HAS_KIDS`], [`ACCEPTS`],
+    /// [`HAS_TWIGS`], [`HAS_ANY_KIDS`], [`CARRIES_ANY`].
+    pub flags: u8,
+}
 
 /// A push node being built, before breadth-first numbering.
 struct RawNode {
@@ -222,15 +236,9 @@ pub(crate) struct Program {
     /// the twig nodes whose push column it is ([`TwigLists`]).
     pub open_conds: NodeLists,
     pub accepts: NodeLists,
-    /// Per push node: the plain-path part it accepts when it accepts
-    /// exactly one (the usual case: a part is its leaf's path), else
-    /// [`SEVERAL`]: one array read per node, where [`Program::accepts`]
-    /// takes two.
-    pub accept_one: Vec<u32>,
     pub twig_lists: TwigLists,
-    /// Per push node: [`HAS_CONDS`], [`CARRIES`], [`HAS_KIDS`], [`ACCEPTS`],
-    /// [`HAS_TWIGS`], [`HAS_ANY_KIDS`], [`CARRIES_ANY`].
-    pub flags: Vec<u8>,
+    /// Per push node: its flags and accepted part ([`NodeInfo`]).
+    pub info: Vec<NodeInfo>,
     pub twig: Vec<TwigNode>,
     /// The `/` edges of the push tree per child tag ([`EdgeLists`]). A new
     /// row joins the parent's sorted exact set with these lists.
@@ -244,6 +252,9 @@ pub(crate) struct Program {
     pub kids: Vec<KidBounds>,
     /// Per push node: its axis and tag as its parent orders its children.
     pub kid_key: Vec<u32>,
+    /// Does some `*` node (`/*` or `//*` child) have open-time conditions?
+    /// If not, the `*` candidates of a row are all kept, unfiltered.
+    pub any_kid_conds: bool,
     /// Per twig node: its push node, and its parent twig nodes (none for
     /// roots; several where identical branches of different parts were
     /// shared, see [`SharedTwigs`]).
@@ -491,25 +502,33 @@ impl Program {
             .collect();
 
         let flags = node_flags(&push, &child_edges, &desc_edges);
+        let any_kid_conds = [&child_edges, &desc_edges]
+            .iter()
+            .flat_map(|l| l[ntags].iter())
+            .any(|&(_, kid)| flags[kid as usize] & HAS_CONDS != 0);
         Program {
             twig_lists: TwigLists::new(&push, &twig, ordered),
             tag_index,
             ntags,
             open_conds: NodeLists::new(push.iter().map(|n| &*n.conds)),
             accepts: NodeLists::new(push.iter().map(|n| n.accepts.as_slice())),
-            accept_one: push
+            info: push
                 .iter()
-                .map(|n| match n.accepts.as_slice() {
-                    [part] => *part,
-                    _ => SEVERAL,
+                .zip(flags)
+                .map(|(n, flags)| NodeInfo {
+                    accept_one: match n.accepts.as_slice() {
+                        [part] => *part,
+                        _ => SEVERAL,
+                    },
+                    flags,
                 })
                 .collect(),
-            flags,
             twig,
             child_edges,
             desc_edges,
             kids,
             kid_key,
+            any_kid_conds,
             twig_push,
             twig_parents,
             desc_mask,
@@ -802,7 +821,7 @@ fn breadth_first_ids(raw: &[RawNode]) -> Vec<u32> {
     new_id
 }
 
-/// Each push node's [`Program::flags`].
+/// Each push node's [`NodeInfo::flags`].
 fn node_flags(push: &[PushNode], child_edges: &EdgeLists, desc_edges: &EdgeLists) -> Vec<u8> {
     let mut flags: Vec<u8> = push
         .iter()

@@ -32,25 +32,27 @@ impl Marks {
 pub(super) fn any_kids(p: &Program, parents: &[u32], desc: bool, out: &mut Vec<u32>) {
     let has = if desc { CARRIES_ANY } else { HAS_ANY_KIDS };
     for &n in parents {
-        if p.flags[n as usize] & has != 0 {
+        if p.info[n as usize].flags & has != 0 {
             out.extend(p.kids_of(n, desc, ANY_TAG));
         }
     }
 }
 
-/// Calls `out` with the children over `//` (`desc`) or `/` with tag key
+/// Appends to `out` the children over `//` (`desc`) or `/` with tag key
 /// `tag` (a tag or [`ANY_TAG`]) of the sorted push nodes `parents`, in
 /// increasing order. When the tag's edge list (sorted by parent) is not
 /// much longer than `parents`, the parents are marked in `marks` and the
-/// list is scanned (sequential reads, no search); otherwise each parent's
-/// children with the tag are looked up.
+/// list is scanned (sequential reads, no search; branch-free: every child
+/// is written and the end advances when its parent is marked, since about
+/// half of them are, a branch the CPU cannot guess); otherwise each
+/// parent's children with the tag are looked up.
 pub(super) fn children(
     p: &Program,
     marks: &mut Marks,
     parents: &[u32],
     desc: bool,
     tag: u32,
-    mut out: impl FnMut(u32),
+    out: &mut Vec<u32>,
 ) {
     let lists = if desc { &p.desc_edges } else { &p.child_edges };
     let edges = &lists[if tag == ANY_TAG {
@@ -65,11 +67,15 @@ pub(super) fn children(
         for &n in parents {
             marks.words[(n / 64) as usize] |= 1 << (n % 64);
         }
+        let start = out.len();
+        out.resize(start + edges.len(), 0);
+        let dst = &mut out[start..];
+        let mut k = 0;
         for &(parent, child) in edges {
-            if marks.has(parent) {
-                out(child);
-            }
+            dst[k] = child;
+            k += marks.has(parent) as usize;
         }
+        out.truncate(start + k);
         for &n in parents {
             marks.words[(n / 64) as usize] = 0;
         }
@@ -77,25 +83,25 @@ pub(super) fn children(
     }
     let has = if desc { CARRIES } else { HAS_KIDS };
     for &n in parents {
-        if p.flags[n as usize] & has != 0 {
-            p.kids_of(n, desc, tag).for_each(&mut out);
+        if p.info[n as usize].flags & has != 0 {
+            out.extend(p.kids_of(n, desc, tag));
         }
     }
 }
 
-/// Merge the four sorted, disjoint candidate lists of `rows` into `out`.
-pub(super) fn merge_rows(rows: &mut [Vec<u32>; 4], out: &mut Vec<u32>) {
-    let [a, b, c, d] = rows;
+/// Merge the four sorted, disjoint candidate lists into `out`, through
+/// the scratch lists `tmp`.
+pub(super) fn merge_rows([a, b, c, d]: [&[u32]; 4], tmp: &mut [Vec<u32>; 2], out: &mut Vec<u32>) {
     out.clear();
-    merge_sorted(a, b, out);
     if c.is_empty() && d.is_empty() {
-        return;
+        return merge_sorted(a, b, out);
     }
-    std::mem::swap(a, out);
-    b.clear();
-    merge_sorted(c, d, b);
-    out.clear();
-    merge_sorted(a, b, out);
+    let [ab, cd] = tmp;
+    ab.clear();
+    cd.clear();
+    merge_sorted(a, b, ab);
+    merge_sorted(c, d, cd);
+    merge_sorted(ab, cd, out);
 }
 
 /// Append the merge of sorted `a` and `b` to `out`. Branch-free: which
