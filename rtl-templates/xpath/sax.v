@@ -361,17 +361,22 @@ module qrtl_sax #(
     reg        u_ef;           // the lead was EF
     reg        u_ef_bf;        // EF BF read: a third byte BE or BF is U+FFFE or U+FFFF
     reg [1:0]  u_pos;          // bytes of the document consumed, saturating at 2
-    // The code point of that sequence, for the names' characters
-    // (xml/names.rs): its bits so far (u_acc: the lead's, then for three
-    // bytes the second byte's), its length (u_len3, u_len4), and for four
-    // bytes whether it stays below U+F0000 (u_p4: names take U+10000 to
-    // U+EFFFF), known at the second byte.
-    reg [9:0]  u_acc;
-    reg        u_len3, u_len4, u_p4;
+    // That sequence's code point as the names' characters need it
+    // (xml/names.rs `class_of`), decided in two steps so that no range
+    // compare on the code point sits in front of a register: once its
+    // 64-code-point block (the code point without its last byte's six
+    // bits) is known, at a two-byte lead or at the second byte of three
+    // or four, the block's class if all its code points share one
+    // (u_bstart, u_bname) or which of the ten mixed blocks it is (u_bmix,
+    // see `mixed_class`); the last byte's six bits decide in a mixed one.
+    reg [3:0]  u_lead;         // a three- or four-byte lead's low bits
+    reg        u_len3;         // the sequence is three bytes long
+    reg        u_bstart, u_bname;
+    reg [9:0]  u_bmix;
     // The byte ends a character beyond ASCII (n_u_end) that is a
-    // NameStartChar (n_u_start) or a NameChar only (n_u_char); the byte
-    // read as ISO-8859-1, its value its code point: n_l_start, n_l_char.
-    reg        n_u_end, n_u_start, n_u_char, n_l_start, n_l_char;
+    // NameStartChar (n_u_start), a NameChar (n_u_name); the byte read as
+    // ISO-8859-1, its value its code point: n_l_start, n_l_name.
+    reg        n_u_end, n_u_start, n_u_name, n_l_start, n_l_name;
     // The byte equals the name byte it is compared with in an end tag
     // (`name_exp`, which moves on with consumed bytes only), compared here
     // on the port so the state machine tests one flip-flop.
@@ -404,30 +409,51 @@ module qrtl_sax #(
     wire ib_enc_bad = (u_pos == 2'd0 && (ib == 8'h00 || ib == 8'hFE || ib == 8'hFF))
         || (u_pos == 2'd1 && ib == 8'h00);
 
-    // XML 1.0 productions 4 and 4a (xml/names.rs `class_of`) for a code
-    // point 80..FFFF: {NameStartChar, NameChar but not NameStartChar}.
-    function [1:0] name_class;
-        input [15:0] c;
+    // The blocks of code points 80..FFFF whose names' classes are mixed
+    // (block = code point >> 6), one bit each in u_bmix, and the class of
+    // code point {block, c} in them: {NameStartChar, NameChar}.
+    //   bit 0: 0x80..0xBF   B7 NameChar
+    //   bit 1: 0xC0..0xFF   D7, F7 not in names
+    //   bit 2: 0x340..0x37F 300..36F NameChar, 37E not in names
+    //   bit 3: 0x2000..     200C, 200D; 203F NameChar
+    //   bit 4: 0x2040..     2040 NameChar; from 2070
+    //   bit 5: 0x2180..     to 218F
+    //   bit 6: 0x2FC0..     to 2FEF
+    //   bit 7: 0x3000..     from 3001
+    //   bit 8: 0xFDC0..     to FDCF, from FDF0
+    //   bit 9: 0xFFC0..     to FFFD
+    function [1:0] mixed_class(input [9:0] m, input [5:0] c);
+        reg st, ch;
         begin
-            if ((c >= 16'h00C0 && c <= 16'h00D6) || (c >= 16'h00D8 && c <= 16'h00F6)
-                    || (c >= 16'h00F8 && c <= 16'h02FF) || (c >= 16'h0370 && c <= 16'h037D)
-                    || (c >= 16'h037F && c <= 16'h1FFF) || (c >= 16'h200C && c <= 16'h200D)
-                    || (c >= 16'h2070 && c <= 16'h218F) || (c >= 16'h2C00 && c <= 16'h2FEF)
-                    || (c >= 16'h3001 && c <= 16'hD7FF) || (c >= 16'hF900 && c <= 16'hFDCF)
-                    || (c >= 16'hFDF0 && c <= 16'hFFFD))
-                name_class = 2'b10;
-            else if (c == 16'h00B7 || (c >= 16'h0300 && c <= 16'h036F)
-                    || (c >= 16'h203F && c <= 16'h2040))
-                name_class = 2'b01;
-            else
-                name_class = 2'b00;
+            st = (m[1] && c != 6'h17 && c != 6'h37) || (m[2] && c >= 6'h30 && c != 6'h3E)
+                || (m[3] && (c == 6'h0C || c == 6'h0D)) || (m[4] && c >= 6'h30)
+                || ((m[5] || m[8]) && c < 6'h10) || (m[6] && c < 6'h30) || (m[7] && c != 6'h00)
+                || (m[8] && c >= 6'h30) || (m[9] && c < 6'h3E);
+            ch = (m[0] && c == 6'h37) || (m[2] && c < 6'h30) || (m[3] && c == 6'h3F)
+                || (m[4] && c == 6'h00);
+            mixed_class = {st, st || ch};
         end
     endfunction
-    // The character the port's byte ends (when it ends a sequence): two
-    // bytes carry 11 bits, three 16; four are NameStartChars below U+F0000.
-    wire [15:0] ib_cp = u_len3 ? {u_acc, ib[5:0]} : {5'd0, u_acc[4:0], ib[5:0]};
-    wire [1:0]  ib_ncls = u_len4 ? {u_p4, 1'b0} : name_class(ib_cp);
-    wire [1:0]  ib_lcls = name_class({8'd0, ib});
+    // A two-byte lead's block (ib[4:0]): mixed, or all NameStartChar
+    // (blocks 4..B, E..1F), or all NameChar (block C: 300..33F).
+    wire [9:0] ib_bmix2 = {7'd0, ib[4:0] == 5'h0D, ib[4:0] == 5'h03, ib[4:0] == 5'h02};
+    wire       ib_bs2 = (ib[4:0] >= 5'h04 && ib[4:0] <= 5'h0B) || ib[4:0] >= 5'h0E;
+    // A three-byte sequence's block at its second byte (lead bits u_lead,
+    // the byte's six bits): mixed, or all NameStartChar.
+    wire [9:0] ib_bmix3 = {u_lead == 4'hF && ib[5:0] == 6'h3F, u_lead == 4'hF && ib[5:0] == 6'h37,
+        u_lead == 4'h3 && ib[5:0] == 6'h00, u_lead == 4'h2 && ib[5:0] == 6'h3F,
+        u_lead == 4'h2 && ib[5:0] == 6'h06, u_lead == 4'h2 && ib[5:0] == 6'h01,
+        u_lead == 4'h2 && ib[5:0] == 6'h00, 3'd0};
+    wire       ib_bs3 = u_lead <= 4'h1 || (u_lead >= 4'h4 && u_lead <= 4'hC)
+        || (u_lead == 4'h2 && ((ib[5:0] >= 6'h02 && ib[5:0] <= 6'h05) || (ib[5:0] >= 6'h30 && ib[5:0] <= 6'h3E)))
+        || (u_lead == 4'h3 && ib[5:0] != 6'h00) || (u_lead == 4'hD && ib[5:0] < 6'h20)
+        || (u_lead == 4'hF && ((ib[5:0] >= 6'h24 && ib[5:0] <= 6'h36) || (ib[5:0] >= 6'h38 && ib[5:0] <= 6'h3E)));
+    // ... four bytes: NameStartChars below U+F0000 (known at the second).
+    wire       ib_bs4 = {u_lead[2:0], ib[5:4]} < 5'd15;
+    // The class of the character the port's byte ends, and of the byte as
+    // ISO-8859-1 (blocks 2 and 3): {NameStartChar, NameChar}.
+    wire [1:0] ib_ncls = (u_bmix != 10'd0) ? mixed_class(u_bmix, ib[5:0]) : {u_bstart, u_bname};
+    wire [1:0] ib_lcls = mixed_class({8'd0, ib[6], !ib[6]}, ib[5:0]);
 
     // The UTF-8 automaton steps on every byte consumed (only the bytes up
     // to a document's first fault matter).
@@ -436,14 +462,22 @@ module qrtl_sax #(
             u_need <= 2'd0;
             {u_lo_a0, u_hi_9f, u_lo_90, u_hi_8f, u_ef, u_ef_bf} <= 6'd0;
             u_pos <= 2'd0;
-            u_acc <= 10'd0;
-            {u_len3, u_len4, u_p4} <= 3'd0;
+            u_lead <= 4'd0;
+            u_len3 <= 1'b0;
+            {u_bstart, u_bname} <= 2'b00;
+            u_bmix <= 10'd0;
         end else if (in_valid) begin
             u_pos <= (u_pos == 2'd2) ? 2'd2 : u_pos + 2'd1;
             if (u_need != 2'd0) begin
                 u_need <= u_need - 2'd1;
-                if (u_need == 2'd2) u_acc <= {u_acc[3:0], ib[5:0]};
-                if (u_need == 2'd3) u_p4 <= {u_acc[2:0], ib[5:4]} < 5'd15;
+                if (u_need == 2'd2 && u_len3) begin
+                    {u_bstart, u_bname} <= {2{ib_bs3}};
+                    u_bmix <= ib_bmix3;
+                end
+                if (u_need == 2'd3) begin
+                    {u_bstart, u_bname} <= {2{ib_bs4}};
+                    u_bmix <= 10'd0;
+                end
                 {u_lo_a0, u_hi_9f, u_lo_90, u_hi_8f, u_ef} <= 5'd0;
                 u_ef_bf <= u_ef && ib == 8'hBF;
             end else begin
@@ -454,9 +488,10 @@ module qrtl_sax #(
                 u_hi_8f <= ib == 8'hF4;
                 u_ef <= ib == 8'hEF;
                 u_ef_bf <= 1'b0;
-                u_acc <= ib_lead4 ? {7'd0, ib[2:0]} : {5'd0, ib[4:0]};
+                u_lead <= ib[3:0];
                 u_len3 <= ib_lead3;
-                u_len4 <= ib_lead4;
+                {u_bstart, u_bname} <= {ib_bs2, ib_bs2 || ib[4:0] == 5'h0C};
+                u_bmix <= ib_bmix2;
             end
         end
     end
@@ -551,8 +586,8 @@ module qrtl_sax #(
         f_ctrl <= ib_ctrl && !ib_enc_bad;
         f_high <= ib[7] && !ib_enc_bad;
         n_u_end <= u_need == 2'd1;
-        {n_u_start, n_u_char} <= ib_ncls;
-        {n_l_start, n_l_char} <= ib_lcls;
+        {n_u_start, n_u_name} <= ib_ncls;
+        {n_l_start, n_l_name} <= ib_lcls;
     end
 
     (* keep *) always @(posedge clk) p_valid <= !rst && in_valid;
@@ -805,7 +840,7 @@ module qrtl_sax #(
     // (S_TAG_SPACE), a PI target's (S_PI_TARGET_START) and the DOCTYPE's.
     wire nc_end   = enc_latin1 ? b[7] : n_u_end;
     wire nc_start = enc_latin1 ? n_l_start : n_u_start;
-    wire nc_name  = nc_start || (enc_latin1 ? n_l_char : n_u_char);
+    wire nc_name  = enc_latin1 ? n_l_name : n_u_name;
     wire nm_begin = state[S_LT] || state[S_TAG_SPACE] || state[S_PI_TARGET_START]
         || (state[S_DOCTYPE_BODY] && t_phase[0]);
     wire nm_cont  = state[S_START_NAME] || state[S_ATTR_NAME] || state[S_PI_TARGET]
@@ -825,38 +860,43 @@ module qrtl_sax #(
     // ------------------------------------------------------------------
     // The start tag's attribute names, in MAX_ATTRIBUTES slots of
     // ATTR_NAME_BYTES bytes (one distributed RAM per slot, so that all are
-    // read at once). The name being read goes into slot at_n and is
-    // compared byte by byte with the earlier ones: at_eq[k], slot k's name
-    // starts with it; at_dup, it equals a complete earlier name, so the
-    // `=` or whitespace ending it here is E_DUPLICATE_ATTRIBUTE. Going
-    // past the slots is the attr_limit status: a name beyond the slots
-    // (at_full, E_TOO_MANY_ATTRIBUTES at its first byte) or a byte beyond
-    // a slot (at_long, E_ATTR_NAME_TOO_LONG).
+    // read at once). The name being read goes into slot at_n (at_sel, one
+    // hot) and is compared byte by byte with the earlier ones (at_used):
+    // at_eq[k], slot k's name starts with it; at_hit[k], slot k's name
+    // equals it. At the `=` or whitespace ending it, a hit (at_dup) makes
+    // it E_DUPLICATE_ATTRIBUTE. Going past the slots is the
+    // attr_limit status: a name beyond the slots (at_full,
+    // E_TOO_MANY_ATTRIBUTES at its first byte) or a byte beyond a slot
+    // (at_long, E_ATTR_NAME_TOO_LONG).
+    // Timing: the slot pointers are registers (one-hot, thermometer), the
+    // byte's position is at_pos itself (0 between names), so a slot's RAM
+    // read, its byte compare and at_eq's update are the only logic between
+    // flip-flops; at_dup is an OR of flip-flops, in `fail`'s shallowest
+    // part (failed_c).
     localparam KA  = MAX_ATTRIBUTES;
-    localparam KW  = $clog2(MAX_ATTRIBUTES + 1);   // at_n: 0 .. MAX_ATTRIBUTES
     localparam LW  = $clog2(ATTR_NAME_BYTES + 1);  // at_pos: 0 .. ATTR_NAME_BYTES
     localparam LIW = (ATTR_NAME_BYTES > 1) ? $clog2(ATTR_NAME_BYTES) : 1;
-    localparam [KW-1:0] KA_M1 = MAX_ATTRIBUTES - 1;
     localparam [LW-1:0] LA_M1 = ATTR_NAME_BYTES - 1;
-    reg  [KW-1:0] at_n;      // complete names of this start tag
-    reg           at_full;   // at_n == MAX_ATTRIBUTES
-    reg  [LW-1:0] at_pos;    // bytes of the name being read
+    localparam [KA-1:0] AT_ONE = 1;
+    localparam [LW-1:0] LW_ONE = 1;
+    reg  [KA-1:0] at_sel;    // the slot the name goes into (bit at_n)
+    reg  [KA-1:0] at_used;   // the slots below it (complete names)
+    reg           at_full;   // every slot is used
+    reg  [LW-1:0] at_pos;    // bytes of the name read so far (0 between names)
+    reg  [LW-1:0] at_pos1;   // at_pos + 1
     reg           at_long;   // at_pos == ATTR_NAME_BYTES
     reg  [KA-1:0] at_eq;
-    reg           at_dup;
+    reg  [KA-1:0] at_hit;    // at_eq, and slot k's name is as long
     // The name's bytes: its first (AttrName on the TagSpace byte) and the
     // next; its end; a start tag begins.
     wire at_first = state[S_TAG_SPACE] && is_name_start;
     wire at_byte  = at_first || (state[S_ATTR_NAME] && is_name_char);
     wire at_end   = state[S_ATTR_NAME] && (b_equals || is_ws);
     wire at_clear = state[S_LT] && is_name_start;
-    wire [LW-1:0]  at_p = at_first ? {LW{1'b0}} : at_pos;   // the byte's position
-    wire [LIW-1:0] at_addr = at_p[LIW-1:0];
-    localparam [KA-1:0] AT_ONE = 1;
-    wire [KA-1:0]  at_sel = AT_ONE << at_n;                 // slot at_n
-    wire [KA-1:0]  at_used = at_sel - 1'b1;                 // slots below at_n
-    wire [KA-1:0]  at_eq_n;                                  // at_eq after this byte
-    wire [KA-1:0]  at_hit;                                   // ... and slot k ends here
+    wire [LIW-1:0] at_addr = at_pos[LIW-1:0];
+    wire [KA-1:0]  at_eq_n;  // at_eq after this byte
+    wire [KA-1:0]  at_lenm_n;
+    wire           at_dup = |at_hit;
     genvar gk;
     generate
         for (gk = 0; gk < KA; gk = gk + 1) begin : g_attr
@@ -866,32 +906,30 @@ module qrtl_sax #(
                 if (pv_cnt && at_byte && !at_long && at_sel[gk]) mem[at_addr] <= b;
                 if (pv_cnt && at_end && at_sel[gk]) len <= at_pos;
             end
-            assign at_eq_n[gk] = (at_first || at_eq[gk]) && at_used[gk] && mem[at_addr] == b;
-            assign at_hit[gk] = at_eq_n[gk] && len == at_p + 1'b1;
+            assign at_eq_n[gk] = (at_first ? at_used[gk] : at_eq[gk]) && mem[at_addr] == b;
+            assign at_lenm_n[gk] = len == at_pos1;
         end
     endgenerate
     always @(posedge clk) begin
-        if (pr_cnt) begin
-            at_n <= {KW{1'b0}};
+        if (pr_cnt || (pv_cnt && at_clear)) begin
+            at_sel <= AT_ONE;
+            at_used <= {KA{1'b0}};
             at_full <= 1'b0;
+        end else if (pv_cnt && at_end) begin
+            at_sel <= at_sel << 1;
+            at_used <= at_used | at_sel;
+            at_full <= at_sel[KA-1];
+        end
+        if (pr_cnt || (pv_cnt && at_end)) begin
             at_pos <= {LW{1'b0}};
+            at_pos1 <= LW_ONE;
             at_long <= 1'b0;
-            at_eq <= {KA{1'b0}};
-            at_dup <= 1'b0;
-        end else if (pv_cnt) begin
-            if (at_clear) begin
-                at_n <= {KW{1'b0}};
-                at_full <= 1'b0;
-            end else if (at_end) begin
-                at_n <= at_n + 1'b1;
-                at_full <= at_n == KA_M1;
-            end
-            if (at_byte) begin
-                at_pos <= at_p + 1'b1;
-                at_long <= at_p == LA_M1;
-                at_eq <= at_eq_n;
-                at_dup <= |at_hit;
-            end
+        end else if (pv_cnt && at_byte) begin
+            at_pos <= at_pos1;
+            at_pos1 <= at_pos1 + 1'b1;
+            at_long <= at_pos == LA_M1;
+            at_eq <= at_eq_n;
+            at_hit <= at_eq_n & at_lenm_n;
         end
     end
 
@@ -1994,7 +2032,7 @@ module qrtl_sax #(
         || (s_aafter && c_aname_stay) || (s_aeq && c_f_aeq)
         || (s_aval && b_lt) || (s_afterav && c_tag_stay)
         || ((s_eslash || s_cdash2 || s_pitq) && !b_gt)
-        || nm_fail || at_fail_dup || at_fail_lim;
+        || nm_fail || at_fail_lim;
     wire fail_any_b =
            (s_ename && ename_fail) || (s_espace && c_ename_stay)
         || (s_bang && ((b_lsqb && depth_zero)
@@ -2010,7 +2048,8 @@ module qrtl_sax #(
         || (s_rname && (b_semi ? !entity_ok : (!is_alpha || ref_len == 3'd4)))
         || (s_rhash && c_f_rhash) || (s_rhexs && c_f_hex)
         || (s_rdec && !b_semi && !is_digit) || (s_rhex && !b_semi && c_f_hex)
-        || (s_decl && (d_bad || d_unsupported)) || (s_pitarget && b_qmark && pi_decl);
+        || (s_decl && (d_bad || d_unsupported)) || (s_pitarget && b_qmark && pi_decl)
+        || at_fail_dup;
     // The whole of it, `fail`, is registered as its three parts (failed_a,
     // failed_b, failed_c) and read by sim/sax_trace.cpp only, as is `fail_vec`.
     /* verilator lint_off UNUSEDSIGNAL */
