@@ -65,6 +65,8 @@ class XPathFilter:
         mode: Literal["holistic", "paths", "pairs"] = "holistic",
         ordered: bool = False,
         max_depth: int = 32,
+        max_attributes: int = 16,
+        attr_name_bytes: int = 32,
     ) -> "XPathFilter": ...
     @classmethod
     def from_file(
@@ -73,6 +75,8 @@ class XPathFilter:
         mode: Literal["holistic", "paths", "pairs"] = "holistic",
         ordered: bool = False,
         max_depth: int = 32,
+        max_attributes: int = 16,
+        attr_name_bytes: int = 32,
     ) -> "XPathFilter": ...
     def __len__(self) -> int: ...
     def filter(self, doc: _InputArg) -> Result: ...

@@ -12,7 +12,7 @@ use pyo3::types::PyType;
 use qrtl_xpath::engine::{source_from_text, DEFAULT_MAX_DEPTH};
 use qrtl_xpath::ir::xpath::{Design, Mode};
 use qrtl_xpath::refmodel::{DocResult, Engine, EngineConfig};
-use qrtl_xpath::xml::XmlConfig;
+use qrtl_xpath::xml::{XmlConfig, DEFAULT_ATTR_NAME_BYTES, DEFAULT_MAX_ATTRIBUTES};
 
 use crate::errors::{failure, os_error, Kind};
 use crate::inputs::{Input, Source};
@@ -58,9 +58,29 @@ impl Result {
     }
 }
 
-// The signatures' `max_depth = 32` (a literal, so that `__text_signature__`
-// and the stubs show it) is the CLI's default.
+// The signatures' `max_depth = 32`, `max_attributes = 16` and
+// `attr_name_bytes = 32` (literals, so that `__text_signature__` and the
+// stubs show them) are the CLI's defaults.
 const _: () = assert!(DEFAULT_MAX_DEPTH == 32);
+const _: () = assert!(DEFAULT_MAX_ATTRIBUTES == 16 && DEFAULT_ATTR_NAME_BYTES == 32);
+
+/// The parser's limits of a filter (each checked as the CLI checks it).
+fn xml_limits(max_depth: u32, max_attributes: u32, attr_name_bytes: u32) -> PyResult<XmlConfig> {
+    for (name, value, max) in [
+        ("max_depth", max_depth, 4096),
+        ("max_attributes", max_attributes, 256),
+        ("attr_name_bytes", attr_name_bytes, 1024),
+    ] {
+        if !(1..=max).contains(&value) {
+            return Err(PyValueError::new_err(format!("{name}: expected 1..={max}")));
+        }
+    }
+    Ok(XmlConfig {
+        max_attributes,
+        attr_name_bytes,
+        ..XmlConfig::with_max_depth(max_depth)
+    })
+}
 
 /// A compiled query set and a pool of engines (one per thread in use).
 #[pyclass(module = "qrtl", frozen)]
@@ -84,21 +104,27 @@ fn parse_mode(mode: &str) -> PyResult<Mode> {
 #[pymethods]
 impl XPathFilter {
     #[new]
-    #[pyo3(signature = (queries, mode = "holistic", ordered = false, max_depth = 32))]
+    #[pyo3(signature = (queries, mode = "holistic", ordered = false, max_depth = 32,
+                        max_attributes = 16, attr_name_bytes = 32))]
     fn new(
         py: Python<'_>,
         queries: &Bound<'_, PyAny>,
         mode: &str,
         ordered: bool,
         max_depth: u32,
+        max_attributes: u32,
+        attr_name_bytes: u32,
     ) -> PyResult<Self> {
+        let xml = xml_limits(max_depth, max_attributes, attr_name_bytes)?;
         let queries = Source::extract(queries, "queries")?;
-        XPathFilter::build(py, queries, mode, ordered, max_depth)
+        XPathFilter::build(py, queries, mode, ordered, xml)
     }
 
     /// The query file at `path` (str or os.PathLike).
     #[classmethod]
-    #[pyo3(signature = (path, mode = "holistic", ordered = false, max_depth = 32))]
+    #[pyo3(signature = (path, mode = "holistic", ordered = false, max_depth = 32,
+                        max_attributes = 16, attr_name_bytes = 32))]
+    #[allow(clippy::too_many_arguments)]
     fn from_file(
         _cls: &Bound<'_, PyType>,
         py: Python<'_>,
@@ -106,8 +132,11 @@ impl XPathFilter {
         mode: &str,
         ordered: bool,
         max_depth: u32,
+        max_attributes: u32,
+        attr_name_bytes: u32,
     ) -> PyResult<Self> {
-        XPathFilter::build(py, Source::File(path), mode, ordered, max_depth)
+        let xml = xml_limits(max_depth, max_attributes, attr_name_bytes)?;
+        XPathFilter::build(py, Source::File(path), mode, ordered, xml)
     }
 
     /// Number of queries (ids are 0..len).
@@ -158,19 +187,16 @@ impl XPathFilter {
         queries: Source,
         mode: &str,
         ordered: bool,
-        max_depth: u32,
+        xml: XmlConfig,
     ) -> PyResult<Self> {
         let mode = parse_mode(mode)?;
-        if !(1..=4096).contains(&max_depth) {
-            return Err(PyValueError::new_err("max_depth: expected 1..=4096"));
-        }
         let (name, text) = queries.load(py, "queries", "query file")?;
         let source = source_from_text(&name, &text, mode, ordered)
             .map_err(|f| failure(py, f, Kind::Query))?;
         Ok(XPathFilter {
             design: source.design,
             config: EngineConfig {
-                xml: XmlConfig::with_max_depth(max_depth),
+                xml,
                 ..EngineConfig::default()
             },
             idle: Mutex::new(Vec::new()),

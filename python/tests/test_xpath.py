@@ -139,6 +139,10 @@ def test_bad_arguments_raise_clear_errors():
         qrtl.XPathFilter("/a\n", mode="exact")
     with pytest.raises(ValueError, match="max_depth"):
         qrtl.XPathFilter("/a\n", max_depth=0)
+    with pytest.raises(ValueError, match="max_attributes"):
+        qrtl.XPathFilter("/a\n", max_attributes=0)
+    with pytest.raises(ValueError, match="attr_name_bytes"):
+        qrtl.XPathFilter("/a\n", attr_name_bytes=2000)
     with pytest.raises(TypeError, match="bytes"):
         qrtl.XPathFilter("/a\n").filter(42)
     with pytest.raises(ValueError, match="jobs"):
@@ -153,3 +157,16 @@ def test_version_is_the_workspace_version():
 def test_module_doc_shows_the_two_minute_path():
     assert "XPathFilter" in qrtl.__doc__ and "rice_encode" in qrtl.__doc__
     assert (pathlib.Path(qrtl.__file__).parent / "py.typed").is_file()
+
+
+def test_attribute_limits_are_the_clis():
+    """Duplicate attributes are malformed; past the duplicate check's slots
+    a document is `attr_limit`, with the limits the CLI takes."""
+    f = qrtl.XPathFilter("//a\n", max_attributes=2, attr_name_bytes=4)
+    dup = f.filter(b"<a x='1' x='2'/>")
+    assert (dup.status, dup.reason) == ("malformed", "attribute repeated in a start tag")
+    many = f.filter(b"<a x='1' y='2' z='3'/>")
+    assert many.status == "attr_limit" and (many.line, many.col) == (1, 16)
+    long = f.filter(b"<a abcde='1'/>")
+    assert long.status == "attr_limit" and long.col == 8
+    assert qrtl.XPathFilter("//a\n").filter(b"<a x='1' y='2' z='3'/>").status == "ok"
