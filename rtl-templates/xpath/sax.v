@@ -860,8 +860,8 @@ module qrtl_sax #(
     // ------------------------------------------------------------------
     // The start tag's attribute names, in MAX_ATTRIBUTES slots of
     // ATTR_NAME_BYTES bytes (one distributed RAM per slot, so that all are
-    // read at once). The name being read goes into slot at_n (at_sel, one
-    // hot) and is compared byte by byte with the earlier ones (at_used):
+    // read at once). The name being read goes into the next free slot
+    // (at_sel, one-hot) and is compared byte by byte with the earlier ones (at_used):
     // at_eq[k], slot k's name starts with it; at_hit[k], slot k's name
     // equals it. At the `=` or whitespace ending it, a hit (at_dup) makes
     // it E_DUPLICATE_ATTRIBUTE. Going past the slots is the
@@ -879,7 +879,7 @@ module qrtl_sax #(
     localparam [LW-1:0] LA_M1 = ATTR_NAME_BYTES - 1;
     localparam [KA-1:0] AT_ONE = 1;
     localparam [LW-1:0] LW_ONE = 1;
-    reg  [KA-1:0] at_sel;    // the slot the name goes into (bit at_n)
+    reg  [KA-1:0] at_sel;    // the slot the name goes into (one-hot; 0 when all are used)
     reg  [KA-1:0] at_used;   // the slots below it (complete names)
     reg           at_full;   // every slot is used
     reg  [LW-1:0] at_pos;    // bytes of the name read so far (0 between names)
