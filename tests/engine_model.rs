@@ -53,6 +53,7 @@ fn xpath_rtl_equals_the_software_engine() {
         &root().join("queries/xpath/news-paths.txt"),
         opts.mode,
         opts.ordered,
+        &opts.ns,
     )
     .expect("sample queries load");
     let design = XpathEngine.compile(&source, &opts).expect("compiles");

@@ -147,7 +147,8 @@ proptest! {
     #[test]
     fn query_files_never_panic(lines in prop::collection::vec(token_soup(), 0..8)) {
         let text = lines.iter().map(|l| format!("/{l}")).collect::<Vec<_>>().join("\n");
-        let (queries, diags) = parse_query_file("f.txt", &text);
+        let qf = parse_query_file("f.txt", &text);
+    let (queries, diags) = (qf.queries, qf.diagnostics);
         let query_lines = text.lines().filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#')).count();
         prop_assert_eq!(queries.len() + diags.len(), query_lines);
         for (i, q) in queries.iter().enumerate() {

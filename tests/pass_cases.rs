@@ -24,7 +24,7 @@
 
 mod common;
 
-use common::design_from_text;
+use common::raw_design_from_text;
 use qrtl_xpath::emit::xpath::{RtlShape, SplitRule};
 use qrtl_xpath::engine::{build_xpath_hw, XpathHw, XpathHwOptions};
 use qrtl_xpath::ir::xpath::{Mode, SiblingOrder};
@@ -90,7 +90,7 @@ fn compile(path: &Path, upto: Option<&str>) -> XpathHw {
         }
     }
     let name = path.display().to_string();
-    let mut design = design_from_text(&name, &text, mode);
+    let mut design = raw_design_from_text(&name, &text, mode);
     design.order = order;
     build_xpath_hw(
         &name,
@@ -339,7 +339,8 @@ fn step_comments_name_their_steps() {
     let mut checked = 0;
     for f in case_files(&root) {
         let case = f.file_stem().unwrap().to_string_lossy().to_string();
-        let (queries, diags) = parse_query_file(&case, &fs::read_to_string(&f).expect("case file"));
+        let qf = parse_query_file(&case, &fs::read_to_string(&f).expect("case file"));
+        let (queries, diags) = (qf.queries, qf.diagnostics);
         assert!(diags.is_empty(), "{case}: the queries parse");
         let hw = compile(&f, None);
         for file in hw

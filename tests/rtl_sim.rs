@@ -13,8 +13,8 @@
 mod common;
 
 use common::{
-    design_from_text, differences, libxml2_expected, nitf_dir, nitf_docs, random_docs,
-    random_queries, random_twig_queries,
+    differences, libxml2_expected, nitf_dir, nitf_docs, random_docs, random_queries,
+    random_twig_queries, raw_design_from_text,
 };
 use qrtl_core::sim::{BuildOptions, Simulator, Stalls};
 use qrtl_xpath::emit::xpath::{EventInput, RtlShape, SplitRule};
@@ -37,7 +37,7 @@ struct Case<'a> {
 
 impl Case<'_> {
     fn hw(&self) -> (XpathHw, Engine) {
-        let mut design = design_from_text(self.name, self.queries, self.mode);
+        let mut design = raw_design_from_text(self.name, self.queries, self.mode);
         design.order = self.order;
         let engine = Engine::new(
             &design,

@@ -831,6 +831,7 @@ fn differential(p: SaxParams, names: NameStack, tag: &str) {
         name_stack_bytes: p.name_stack_bytes,
         max_attributes: p.max_attributes,
         attr_name_bytes: p.attr_name_bytes,
+        namespaces: false,
     };
     let docs = corpus();
     let want: Vec<Trace> = docs

@@ -8,7 +8,7 @@
 mod common;
 
 use common::{
-    design_from_text, nitf_dir, nitf_docs, random_docs, random_queries, random_twig_queries,
+    nitf_dir, nitf_docs, random_docs, random_queries, random_twig_queries, raw_design_from_text,
 };
 use qrtl_xpath::engine::{build_xpath_hw, XpathHwOptions};
 use qrtl_xpath::ir::xpath::Mode;
@@ -49,7 +49,7 @@ fn grid() -> Vec<StackPassConfig> {
 fn check(name: &str, queries: &str, mode: Mode, docs: &[Vec<u8>], xml: XmlConfig) {
     check_design(
         name,
-        design_from_text(name, queries, mode),
+        raw_design_from_text(name, queries, mode),
         docs,
         xml,
         &grid(),
@@ -195,7 +195,7 @@ fn nitf_all_suites_holistic_paths_pairs() {
         let text =
             std::fs::read_to_string(nitf_dir().join(format!("queries/{suite}.txt"))).unwrap();
         for mode in [Mode::Holistic, Mode::Paths, Mode::Pairs] {
-            let design = design_from_text(suite, &text, mode);
+            let design = raw_design_from_text(suite, &text, mode);
             check_design(
                 suite,
                 design,
@@ -213,7 +213,7 @@ fn nitf_twigs_ordered() {
     for suite in ["mixed", "nested_paths"] {
         let text =
             std::fs::read_to_string(nitf_dir().join(format!("queries/{suite}.txt"))).unwrap();
-        let mut design = design_from_text(suite, &text, Mode::Holistic);
+        let mut design = raw_design_from_text(suite, &text, Mode::Holistic);
         design.order = qrtl_xpath::ir::xpath::SiblingOrder::Ordered;
         check_design(
             suite,
@@ -245,7 +245,7 @@ fn random_twigs_ordered() {
     for seed in 41..=42 {
         let queries = random_twig_queries(seed, 60);
         let docs = random_docs(seed, 40);
-        let mut design = design_from_text("ordered", &queries, Mode::Holistic);
+        let mut design = raw_design_from_text("ordered", &queries, Mode::Holistic);
         design.order = qrtl_xpath::ir::xpath::SiblingOrder::Ordered;
         check_design(
             &format!("ordered-{seed}"),

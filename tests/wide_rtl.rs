@@ -320,6 +320,7 @@ fn the_parser_gives_the_tokenizers_events() {
         name_stack_bytes: 40,
         max_attributes: 3,
         attr_name_bytes: 4,
+        namespaces: false,
     };
     for (lanes, needs, attr_names, xml) in [
         (2, all, true, small),
@@ -382,7 +383,7 @@ fn design(
     xml: XmlConfig,
     lanes: u32,
 ) -> (XpathHw, Engine) {
-    let mut d = common::design_from_text(name, queries, mode);
+    let mut d = common::raw_design_from_text(name, queries, mode);
     d.order = order;
     let engine = Engine::new(
         &d,

@@ -211,6 +211,7 @@ fn config_strategy() -> impl Strategy<Value = XmlConfig> {
             name_stack_bytes: s,
             max_attributes: a,
             attr_name_bytes: l,
+            namespaces: false,
         }),
     ]
 }
@@ -354,6 +355,7 @@ proptest! {
             name_stack_bytes: 1 << 16,
             max_attributes: 1 << 10,
             attr_name_bytes: 1 << 10,
+            namespaces: false,
         };
         check_document(config, &doc, &cuts, seed);
         let t = trace_document(config, &doc, 0);

@@ -101,6 +101,7 @@ fn ours(doc: &[u8], chunks: &[usize]) -> Result<String, String> {
         name_stack_bytes: 1 << 16,
         max_attributes: 1 << 10,
         attr_name_bytes: 1 << 10,
+        namespaces: false,
     };
     let mut t = Tokenizer::new(config);
     let mut sink = OurSink::default();

@@ -21,12 +21,16 @@
 //!   external entities: skipped, since qrtl never reads them.
 //! * `error`: skipped (processors need not report these errors).
 //!
+//! Cases of Namespaces in XML 1.0 (`RECOMMENDATION="NS1.0"`) run through
+//! the namespace layer (`xml::ns`) above the tokenizer, as the engine runs
+//! documents for namespace-aware names; every other case through the
+//! tokenizer alone (XML 1.0 without namespaces, as `--namespaces raw`).
+//!
 //! Two data files in `tests/xmlconf/`, lines `ID<TAB>reason`, `#` comments:
 //!
 //! * `exclusions.txt`: cases outside qrtl's scope, not checked (a not-wf
 //!   fault in an external entity or the external DTD, XML 1.1, a fault
-//!   only before XML 1.0's 5th edition, namespace well-formedness until
-//!   issue 29 point 3).
+//!   only before XML 1.0's 5th edition).
 //! * `known-gaps.txt`: cases qrtl gets wrong today, grouped by cause: the
 //!   work list of issue 29 point 1. A case wrong and not listed fails the
 //!   test (a regression); a listed case that now passes fails it too, so
@@ -53,7 +57,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use qrtl_xpath::xml::tokenizer::tokenize;
-use qrtl_xpath::xml::{Sink, XmlConfig, XmlError, XmlErrorAt};
+use qrtl_xpath::xml::{ns, Sink, XmlConfig, XmlError, XmlErrorAt};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
@@ -295,6 +299,7 @@ fn config() -> XmlConfig {
         name_stack_bytes: 1 << 20,
         max_attributes: 64,
         attr_name_bytes: 64,
+        namespaces: false,
     }
 }
 
@@ -316,8 +321,21 @@ impl fmt::Display for Got {
     }
 }
 
-fn run_tokenizer(doc: &[u8]) -> Got {
-    match panic::catch_unwind(AssertUnwindSafe(|| tokenize(config(), doc, &mut Ignore))) {
+/// The tokenizer alone, or (`namespaces`) with the namespace layer on top,
+/// as the engine runs it for namespace-aware names.
+fn run_tokenizer(doc: &[u8], namespaces: bool) -> Got {
+    let run = || {
+        if !namespaces {
+            return tokenize(config(), doc, &mut Ignore);
+        }
+        let config = XmlConfig {
+            namespaces: true,
+            ..config()
+        };
+        let mut layer = ns::Layer::new(false);
+        tokenize(config, doc, &mut layer.sink(&mut Ignore))
+    };
+    match panic::catch_unwind(AssertUnwindSafe(run)) {
         Ok(Ok(())) => Got::Ok,
         Ok(Err(e)) => Got::Flagged(e),
         Err(_) => Got::Panicked,
@@ -490,8 +508,6 @@ fn exclusion_rule(case: &Case, got: Got) -> Option<&'static str> {
         Some("edition: not-wf only before XML 1.0 5th edition, which qrtl follows")
     } else if case.kind != CaseType::NotWf || !accepted {
         None
-    } else if case.recommendation.starts_with("NS") {
-        Some("namespaces: issue 29 point 3")
     } else if case.entities != "none" {
         Some("external: the fault is in an external entity or the external DTD")
     } else {
@@ -551,7 +567,7 @@ fn judge(plan: &Plan, got: Got, is_gap: bool) -> Verdict {
 fn run_case<'a>(case: &'a Case, lists: &Lists) -> Outcome<'a> {
     let doc = fs::read(&case.path)
         .unwrap_or_else(|e| panic!("{}: read {}: {e}", case.id, case.path.display()));
-    let got = run_tokenizer(&doc);
+    let got = run_tokenizer(&doc, is_namespace_case(case));
     let plan = plan(case, &doc, lists);
     let verdict = judge(&plan, got, lists.gaps.contains_key(&case.id));
     Outcome {
@@ -560,6 +576,11 @@ fn run_case<'a>(case: &'a Case, lists: &Lists) -> Outcome<'a> {
         got,
         verdict,
     }
+}
+
+/// A case of Namespaces in XML 1.0 (run with the namespace layer).
+fn is_namespace_case(case: &Case) -> bool {
+    case.recommendation == "NS1.0"
 }
 
 fn run_suite<'a>(cases: &'a [Case], lists: &Lists) -> Vec<Outcome<'a>> {
@@ -737,7 +758,7 @@ fn print_exclusion_candidates() {
     for case in &cases {
         let doc = fs::read(&case.path)
             .unwrap_or_else(|e| panic!("{}: read {}: {e}", case.id, case.path.display()));
-        if let Some(reason) = exclusion_rule(case, run_tokenizer(&doc)) {
+        if let Some(reason) = exclusion_rule(case, run_tokenizer(&doc, is_namespace_case(case))) {
             println!("{}\t{reason}", case.id);
         }
     }

@@ -194,6 +194,9 @@ fn oracle_steps(steps: &[ast::Step], relative: bool, out: &mut String) {
         match &st.test {
             NameTest::Any => out.push('*'),
             NameTest::Name(n) => out.push_str(n),
+            NameTest::PrefixAny(p) => {
+                let _ = write!(out, "{p}:*");
+            }
         }
         for p in &st.predicates {
             out.push('[');

@@ -2,7 +2,8 @@
 #![allow(dead_code)]
 
 use qrtl_xpath::ir::xpath::{Design, Mode};
-use qrtl_xpath::lower::xpath::lower_queries;
+use qrtl_xpath::lower::names::NsOptions;
+use qrtl_xpath::lower::xpath::lower_file;
 use qrtl_xpath::passes::{run_pipeline, PassConfig};
 use qrtl_xpath::refmodel::{Engine, EngineConfig};
 use qrtl_xpath::syntax::parse_query_file;
@@ -48,15 +49,30 @@ pub fn xml_files_under(dir: &std::path::Path) -> Vec<PathBuf> {
     out
 }
 
-/// Parse, lower and run the pass pipeline over a query file's text.
+/// Parse, lower and run the pass pipeline over a query file's text
+/// (namespace-aware names, the product's default).
 pub fn design_from_text(name: &str, text: &str, mode: Mode) -> Design {
-    let (queries, diags) = parse_query_file(name, text);
+    design_from_text_ns(name, text, mode, &NsOptions::default())
+}
+
+/// [`design_from_text`] with names compared as raw bytes, as the hardware
+/// compares them.
+pub fn raw_design_from_text(name: &str, text: &str, mode: Mode) -> Design {
+    design_from_text_ns(name, text, mode, &NsOptions::raw())
+}
+
+/// [`design_from_text`] under the namespace options `ns`.
+pub fn design_from_text_ns(name: &str, text: &str, mode: Mode, ns: &NsOptions) -> Design {
+    let qf = parse_query_file(name, text);
     assert!(
-        diags.is_empty(),
+        qf.diagnostics.is_empty(),
         "{name}: {}",
-        diags.iter().map(|d| d.render()).collect::<String>()
+        qf.diagnostics
+            .iter()
+            .map(|d| d.render())
+            .collect::<String>()
     );
-    let design = lower_queries(name, &queries).unwrap_or_else(|d| {
+    let design = lower_file(name, &qf, ns).unwrap_or_else(|d| {
         panic!(
             "{name}: {}",
             d.iter().map(|d| d.render()).collect::<String>()

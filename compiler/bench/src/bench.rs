@@ -521,7 +521,8 @@ fn run_one(name: &str, s: Sizes) -> Result<Row, String> {
                 proc_status_kb("VmRSS:").unwrap_or(0).to_string(),
             );
             let t0 = Instant::now();
-            let (queries, diags) = parse_query_file("bench", &text);
+            let qf = parse_query_file("bench", &text);
+            let (queries, diags) = (qf.queries, qf.diagnostics);
             let t1 = Instant::now();
             if !diags.is_empty() {
                 return Err(format!(

@@ -21,7 +21,7 @@
 
 use qrtl_xpath::engine::{build_xpath_hw, simulate_xpath_with, XpathHwOptions};
 use qrtl_xpath::ir::xpath::Mode;
-use qrtl_xpath::lower::xpath::lower_queries;
+use qrtl_xpath::lower::xpath::lower_queries_raw;
 use qrtl_xpath::passes::registry::StackPassConfig;
 use qrtl_xpath::passes::{run_pipeline, PassConfig};
 use qrtl_xpath::syntax::parse_query_file;
@@ -51,9 +51,10 @@ struct Compiled {
 
 fn compile(text: &str, passes: StackPassConfig) -> Compiled {
     let t = Instant::now();
-    let (queries, diags) = parse_query_file("bench", text);
+    let qf = parse_query_file("bench", text);
+    let (queries, diags) = (qf.queries, qf.diagnostics);
     assert!(diags.is_empty(), "generated queries parse");
-    let design = lower_queries("bench", &queries).expect("generated queries lower");
+    let design = lower_queries_raw("bench", &queries).expect("generated queries lower");
     let design = run_pipeline(
         design,
         &PassConfig {
@@ -190,8 +191,9 @@ fn twig_report(report: &mut String) {
         };
         for mode in [Mode::Holistic, Mode::Paths, Mode::Pairs] {
             let t = Instant::now();
-            let (queries, _) = parse_query_file(suite, &text);
-            let design = lower_queries(suite, &queries).expect("suite lowers");
+            let qf = parse_query_file(suite, &text);
+            let (queries, _) = (qf.queries, qf.diagnostics);
+            let design = lower_queries_raw(suite, &queries).expect("suite lowers");
             let design = run_pipeline(design, &PassConfig { mode });
             let hw =
                 build_xpath_hw(suite, &design, &XpathHwOptions::default()).expect("suite compiles");
@@ -249,8 +251,9 @@ fn simulation_report(report: &mut String, quick: bool) {
         } else {
             text
         };
-        let (queries, _) = parse_query_file(suite, &text);
-        let design = lower_queries(suite, &queries).expect("suite lowers");
+        let qf = parse_query_file(suite, &text);
+        let (queries, _) = (qf.queries, qf.diagnostics);
+        let design = lower_queries_raw(suite, &queries).expect("suite lowers");
         let design = run_pipeline(
             design,
             &PassConfig {
@@ -339,8 +342,9 @@ fn wide_report(report: &mut String, quick: bool) {
         "| documents | bytes | B | item clocks | events | sustained bytes/clock | input stall cycles |"
     );
     let _ = writeln!(report, "|---|--:|--:|--:|--:|--:|--:|");
-    let (queries, _) = parse_query_file("simple_paths", &text);
-    let design = lower_queries("simple_paths", &queries).expect("suite lowers");
+    let qf = parse_query_file("simple_paths", &text);
+    let (queries, _) = (qf.queries, qf.diagnostics);
+    let design = lower_queries_raw("simple_paths", &queries).expect("suite lowers");
     let design = run_pipeline(
         design,
         &PassConfig {

@@ -21,7 +21,8 @@ use std::time::Instant;
 
 /// Compile a query file's text as `qrtl xpath filter` does (holistic).
 fn design(text: &str) -> Result<Design, String> {
-    let (queries, diags) = parse_query_file("bench", text);
+    let qf = parse_query_file("bench", text);
+    let (queries, diags) = (qf.queries, qf.diagnostics);
     if let Some(d) = diags.first() {
         return Err(d.render());
     }

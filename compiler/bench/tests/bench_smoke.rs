@@ -16,7 +16,8 @@ use qrtl_xpath::xml::{DocStatus, Sink, XmlConfig};
 use std::process::Command;
 
 fn engine_for(text: &str) -> Engine {
-    let (queries, diags) = parse_query_file("<smoke>", text);
+    let qf = parse_query_file("<smoke>", text);
+    let (queries, diags) = (qf.queries, qf.diagnostics);
     assert!(
         diags.is_empty(),
         "{}",

@@ -14,7 +14,8 @@ use qrtl_xpath::engine::{
     disabled_pass_error, load_queries, XpathEngine, XpathHw, XpathHwOptions, XpathOptions,
     DEFAULT_CLOCK_MHZ, DEFAULT_CLUSTER_SIZE, DEFAULT_MAX_DEPTH,
 };
-use qrtl_xpath::ir::xpath::Mode;
+use qrtl_xpath::ir::xpath::{Mode, Namespaces};
+use qrtl_xpath::lower::names::NsOptions;
 use qrtl_xpath::passes::registry::{StackPassConfig, StackStats};
 use qrtl_xpath::refmodel::{DocResult, Engine, EngineConfig};
 use qrtl_xpath::xml::{XmlConfig, DEFAULT_ATTR_NAME_BYTES, DEFAULT_MAX_ATTRIBUTES};
@@ -35,6 +36,8 @@ pub enum XpathCommand {
         /// With --dump-ir: the IR after splitting twigs for this mode.
         #[arg(long, value_enum, default_value_t = ModeArg::Holistic)]
         mode: ModeArg,
+        #[command(flatten)]
+        ns: NsOpts,
     },
     /// Filter documents with the software engine; one JSON line per
     /// document, in input order, whatever --jobs.
@@ -150,6 +153,55 @@ pub struct XpathOpts {
     /// child subtrees (holistic mode; default: unordered, as XPath).
     #[arg(long)]
     ordered: bool,
+    #[command(flatten)]
+    ns: NsOpts,
+}
+
+/// How names are compared.
+#[derive(clap::Args, Debug, Clone)]
+pub struct NsOpts {
+    /// Bind a query prefix to a namespace URI (repeatable): `--ns
+    /// a=http://www.w3.org/2005/Atom`. A query file may also declare
+    /// `declare namespace a = "URI";`.
+    #[arg(long = "ns", value_name = "PREFIX=URI")]
+    ns: Vec<String>,
+    /// How element and attribute names are compared: `xpath` (namespace
+    /// URI and local name, XPath 1.0 with Namespaces in XML; the default of
+    /// `check` and `filter`) or `raw` (bytes as written, prefix included;
+    /// the default of `compile` and `sim`: the hardware compares bytes).
+    #[arg(long, value_enum)]
+    namespaces: Option<NamespacesArg>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum NamespacesArg {
+    Xpath,
+    Raw,
+}
+
+impl NsOpts {
+    /// The namespace options, `default` unless `--namespaces` says.
+    fn options(&self, default: Namespaces) -> Result<NsOptions, Failure> {
+        let mode = match self.namespaces {
+            None => default,
+            Some(NamespacesArg::Xpath) => Namespaces::Xpath,
+            Some(NamespacesArg::Raw) => Namespaces::Raw,
+        };
+        if mode == Namespaces::Raw && !self.ns.is_empty() {
+            return Err(Failure::usage(
+                "error: --ns binds prefixes for namespace-aware names; under --namespaces raw a prefix is only text",
+            ));
+        }
+        let mut opts = NsOptions {
+            mode,
+            bindings: Vec::new(),
+        };
+        for b in &self.ns {
+            opts.bind(b)
+                .map_err(|e| Failure::usage(format!("error: --ns {b}: {e}")))?;
+        }
+        Ok(opts)
+    }
 }
 
 impl XpathOpts {
@@ -187,7 +239,8 @@ pub fn run(cmd: XpathCommand) -> i32 {
             queries,
             dump_ir,
             mode,
-        } => check(&queries, dump_ir, mode.into()),
+            ns,
+        } => check(&queries, dump_ir, mode.into(), &ns),
         XpathCommand::Filter {
             queries,
             docs,
@@ -221,8 +274,9 @@ pub fn run(cmd: XpathCommand) -> i32 {
     r.unwrap_or_else(fail)
 }
 
-fn check(queries: &Path, dump_ir: bool, mode: Mode) -> Result<i32, Failure> {
-    let d = load_queries(queries, mode, false)?.design;
+fn check(queries: &Path, dump_ir: bool, mode: Mode, ns: &NsOpts) -> Result<i32, Failure> {
+    let ns = ns.options(Namespaces::Xpath)?;
+    let d = load_queries(queries, mode, false, &ns)?.design;
     // A closed stdout (e.g. `| head`) is not an error worth a panic.
     let mut out = std::io::stdout().lock();
     if dump_ir {
@@ -245,7 +299,8 @@ fn filter(
     opts: &XpathOpts,
     stats: bool,
 ) -> Result<i32, Failure> {
-    let design = load_queries(queries, opts.mode.into(), opts.ordered)?.design;
+    let ns = opts.ns.options(Namespaces::Xpath)?;
+    let design = load_queries(queries, opts.mode.into(), opts.ordered, &ns)?.design;
     let config = EngineConfig {
         xml: opts.xml(),
         ..EngineConfig::default()
@@ -378,6 +433,7 @@ impl HwOpts {
                 bytes_per_clock: self.bytes_per_clock,
             },
             clock_mhz: common::check_clock(self.clock_mhz)?,
+            ns: opts.ns.options(Namespaces::Raw)?,
         })
     }
 }
@@ -386,7 +442,7 @@ impl HwOpts {
 /// file, then the design.
 fn compile_hw(queries: &Path, opts: &XpathOpts, hw: &HwOpts) -> Result<XpathHw, Failure> {
     let options = hw.options(opts)?;
-    let source = load_queries(queries, options.mode, options.ordered)?;
+    let source = load_queries(queries, options.mode, options.ordered, &options.ns)?;
     qrtl_core::engine::Engine::compile(&XpathEngine, &source, &options)
 }
 
@@ -455,7 +511,7 @@ fn compile(
     stats: bool,
 ) -> Result<i32, Failure> {
     let options = hw.options(opts)?;
-    let source = load_queries(queries, options.mode, options.ordered)?;
+    let source = load_queries(queries, options.mode, options.ordered, &options.ns)?;
     common::compile(&XpathEngine, &source, &options, out, |design| {
         if stats {
             print_pass_stats(design);

@@ -8,9 +8,10 @@ use std::path::Path;
 
 use crate::emit::xpath::{emit_xpath, EventInput, RtlShape, XpathRtl, XpathRtlConfig};
 use crate::ir::stacks::StackDesign;
-use crate::ir::xpath::{Design, Mode, SiblingOrder};
+use crate::ir::xpath::{Design, Mode, Namespaces, SiblingOrder};
+use crate::lower::names::NsOptions;
 use crate::lower::stacks::{lower_stacks, StackLowerConfig};
-use crate::lower::xpath::lower_queries;
+use crate::lower::xpath::lower_file;
 use crate::passes::registry::{run_stack_pipeline, PassReport, StackPassConfig, StackStats};
 use crate::passes::{run_pipeline, PassConfig};
 use crate::syntax::parse_query_file;
@@ -64,6 +65,9 @@ pub struct XpathOptions {
     pub hw: XpathHwOptions,
     /// Target clock of the generated constraints, in MHz.
     pub clock_mhz: f64,
+    /// How the query file's names are read (`--namespaces`, `--ns`): raw
+    /// bytes by default, since the hardware compares names as bytes.
+    pub ns: NsOptions,
 }
 
 impl Default for XpathOptions {
@@ -71,6 +75,7 @@ impl Default for XpathOptions {
         XpathOptions {
             mode: Mode::Holistic,
             ordered: false,
+            ns: NsOptions::raw(),
             hw: XpathHwOptions {
                 xml: XmlConfig::with_max_depth(DEFAULT_MAX_DEPTH),
                 passes: StackPassConfig {
@@ -97,7 +102,12 @@ pub struct XpathSource {
 
 /// Read, parse and lower a query file and run the XPath passes for `mode`;
 /// every diagnostic on failure (and a summary line), or "no queries".
-pub fn load_queries(path: &Path, mode: Mode, ordered: bool) -> Result<XpathSource, Failure> {
+pub fn load_queries(
+    path: &Path,
+    mode: Mode,
+    ordered: bool,
+    ns: &NsOptions,
+) -> Result<XpathSource, Failure> {
     let name = path.display().to_string();
     let text = qrtl_core::diag::read_text(path).map_err(|e| match e {
         TextError::Utf8 { line, .. } => Failure::input(format!(
@@ -107,7 +117,7 @@ pub fn load_queries(path: &Path, mode: Mode, ordered: bool) -> Result<XpathSourc
             Failure::input(plain_error(&name, format!("cannot read query file: {e}")))
         }
     })?;
-    source_from_text(&name, &text, mode, ordered)
+    source_from_text(&name, &text, mode, ordered, ns)
 }
 
 /// [`load_queries`] of query text named `name` (the Python package's
@@ -117,8 +127,9 @@ pub fn source_from_text(
     text: &str,
     mode: Mode,
     ordered: bool,
+    ns: &NsOptions,
 ) -> Result<XpathSource, Failure> {
-    let mut design = queries_from_text(name, text, mode)?;
+    let mut design = queries_from_text(name, text, mode, ns)?;
     if ordered {
         design.order = SiblingOrder::Ordered;
     }
@@ -128,10 +139,18 @@ pub fn source_from_text(
     })
 }
 
-/// Parse and lower query text named `name`, then run the XPath passes.
-pub fn queries_from_text(name: &str, text: &str, mode: Mode) -> Result<Design, Failure> {
-    let (queries, mut diags) = parse_query_file(name, text);
-    let design = match lower_queries(name, &queries) {
+/// Parse and lower query text named `name` (prefixes bound by `ns` and the
+/// text's declarations), then run the XPath passes.
+pub fn queries_from_text(
+    name: &str,
+    text: &str,
+    mode: Mode,
+    ns: &NsOptions,
+) -> Result<Design, Failure> {
+    let parsed = parse_query_file(name, text);
+    let mut diags = parsed.diagnostics.clone();
+    let queries = &parsed.queries;
+    let design = match lower_file(name, &parsed, ns) {
         Ok(d) => Some(d),
         Err(more) => {
             diags.extend(more);
@@ -257,6 +276,17 @@ pub fn build_xpath_hw(
     design: &Design,
     opts: &XpathHwOptions,
 ) -> Result<XpathHw, Vec<Diagnostic>> {
+    if design.namespaces == Namespaces::Xpath {
+        return Err(vec![Diagnostic {
+            code: "E0398",
+            message: "the hardware compares names as raw bytes: namespace-aware matching is not built in RTL yet".into(),
+            help: Some("compile with `--namespaces raw` (the default of `compile`, `sim` and design files)".into()),
+            file: file.to_string(),
+            line: 0,
+            source_line: String::new(),
+            span: qrtl_core::diag::Span::point(0),
+        }]);
+    }
     let naive = lower_stacks(
         file,
         design,
@@ -601,6 +631,10 @@ pub const MODES: [(&str, Mode); 3] = [
     ("pairs", Mode::Pairs),
 ];
 
+/// `--namespaces` values.
+pub const NAMESPACE_MODES: [(&str, Namespaces); 2] =
+    [("xpath", Namespaces::Xpath), ("raw", Namespaces::Raw)];
+
 /// `--input` values.
 pub const EVENT_INPUTS: [(&str, EventInput); 2] = [
     ("pipelined", EventInput::Pipelined),
@@ -612,8 +646,8 @@ pub const EVENT_INPUTS: [(&str, EventInput); 2] = [
 /// `ordered`, `max_depth`, `max_attributes`, `attr_name_bytes`,
 /// `cluster_size`, `no_compaction`,
 /// `no_prefix_merge`, `disable_pass`, `clock_mhz`, `input`,
-/// `bytes_per_clock`) with the same
-/// defaults. Then the query file is loaded as `compile` loads it.
+/// `bytes_per_clock`, `namespaces`, `ns`: a list of `PREFIX=URI`) with the
+/// same defaults. Then the query file is loaded as `compile` loads it.
 pub fn from_design(
     mut f: qrtl_core::design::Fields<'_>,
 ) -> Result<(XpathSource, XpathOptions), Failure> {
@@ -621,6 +655,15 @@ pub fn from_design(
     let queries = f.input("queries");
     let mode = f.choice("mode", d.mode, &MODES);
     let ordered = f.flag("ordered", d.ordered);
+    let mut ns = NsOptions {
+        mode: f.choice("namespaces", Namespaces::Raw, &NAMESPACE_MODES),
+        bindings: Vec::new(),
+    };
+    for b in f.strings("ns") {
+        if let Err(e) = ns.bind(&b) {
+            f.reject("ns", format!("`ns`: {e}"), None);
+        }
+    }
     let max_depth = f.uint("max_depth", u64::from(DEFAULT_MAX_DEPTH), 1, 4096) as u32;
     let max_attributes = f.uint(
         "max_attributes",
@@ -662,7 +705,7 @@ pub fn from_design(
     }
     f.finish().map_err(|d| Failure::diagnostics(&d))?;
     let queries = queries.expect("finish reports a missing or bad `queries`");
-    let source = load_queries(&queries, mode, ordered)?;
+    let source = load_queries(&queries, mode, ordered, &ns)?;
     let opts = XpathOptions {
         mode,
         ordered,
@@ -678,6 +721,7 @@ pub fn from_design(
             bytes_per_clock,
         },
         clock_mhz,
+        ns,
     };
     Ok((source, opts))
 }

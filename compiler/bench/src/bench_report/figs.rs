@@ -17,7 +17,7 @@ use qrtl_xpath::engine::{
     build_xpath_hw, simulate_xpath_with, xpath_project_spec, XpathHw, XpathHwOptions,
 };
 use qrtl_xpath::ir::xpath::{Design, Mode};
-use qrtl_xpath::lower::xpath::lower_queries;
+use qrtl_xpath::lower::xpath::lower_queries_raw;
 use qrtl_xpath::passes::registry::StackPassConfig;
 use qrtl_xpath::passes::{run_pipeline, PassConfig};
 use qrtl_xpath::refmodel::{Engine, EngineConfig};
@@ -107,11 +107,12 @@ pub(crate) fn synthetic_file(count: usize, len: usize) -> Result<(String, String
 /// Parse, lower and run the XPath passes as `qrtl xpath compile` does
 /// (holistic mode); `file` names the query file as the CLI would.
 pub(crate) fn design_of(file: &str, text: &str) -> Result<Design, String> {
-    let (queries, diags) = parse_query_file(file, text);
+    let qf = parse_query_file(file, text);
+    let (queries, diags) = (qf.queries, qf.diagnostics);
     if let Some(d) = diags.first() {
         return Err(d.render());
     }
-    let design = lower_queries(file, &queries)
+    let design = lower_queries_raw(file, &queries)
         .map_err(|d| d.first().map(|d| d.render()).unwrap_or_default())?;
     Ok(run_pipeline(
         design,

@@ -2,7 +2,7 @@
 //! dictionaries, conditions, counters, and every query's parts as trees of
 //! nodes with their stack columns.
 
-use super::xpath::{Axis, CondKind, Design, NodeId, Test, Value};
+use super::xpath::{Axis, CondKind, Design, Namespaces, NodeId, Test, Value};
 use std::fmt::{self, Write};
 
 fn bytes(b: &[u8]) -> String {
@@ -43,6 +43,7 @@ pub fn cond_text(d: &Design, c: &CondKind) -> String {
                 f64::from_bits(*value)
             )
         }
+        CondKind::InNamespace(uri) => format!("namespace-uri() = \"{}\"", bytes(uri)),
         CondKind::TextExists => "text()".into(),
         CondKind::TextCmp(cmp) => format!("text() {} {}", cmp.op.as_str(), value(&cmp.value)),
     }
@@ -59,6 +60,9 @@ impl fmt::Display for Design {
             self.mode.as_str(),
             self.order
         )?;
+        if self.namespaces == Namespaces::Raw {
+            writeln!(f, "names: raw bytes (--namespaces raw)")?;
+        }
         let mut tags = String::new();
         for (i, name) in self.tags.0.iter() {
             let _ = write!(tags, " {i}={}", bytes(name));

@@ -263,6 +263,9 @@ pub enum CondKind {
         op: CmpOp,
         value: u64,
     },
+    /// `p:*`: the element's namespace URI is this one (open-time; only
+    /// under [`Namespaces::Xpath`]).
+    InNamespace(Box<[u8]>),
     /// `[text()]`: the element has a text child.
     TextExists,
     /// `[text() OP v]`: some text child of the element satisfies the comparison.
@@ -367,6 +370,30 @@ pub struct Query {
     pub parts: Vec<PartId>,
 }
 
+/// How element and attribute names are compared (SPEC §3.1,
+/// `--namespaces`). Under `Xpath` a tag or attribute name of the design is
+/// its expanded name in Clark notation: `{URI}local` for a name in a
+/// namespace, the bare local name for one in no namespace (`{` cannot
+/// occur in an XML name, so the two never collide); the parser's
+/// namespace layer (`xml::ns`) reports document names the same way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Namespaces {
+    /// XPath 1.0 with Namespaces in XML 1.0 (the default).
+    #[default]
+    Xpath,
+    /// Names compared as raw bytes, prefix included.
+    Raw,
+}
+
+impl Namespaces {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Namespaces::Xpath => "xpath",
+            Namespaces::Raw => "raw",
+        }
+    }
+}
+
 /// How twigs are matched (SPEC §3.1, dissertation ch. 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Mode {
@@ -414,6 +441,9 @@ pub struct Design {
     pub queries: Vec<Query>,
     pub mode: Mode,
     pub order: SiblingOrder,
+    /// How names compare; under `Xpath`, `tags` and `attrs` hold expanded
+    /// names (see [`Namespaces`]).
+    pub namespaces: Namespaces,
     cond_index: HashMap<CondKind, CondId>,
     counter_index: HashMap<Counter, CounterId>,
 }

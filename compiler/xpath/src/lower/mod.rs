@@ -1,4 +1,5 @@
 //! Lowering: syntax trees → IR. The only code that sees both.
 
+pub mod names;
 pub mod stacks;
 pub mod xpath;

@@ -7,11 +7,12 @@
 //! predicates must be decidable when the element opens: a positional
 //! predicate after a path or `text()` predicate is rejected with an error.
 
+use super::names::{NsContext, NsOptions, Resolved};
 use crate::ir::xpath::{
-    Axis, CmpOp, Compare, CondId, CondKind, Counter, Design, Node, NodeId, Origin, Part, PartId,
-    Query, QueryId, Test, Value,
+    Axis, CmpOp, Compare, CondId, CondKind, Counter, Design, Namespaces, Node, NodeId, Origin,
+    Part, PartId, Query, QueryId, Test, Value,
 };
-use crate::syntax::{ast, SourceQuery};
+use crate::syntax::{ast, QueryFile, SourceQuery};
 use qrtl_core::diag::{Diagnostic, Span};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -21,12 +22,22 @@ pub enum LowerErrorKind {
     /// `[b][2]`, `[text()="x"][1]`: the position depends on a predicate
     /// only known at close time.
     PositionAfterClosePredicate,
+    /// `/p:a` with no binding for `p` (`--ns`, `declare namespace`).
+    UnboundPrefix,
+    /// `/p:*` under `--namespaces raw` (a prefix there is only text).
+    PrefixWildcardRaw,
+    /// A `declare namespace` line that cannot stand (reserved prefix or
+    /// URI, a prefix bound twice, declarations under `--namespaces raw`).
+    BadBinding,
 }
 
 impl LowerErrorKind {
     pub fn code(self) -> &'static str {
         match self {
             LowerErrorKind::PositionAfterClosePredicate => "E0201",
+            LowerErrorKind::UnboundPrefix => "E0202",
+            LowerErrorKind::PrefixWildcardRaw => "E0203",
+            LowerErrorKind::BadBinding => "E0204",
         }
     }
 }
@@ -39,9 +50,38 @@ pub struct LowerError {
     pub help: Option<String>,
 }
 
-/// Lower every parsed query of a file. Query ids are kept from the file.
+/// Lower every parsed query of a file under namespace-aware matching with
+/// no bindings but `xml` (the queries of a file without declarations).
 pub fn lower_queries(file: &str, queries: &[SourceQuery]) -> Result<Design, Vec<Diagnostic>> {
+    let ns = NsContext::new(file, &[], &NsOptions::default()).expect("no declarations");
+    lower_with(file, queries, &ns)
+}
+
+/// [`lower_queries`] with names compared as raw bytes (`--namespaces
+/// raw`), as the hardware compares them.
+pub fn lower_queries_raw(file: &str, queries: &[SourceQuery]) -> Result<Design, Vec<Diagnostic>> {
+    let ns = NsContext::new(file, &[], &NsOptions::raw()).expect("no declarations");
+    lower_with(file, queries, &ns)
+}
+
+/// Lower a parsed query file: its declarations and `opts` bind the
+/// prefixes, then every query is lowered. Query ids are kept from the file.
+pub fn lower_file(
+    file: &str,
+    parsed: &QueryFile,
+    opts: &NsOptions,
+) -> Result<Design, Vec<Diagnostic>> {
+    let ns = NsContext::new(file, &parsed.namespaces, opts)?;
+    lower_with(file, &parsed.queries, &ns)
+}
+
+fn lower_with(
+    file: &str,
+    queries: &[SourceQuery],
+    ns: &NsContext,
+) -> Result<Design, Vec<Diagnostic>> {
     let mut design = Design::default();
+    design.namespaces = ns.mode;
     let mut errors = Vec::new();
     let mut seen: HashMap<String, PartId> = HashMap::default();
     for q in queries {
@@ -53,7 +93,7 @@ pub fn lower_queries(file: &str, queries: &[SourceQuery]) -> Result<Design, Vec<
                 design.parts[p.index()].queries.push(id);
                 Some(p)
             }
-            None => match lower_one(&mut design, q) {
+            None => match lower_one(&mut design, q, ns) {
                 Ok(p) => {
                     design.parts[p.index()].queries.push(id);
                     seen.insert(key, p);
@@ -113,7 +153,7 @@ pub fn lower_single(text: &str) -> Result<Design, String> {
     })
 }
 
-fn lower_one(design: &mut Design, q: &SourceQuery) -> Result<PartId, LowerError> {
+fn lower_one(design: &mut Design, q: &SourceQuery, ns: &NsContext) -> Result<PartId, LowerError> {
     // Nodes are only added if the whole query lowers; roll back otherwise.
     let nodes = design.nodes.len();
     let part = PartId(design.parts.len() as u32);
@@ -125,6 +165,7 @@ fn lower_one(design: &mut Design, q: &SourceQuery) -> Result<PartId, LowerError>
         design,
         line: q.line,
         part,
+        ns,
     };
     match lw.steps(None, &q.ast.steps) {
         Ok(_) => Ok(part),
@@ -142,6 +183,7 @@ struct Lowerer<'a> {
     design: &'a mut Design,
     line: usize,
     part: PartId,
+    ns: &'a NsContext,
 }
 
 fn axis(a: ast::Axis) -> Axis {
@@ -186,16 +228,15 @@ impl Lowerer<'_> {
     }
 
     fn step(&mut self, parent: Option<NodeId>, step: &ast::Step) -> Result<NodeId, LowerError> {
-        let test = match &step.test {
-            ast::NameTest::Any => Test::Any,
-            ast::NameTest::Name(n) => Test::Tag(self.design.tags.intern(n.as_bytes())),
-        };
+        let (test, in_ns) = self.name_test(step)?;
         let mut open: Vec<CondId> = Vec::new();
         let mut close: Vec<CondId> = Vec::new();
         let mut branches: Vec<&[ast::Step]> = Vec::new();
         // Open-time conditions of the predicates seen so far: the guard of
-        // any positional predicate that follows.
-        let mut guard: Vec<CondId> = Vec::new();
+        // any positional predicate that follows (`p:*` counts only the
+        // siblings in p's namespace).
+        let mut guard: Vec<CondId> = in_ns.into_iter().collect();
+        open.extend(in_ns);
         let mut close_before: Option<Span> = None;
         for pred in &step.predicates {
             let mut bracket_open = Vec::new();
@@ -232,6 +273,8 @@ impl Lowerer<'_> {
                     for e in exprs {
                         match &e.kind {
                             ast::ExprKind::Attr { name, cmp } => {
+                                let at = Span::new(e.span.start, e.span.start + 1 + name.len());
+                                let name = self.expand(name, at)?;
                                 let a = self.design.attrs.intern(name.as_bytes());
                                 let c = match cmp {
                                     None => CondKind::AttrExists(a),
@@ -285,5 +328,56 @@ impl Lowerer<'_> {
             self.steps(Some(node), b)?;
         }
         Ok(node)
+    }
+
+    /// The step's test, and for `p:*` the condition "in p's namespace".
+    fn name_test(&mut self, step: &ast::Step) -> Result<(Test, Option<CondId>), LowerError> {
+        let at = |len: usize| Span::new(step.span.start, step.span.start + len);
+        Ok(match &step.test {
+            ast::NameTest::Any => (Test::Any, None),
+            ast::NameTest::Name(n) => {
+                let name = self.expand(n, at(n.len()))?;
+                (Test::Tag(self.design.tags.intern(name.as_bytes())), None)
+            }
+            ast::NameTest::PrefixAny(p) => {
+                let span = at(p.len() + 2);
+                if self.ns.mode == Namespaces::Raw {
+                    return Err(LowerError {
+                        kind: LowerErrorKind::PrefixWildcardRaw,
+                        span,
+                        message: format!("`{p}:*` needs namespace-aware matching, not `--namespaces raw`"),
+                        help: Some("under `--namespaces raw` names are compared as written: write the full name (`p:name`) or `*`".into()),
+                    });
+                }
+                let Some(uri) = self.ns.uri(p) else {
+                    return Err(self.unbound(p, span));
+                };
+                let c = CondKind::InNamespace(uri.as_bytes().into());
+                (Test::Any, Some(self.design.intern_cond(c)))
+            }
+        })
+    }
+
+    /// The expanded name of a query's QName written at `span`.
+    fn expand(&self, qname: &str, span: Span) -> Result<String, LowerError> {
+        match self.ns.expand(qname) {
+            Resolved::Name(n) => Ok(n),
+            Resolved::Unbound(p) => {
+                Err(self.unbound(&p, Span::new(span.start, span.start + p.len() + 1)))
+            }
+        }
+    }
+
+    fn unbound(&self, prefix: &str, span: Span) -> LowerError {
+        let bound = self.ns.prefixes().join("`, `");
+        LowerError {
+            kind: LowerErrorKind::UnboundPrefix,
+            span,
+            message: format!("prefix `{prefix}` is not bound to a namespace"),
+            help: Some(format!(
+                "bind it with `--ns {prefix}=URI` or a line `declare namespace {prefix} = \"URI\";` \
+                 (bound now: `{bound}`); `--namespaces raw` compares names as written"
+            )),
+        }
     }
 }

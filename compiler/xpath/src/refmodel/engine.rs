@@ -40,8 +40,8 @@ use super::program::{
 };
 use super::rows::{any_kids, children, merge_rows, merge_sorted, Marks};
 use crate::ir::value::ValueAcc;
-use crate::ir::xpath::{CondKind, Design};
-use crate::xml::{DocStatus, Sink, Tokenizer, XmlConfig, XmlErrorAt};
+use crate::ir::xpath::{CondKind, Design, Namespaces};
+use crate::xml::{ns, DocStatus, Sink, Tokenizer, XmlConfig, XmlErrorAt};
 use hashbrown::HashTable;
 use rustc_hash::FxHasher;
 use std::hash::{Hash, Hasher};
@@ -259,12 +259,20 @@ pub struct Engine {
     prog: Program,
     rt: Runtime,
     tok: Tokenizer,
+    /// The namespace layer between the tokenizer and the run, for a design
+    /// with namespace-aware names.
+    ns: Option<ns::Layer>,
     config: EngineConfig,
 }
 
 impl Engine {
-    pub fn new(design: &Design, config: EngineConfig) -> Engine {
+    pub fn new(design: &Design, mut config: EngineConfig) -> Engine {
         let prog = Program::new(design);
+        config.xml.namespaces = design.namespaces == Namespaces::Xpath;
+        let ns = config
+            .xml
+            .namespaces
+            .then(|| ns::Layer::new(prog.attr_values));
         let levels = config.xml.max_depth as usize + 2;
         let mut symbols = FxMap::default();
         let mut symbol_keys = Vec::new();
@@ -323,6 +331,7 @@ impl Engine {
             prog,
             rt,
             tok: Tokenizer::new(config.xml),
+            ns,
             config,
         };
         e.reset_cache();
@@ -409,6 +418,9 @@ impl Engine {
             rt.text_ok[l].clear();
         }
         self.tok.reset();
+        if let Some(ns) = &mut self.ns {
+            ns.reset();
+        }
     }
 
     pub fn feed(&mut self, chunk: &[u8]) {
@@ -417,7 +429,10 @@ impl Engine {
             rt: &mut self.rt,
             limit: self.config.cache_words,
         };
-        self.tok.feed(chunk, &mut run);
+        match &mut self.ns {
+            Some(ns) => self.tok.feed(chunk, &mut ns.sink(&mut run)),
+            None => self.tok.feed(chunk, &mut run),
+        }
     }
 
     pub fn end(&mut self) -> DocResult {
@@ -426,7 +441,10 @@ impl Engine {
             rt: &mut self.rt,
             limit: self.config.cache_words,
         };
-        let res = self.tok.finish(&mut run);
+        let res = match &mut self.ns {
+            Some(ns) => self.tok.finish(&mut ns.sink(&mut run)),
+            None => self.tok.finish(&mut run),
+        };
         let (status, error) = match res {
             Ok(()) => (DocStatus::Ok, None),
             Err(e) => (e.error.status(), Some(e)),
@@ -972,6 +990,19 @@ impl Run<'_> {
         n
     }
 
+    /// The `p:*` conditions the element (its expanded name, `{URI}local`)
+    /// meets.
+    fn namespace_conds(&mut self, name: &[u8]) {
+        if name.first() != Some(&b'{') {
+            return;
+        }
+        for (u, c) in &self.p.ns_conds {
+            if name.len() > u.len() + 1 && name[1..].starts_with(u) && name[u.len() + 1] == b'}' {
+                self.rt.truth.push(*c);
+            }
+        }
+    }
+
     /// Count this element among its siblings and add the positional conditions it meets.
     fn count_siblings(&mut self) {
         let p = self.p;
@@ -1008,6 +1039,9 @@ impl Sink for Run<'_> {
         let tag = self.p.decode_tag(name);
         self.rt.tag = tag;
         self.rt.truth.clear();
+        if !self.p.ns_conds.is_empty() {
+            self.namespace_conds(name);
+        }
         self.p.tag_wants_attrs[tag as usize]
     }
 

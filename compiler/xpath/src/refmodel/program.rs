@@ -269,6 +269,11 @@ pub(crate) struct Program {
     pub attr_set_index: FxMap<(u32, u32), u32>,
     /// Per tag: does any condition read this element's attributes?
     pub tag_wants_attrs: Vec<bool>,
+    /// `p:*` conditions (`CondKind::InNamespace`) by namespace URI.
+    pub ns_conds: Vec<(Box<[u8]>, u32)>,
+    /// Some condition reads an attribute's value (the namespace layer
+    /// must keep values).
+    pub attr_values: bool,
     /// Per tag: counters whose test accepts it, in id order.
     pub tag_counters: Vec<Vec<u32>>,
     pub counter_guard: Vec<Box<[u32]>>,
@@ -441,6 +446,17 @@ impl Program {
             }
         }
 
+        let ns_conds = design
+            .conds
+            .iter()
+            .enumerate()
+            .filter_map(|(ci, c)| match c {
+                CondKind::InNamespace(uri) => Some((uri.clone(), ci as u32)),
+                _ => None,
+            })
+            .collect();
+        let attr_values = attr_sets.iter().any(|s| s.needs_value());
+
         // ---- counters ----
         let ncounters = design.counters.len();
         let mut tag_counters = vec![Vec::new(); ntags];
@@ -538,6 +554,8 @@ impl Program {
             attr_sets,
             attr_set_index,
             tag_wants_attrs,
+            ns_conds,
+            attr_values,
             tag_counters,
             counter_guard,
             counter_pos,

@@ -10,7 +10,8 @@ use crate::xml::DocStatus;
 
 fn engine_with(queries: &[&str], mode: Mode, order: SiblingOrder, config: EngineConfig) -> Engine {
     let text = queries.join("\n");
-    let (qs, diags) = parse_query_file("t", &text);
+    let qf = parse_query_file("t", &text);
+    let (qs, diags) = (qf.queries, qf.diagnostics);
     assert!(diags.is_empty(), "{diags:?}");
     let mut design = run_pipeline(
         lower_queries("t", &qs).expect("lowers"),

@@ -25,8 +25,12 @@ pub enum Axis {
 pub enum NameTest {
     /// `*`: any element.
     Any,
-    /// An element name, compared as raw bytes including any `prefix:`.
+    /// An element name as written: `local` or `prefix:local`. Lowering
+    /// resolves the prefix (namespace-aware matching) or keeps the bytes
+    /// (`--namespaces raw`).
     Name(String),
+    /// `prefix:*`: any element in the namespace bound to `prefix`.
+    PrefixAny(String),
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -34,6 +34,7 @@ use super::ast::{
     self, Axis, CmpOp, Comparison, Expr, ExprKind, Literal, NameTest, Predicate, PredicateKind,
     Query, Step,
 };
+use super::decl::{is_declaration, parse_declaration};
 pub use super::error::{SyntaxError, XPathErrorKind};
 use super::lexer::{
     axis_sep, cmp_op, empty_args, is_bad_char, is_name_start, is_ws, keyword, number, number_value,
@@ -65,14 +66,36 @@ pub fn parse_query(src: &str) -> Result<ast::Query, Vec<SyntaxError>> {
     Parser::new(src).query().map_err(|e| vec![e])
 }
 
-/// Parse a query file: one query per line; blank lines and lines whose
-/// first non-blank character is `#` are skipped. Every other line gets the
-/// next id, whether or not it parses. Returns the parsed queries and one
+/// A `declare namespace PREFIX = "URI";` line of a query file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NsDecl {
+    pub prefix: String,
+    pub uri: String,
+    /// 1-based line number.
+    pub line: usize,
+    /// The line as written (without the line break).
+    pub text: String,
+    /// The prefix and the quoted URI, as byte offsets into `text`.
+    pub prefix_span: Span,
+    pub uri_span: Span,
+}
+
+/// A parsed query file: its queries, its namespace declarations, and one
 /// diagnostic per line that failed.
-pub fn parse_query_file(file_name: &str, text: &str) -> (Vec<SourceQuery>, Vec<Diagnostic>) {
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QueryFile {
+    pub queries: Vec<SourceQuery>,
+    pub namespaces: Vec<NsDecl>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Parse a query file: one query per line; blank lines and lines whose
+/// first non-blank character is `#` are skipped, and so are namespace
+/// declarations (`declare namespace p = "uri";`, which take no id). Every
+/// other line gets the next id, whether or not it parses.
+pub fn parse_query_file(file_name: &str, text: &str) -> QueryFile {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut queries = Vec::new();
-    let mut diagnostics = Vec::new();
+    let mut file = QueryFile::default();
     let mut id = 0;
     for (index, raw) in text.split('\n').enumerate() {
         let line = raw.strip_suffix('\r').unwrap_or(raw);
@@ -81,14 +104,32 @@ pub fn parse_query_file(file_name: &str, text: &str) -> (Vec<SourceQuery>, Vec<D
             continue;
         }
         let offset = line.len() - trimmed.len();
+        let shift = |s: Span| Span::new(s.start + offset, s.end + offset);
+        if is_declaration(trimmed) {
+            match parse_declaration(trimmed) {
+                Ok(d) => file.namespaces.push(NsDecl {
+                    prefix: d.prefix,
+                    uri: d.uri,
+                    line: index + 1,
+                    text: line.to_string(),
+                    prefix_span: shift(d.prefix_span),
+                    uri_span: shift(d.uri_span),
+                }),
+                Err(e) => {
+                    file.diagnostics
+                        .push(e.to_diagnostic(file_name, index + 1, line, offset))
+                }
+            }
+            continue;
+        }
         match parse_query(trimmed) {
-            Ok(ast) => queries.push(SourceQuery {
+            Ok(ast) => file.queries.push(SourceQuery {
                 id,
                 line: index + 1,
                 text: line.to_string(),
                 ast,
             }),
-            Err(errors) => diagnostics.extend(
+            Err(errors) => file.diagnostics.extend(
                 errors
                     .iter()
                     .map(|e| e.to_diagnostic(file_name, index + 1, line, offset)),
@@ -96,7 +137,7 @@ pub fn parse_query_file(file_name: &str, text: &str) -> (Vec<SourceQuery>, Vec<D
         }
         id += 1;
     }
-    (queries, diagnostics)
+    file
 }
 
 /// Where the parser stands when something unexpected turns up.
@@ -408,13 +449,11 @@ impl<'a> Parser<'a> {
         ctx: Ctx,
     ) -> PResult<NameTest> {
         let start = self.pos;
-        if let Some((text, span)) = self.look(prefix_wildcard) {
-            return Err(SyntaxError::new(
-                K::PrefixWildcard,
-                span,
-                format!("`{text}` (any element with a given prefix) is not supported"),
-            )
-            .help("names are compared as written, prefix included: write the full name (`p:name`) or `*`"));
+        if let Some((text, _)) = self.eat(prefix_wildcard) {
+            let prefix = text
+                .strip_suffix(":*")
+                .expect("prefix_wildcard ends with :*");
+            return Ok(NameTest::PrefixAny(prefix.to_string()));
         }
         let Some((name, span)) = self.eat(qname) else {
             return Err(self.bad_step(Axis::Child, None, path_start, prev_end, ctx));
@@ -1608,7 +1647,8 @@ mod tests {
         );
         assert_eq!(q.steps[2].test, name("body.content"));
         assert_eq!(q.steps[5].test, name("é"));
-        assert_eq!(kind("/a:*"), K::PrefixWildcard);
+        assert_eq!(parse("/a:*").steps[0].test, NameTest::PrefixAny("a".into()));
+        assert_eq!(parse("/x[p:*]").to_string(), "/x[p:*]");
         assert_eq!(kind("/a/child::b"), K::UnsupportedAxis);
         assert_eq!(kind("/a:b:c"), K::UnexpectedToken);
     }
@@ -1853,7 +1893,11 @@ mod tests {
     #[test]
     fn file_ids_survive_errors_and_spans_include_indent() {
         let text = "# header\n/a\n\n  /b[\n\t//c\r\n   # note\n/d/..\n";
-        let (queries, diags) = parse_query_file("q.txt", text);
+        let QueryFile {
+            queries,
+            diagnostics: diags,
+            ..
+        } = parse_query_file("q.txt", text);
         let ids: Vec<_> = queries
             .iter()
             .map(|q| (q.id, q.line, q.text.as_str()))
@@ -1869,8 +1913,36 @@ mod tests {
             (diags[1].line, diags[1].col(), diags[1].code),
             (7, 4, "E0106")
         );
-        let (q, d) = parse_query_file("bom.txt", "\u{feff}/a\n");
-        assert_eq!((q.len(), d.len(), q[0].text.as_str()), (1, 0, "/a"));
+        let f = parse_query_file("bom.txt", "\u{feff}/a\n");
+        assert_eq!(
+            (
+                f.queries.len(),
+                f.diagnostics.len(),
+                f.queries[0].text.as_str()
+            ),
+            (1, 0, "/a")
+        );
+    }
+
+    #[test]
+    fn declarations_take_no_id_and_keep_their_line() {
+        let text = "/a\n  declare namespace p = \"urn:p\";\n/p:b\ndeclare namespace q\n/c\n";
+        let f = parse_query_file("q.txt", text);
+        let ids: Vec<_> = f.queries.iter().map(|q| (q.id, q.line)).collect();
+        assert_eq!(ids, [(0, 1), (1, 3), (2, 5)]);
+        assert_eq!(f.namespaces.len(), 1);
+        let d = &f.namespaces[0];
+        assert_eq!(
+            (d.prefix.as_str(), d.uri.as_str(), d.line),
+            ("p", "urn:p", 2)
+        );
+        assert_eq!(
+            (d.prefix_span, d.uri_span),
+            (Span::new(20, 21), Span::new(24, 31))
+        );
+        assert_eq!(f.diagnostics.len(), 1);
+        let e = &f.diagnostics[0];
+        assert_eq!((e.line, e.col(), e.code), (4, 20, "E0136"));
     }
 
     #[test]

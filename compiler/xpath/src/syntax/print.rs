@@ -46,6 +46,7 @@ impl Display for NameTest {
         match self {
             NameTest::Any => f.write_char('*'),
             NameTest::Name(n) => f.write_str(n),
+            NameTest::PrefixAny(p) => write!(f, "{p}:*"),
         }
     }
 }

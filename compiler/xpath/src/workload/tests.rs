@@ -127,7 +127,8 @@ fn documents_are_deterministic_per_seed() {
 }
 
 fn parse_all(qs: &[String]) -> Vec<crate::syntax::SourceQuery> {
-    let (parsed, diags) = parse_query_file("gen", &query_file(qs));
+    let qf = parse_query_file("gen", &query_file(qs));
+    let (parsed, diags) = (qf.queries, qf.diagnostics);
     assert!(
         diags.is_empty(),
         "{}",

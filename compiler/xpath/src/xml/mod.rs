@@ -13,6 +13,7 @@ pub mod doctype;
 pub mod items;
 pub mod lanes;
 pub mod names;
+pub mod ns;
 pub mod tokenizer;
 pub mod trace;
 
@@ -138,12 +139,22 @@ pub enum XmlError {
     TooManyAttributes,
     /// An attribute name longer than `XmlConfig::attr_name_bytes`.
     AttrNameTooLong,
+    // ---- malformed: Namespaces in XML 1.0 ([`ns`]; only when names are
+    // namespace-aware) ----
+    /// A name with a colon first, last or twice; a colon in a PI target.
+    BadQName,
+    /// An element or attribute prefix bound to no namespace (or `xmlns`
+    /// as an element's prefix).
+    UnboundPrefix,
+    /// A namespace declaration Namespaces in XML forbids (`xmlns:p=""`, a
+    /// reserved prefix or namespace misused).
+    BadNamespaceDecl,
 }
 
 impl XmlError {
     /// Every reason, in declaration order; the hardware reports
     /// `1 + index` in the status word (0: no error).
-    pub const ALL: [XmlError; 26] = [
+    pub const ALL: [XmlError; 29] = [
         XmlError::MismatchedClose,
         XmlError::CloseWithoutOpen,
         XmlError::UnterminatedMarkup,
@@ -170,6 +181,9 @@ impl XmlError {
         XmlError::DuplicateAttribute,
         XmlError::TooManyAttributes,
         XmlError::AttrNameTooLong,
+        XmlError::BadQName,
+        XmlError::UnboundPrefix,
+        XmlError::BadNamespaceDecl,
     ];
 
     /// The reason code of the hardware status word (1-based; the RTL's
@@ -202,6 +216,9 @@ impl XmlError {
             XmlError::DuplicateAttribute => 24,
             XmlError::TooManyAttributes => 25,
             XmlError::AttrNameTooLong => 26,
+            XmlError::BadQName => 27,
+            XmlError::UnboundPrefix => 28,
+            XmlError::BadNamespaceDecl => 29,
         }
     }
 
@@ -211,9 +228,19 @@ impl XmlError {
     }
 
     /// A reason the tokenizer (and `qrtl_sax`) can give; `BadBeat` is the
-    /// multi-byte input's, about the stream rather than the document.
+    /// multi-byte input's, about the stream rather than the document, and
+    /// the namespace reasons are the namespace layer's.
     pub fn from_parser(self) -> bool {
-        self != XmlError::BadBeat
+        self != XmlError::BadBeat && !self.is_namespace()
+    }
+
+    /// A reason of Namespaces in XML ([`ns`]), given only when names are
+    /// namespace-aware (no hardware parser gives them yet).
+    pub fn is_namespace(self) -> bool {
+        matches!(
+            self,
+            XmlError::BadQName | XmlError::UnboundPrefix | XmlError::BadNamespaceDecl
+        )
     }
 
     pub fn status(self) -> DocStatus {
@@ -255,6 +282,9 @@ impl XmlError {
                 "more attributes on an element than the duplicate check holds"
             }
             XmlError::AttrNameTooLong => "attribute name longer than the duplicate check holds",
+            XmlError::BadQName => "name with a misplaced colon (Namespaces in XML)",
+            XmlError::UnboundPrefix => "namespace prefix not declared",
+            XmlError::BadNamespaceDecl => "namespace declaration not allowed",
         }
     }
 }
@@ -282,6 +312,10 @@ pub struct XmlConfig {
     pub max_attributes: u32,
     /// Longest attribute name (bytes) the duplicate check holds.
     pub attr_name_bytes: u32,
+    /// Names are namespace-aware: the tokenizer rejects a colon in a PI
+    /// target (`BadQName`); everything else of Namespaces in XML is the
+    /// [`ns`] layer's, above the tokenizer.
+    pub namespaces: bool,
 }
 
 /// Default [`XmlConfig::max_attributes`] (YFilter's NITF documents have up
@@ -297,6 +331,7 @@ impl XmlConfig {
             name_stack_bytes: max_depth.saturating_mul(64).max(64),
             max_attributes: DEFAULT_MAX_ATTRIBUTES,
             attr_name_bytes: DEFAULT_ATTR_NAME_BYTES,
+            namespaces: false,
         }
     }
 }
@@ -339,4 +374,11 @@ pub trait Sink {
     /// The current text node ended (a start tag, end tag, comment or PI
     /// follows). Called only for text nodes for which `wants_text` was true.
     fn text_end(&mut self);
+    /// A fault the sink found in the event just given (`start_name`,
+    /// `attr_start`, `attr_end`, `open`): the tokenizer flags the document
+    /// at the current byte and gives no more events. Taken once.
+    #[inline(always)]
+    fn fault(&mut self) -> Option<XmlError> {
+        None
+    }
 }

@@ -425,6 +425,7 @@ impl Tokenizer {
             name_stack_bytes: 0,
             max_attributes: 0,
             attr_name_bytes: 0,
+            namespaces: false,
         });
         t.config = config;
         t
@@ -481,6 +482,12 @@ impl Tokenizer {
     fn reject(&mut self, error: XmlError, bytes: &[u8], i: usize) -> Step {
         self.fail(error, bytes, i);
         (self.state, REJECTED)
+    }
+
+    /// A fault the sink found in the event just given ([`Sink::fault`]).
+    #[inline(always)]
+    fn faulted<S: Sink>(&self, sink: &mut S) -> Option<XmlError> {
+        sink.fault()
     }
 
     /// End the current text node, if one is open.
@@ -937,8 +944,14 @@ impl Tokenizer {
         let top = self.top_start();
         self.attrs_wanted = sink.start_name(&self.names[top..], self.depth);
         self.attr_wanted = false;
+        if let Some(e) = self.faulted(sink) {
+            return self.reject(e, bytes, i);
+        }
         if b == b'>' {
             sink.open();
+            if let Some(e) = self.faulted(sink) {
+                return self.reject(e, bytes, i);
+            }
         }
         (next, i + 1)
     }
@@ -963,6 +976,9 @@ impl Tokenizer {
         match b {
             b'>' => {
                 sink.open();
+                if let Some(e) = self.faulted(sink) {
+                    return self.reject(e, bytes, i);
+                }
                 (State::Text, i + 1)
             }
             b'/' => (State::EmptyTagSlash, i + 1),
@@ -978,6 +994,9 @@ impl Tokenizer {
             return self.reject(XmlError::UnexpectedByte, bytes, i);
         }
         sink.open();
+        if let Some(e) = self.faulted(sink) {
+            return self.reject(e, bytes, i);
+        }
         (self.close_element(sink), i + 1)
     }
 
@@ -1020,6 +1039,9 @@ impl Tokenizer {
         }
         if self.attrs_wanted {
             self.attr_wanted = self.attr_start(seg, before, sink);
+            if let Some(e) = self.faulted(sink) {
+                return self.reject(e, bytes, i);
+            }
         }
         i += 1;
         // Usually the quote follows `=` at once.
@@ -1138,6 +1160,9 @@ impl Tokenizer {
         // The closing quote.
         if self.attrs_wanted {
             sink.attr_end();
+            if let Some(e) = self.faulted(sink) {
+                return self.reject(e, bytes, i - 1);
+            }
         }
         self.attr_wanted = false;
         self.skip_lf = false;
@@ -1148,6 +1173,9 @@ impl Tokenizer {
                 return (State::TagSpace, i + 1);
             } else if c == b'>' {
                 sink.open();
+                if let Some(e) = self.faulted(sink) {
+                    return self.reject(e, bytes, i);
+                }
                 return (State::Text, i + 1);
             }
         }
@@ -1161,6 +1189,9 @@ impl Tokenizer {
         let next = match b {
             b'>' => {
                 sink.open();
+                if let Some(e) = self.faulted(sink) {
+                    return self.reject(e, bytes, i);
+                }
                 State::Text
             }
             b'/' => State::EmptyTagSlash,
@@ -1424,6 +1455,9 @@ impl Tokenizer {
     #[inline(always)]
     fn pi_target(&mut self, bytes: &[u8], i: usize) -> Step {
         let b = bytes[i];
+        if b == b':' && self.config.namespaces {
+            return self.reject(XmlError::BadQName, bytes, i);
+        }
         if is_name_char(b) {
             if self.nm.byte(b, self.latin1).is_err() {
                 return self.reject(XmlError::BadNameChar, bytes, i);

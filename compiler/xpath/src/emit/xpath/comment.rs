@@ -46,6 +46,7 @@ pub(super) fn cond_text(d: &StackDesign, c: CondId) -> String {
         CondKind::Position { op, value, .. } => {
             format!("[position() {} {}]", op.as_str(), f64::from_bits(*value))
         }
+        CondKind::InNamespace(uri) => format!("[namespace-uri() = \"{}\"]", comment_text(uri)),
         CondKind::TextExists => "[text()]".to_string(),
         CondKind::TextCmp(cmp) => {
             format!("[text() {} {}]", cmp.op.as_str(), value_text(&cmp.value))

@@ -341,15 +341,16 @@ mod tests {
     use crate::emit::xpath::{RtlShape, MEM_GROUP_BITS};
     use crate::engine::{build_xpath_hw, XpathHwOptions};
     use crate::ir::stacks::StackDesign;
-    use crate::lower::xpath::lower_queries;
+
     use crate::passes::{run_pipeline, PassConfig};
     use crate::syntax::parse_query_file;
 
     fn stack_design(queries: &str) -> StackDesign {
-        let (qs, diags) = parse_query_file("t", queries);
+        let qf = parse_query_file("t", queries);
+        let (qs, diags) = (qf.queries, qf.diagnostics);
         assert!(diags.is_empty(), "{diags:?}");
         let design = run_pipeline(
-            lower_queries("t", &qs).expect("lowers"),
+            crate::lower::xpath::lower_queries_raw("t", &qs).expect("lowers"),
             &PassConfig::default(),
         );
         build_xpath_hw("t", &design, &XpathHwOptions::default())

@@ -131,24 +131,28 @@ const CONFIGS: [XmlConfig; 4] = [
         name_stack_bytes: 2048,
         max_attributes: 16,
         attr_name_bytes: 32,
+        namespaces: false,
     },
     XmlConfig {
         max_depth: 2,
         name_stack_bytes: 128,
         max_attributes: 2,
         attr_name_bytes: 64,
+        namespaces: false,
     },
     XmlConfig {
         max_depth: 3,
         name_stack_bytes: 8,
         max_attributes: 16,
         attr_name_bytes: 32,
+        namespaces: false,
     },
     XmlConfig {
         max_depth: 6,
         name_stack_bytes: 16,
         max_attributes: 3,
         attr_name_bytes: 2,
+        namespaces: false,
     },
 ];
 

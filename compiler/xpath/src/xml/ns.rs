@@ -1,0 +1,334 @@
+//! Namespaces in XML 1.0 over the tokenizer's events: the layer between
+//! the tokenizer and a sink that reports every element and attribute by
+//! its expanded name, in Clark notation (`{URI}local`; a name in no
+//! namespace is its bare local name), as a design built with
+//! `Namespaces::Xpath` names its tags and attributes.
+//!
+//! A start tag's `xmlns` and `xmlns:p` attributes may follow the names
+//! they bind (`<p:a q:x="1" xmlns:p="urn:p" xmlns:q="urn:q">`), so the
+//! layer holds the start tag (its name, its attributes, and their values
+//! when the inner sink may want them) until its `>`, resolves it there and
+//! replays it to the inner sink, then `open`. Declarations are not
+//! attributes in the XPath data model and are not replayed. Bindings are
+//! scoped: the element's declarations are dropped at its close.
+//!
+//! Faults, reported through [`Sink::fault`] so that the tokenizer flags
+//! the document at the byte that revealed them:
+//! - [`XmlError::BadQName`] at the byte after a name (element or
+//!   attribute) with a colon first, last, or twice;
+//! - [`XmlError::BadNamespaceDecl`] at the closing quote of a declaration
+//!   that Namespaces in XML forbids: `xmlns:p=""`, `xml` bound to another
+//!   URI or another prefix bound to the XML namespace, `xmlns` declared,
+//!   anything bound to the `xmlns` namespace;
+//! - [`XmlError::UnboundPrefix`] and [`XmlError::DuplicateAttribute`]
+//!   (two attributes with one expanded name) at the tag's `>`.
+
+use super::{Sink, XmlError};
+use std::ops::Range;
+
+/// The namespace bound to `xml` everywhere (Namespaces in XML 1.0 §3).
+pub const XML_NAMESPACE: &str = "http://www.w3.org/XML/1998/namespace";
+/// The namespace of `xmlns` declarations, bound to no prefix.
+pub const XMLNS_NAMESPACE: &str = "http://www.w3.org/2000/xmlns/";
+
+/// One attribute of the start tag being read.
+#[derive(Clone, Debug)]
+struct Attr {
+    /// The QName in `Layer::tag`.
+    name: Range<usize>,
+    /// The value in `Layer::tag`, when kept.
+    value: Range<usize>,
+    /// `xmlns` or `xmlns:p`: the prefix bound (empty for the default).
+    decl: Option<Range<usize>>,
+}
+
+/// One in-scope binding: prefix and URI in `Layer::arena` (an empty
+/// prefix is the default namespace; an empty URI undeclares it).
+#[derive(Clone, Debug)]
+struct Binding {
+    prefix: Range<usize>,
+    uri: Range<usize>,
+}
+
+/// The layer's state, kept across documents (its buffers are reused);
+/// [`Layer::reset`] before each document.
+#[derive(Clone, Debug, Default)]
+pub struct Layer {
+    /// Keep the values of attributes that are not declarations (the inner
+    /// sink may ask for them).
+    values: bool,
+    /// The start tag: its QName first, then attribute names and values.
+    tag: Vec<u8>,
+    name_len: usize,
+    depth: u32,
+    attrs: Vec<Attr>,
+    /// The attribute being read keeps its value.
+    keep: bool,
+    bindings: Vec<Binding>,
+    arena: Vec<u8>,
+    /// Per open element: `bindings` and `arena` lengths before its own.
+    scopes: Vec<(usize, usize)>,
+    /// The expanded name being replayed.
+    out: Vec<u8>,
+    fault: Option<XmlError>,
+}
+
+impl Layer {
+    /// A layer that keeps attribute values when `values` (pass true when
+    /// the inner sink has any condition on an attribute's value).
+    pub fn new(values: bool) -> Layer {
+        Layer {
+            values,
+            ..Layer::default()
+        }
+    }
+
+    pub fn reset(&mut self) {
+        self.tag.clear();
+        self.attrs.clear();
+        self.bindings.clear();
+        self.arena.clear();
+        self.scopes.clear();
+        self.fault = None;
+    }
+
+    /// The sink that feeds `inner` through this layer.
+    pub fn sink<'a, S: Sink>(&'a mut self, inner: &'a mut S) -> NsSink<'a, S> {
+        NsSink { layer: self, inner }
+    }
+
+    /// Bind the declaration `a` (its value read), or say why not.
+    fn declare(&mut self, a: &Attr) -> Result<(), XmlError> {
+        let prefix = &self.tag[a.decl.clone().expect("a declaration")];
+        let uri = &self.tag[a.value.clone()];
+        let xml = uri == XML_NAMESPACE.as_bytes();
+        let forbidden = match prefix {
+            b"xml" => !xml,
+            b"xmlns" => true,
+            b"" => xml || uri == XMLNS_NAMESPACE.as_bytes(),
+            _ => uri.is_empty() || xml || uri == XMLNS_NAMESPACE.as_bytes(),
+        };
+        if forbidden {
+            return Err(XmlError::BadNamespaceDecl);
+        }
+        let p0 = self.arena.len();
+        self.arena.extend_from_slice(prefix);
+        let u0 = self.arena.len();
+        self.arena.extend_from_slice(uri);
+        self.bindings.push(Binding {
+            prefix: p0..u0,
+            uri: u0..self.arena.len(),
+        });
+        Ok(())
+    }
+
+    /// `out` := the expanded name of the QName at `name` in `tag`
+    /// (`element`: an unprefixed name takes the default namespace).
+    fn expand(&mut self, name: Range<usize>, element: bool) -> Result<(), XmlError> {
+        let Layer {
+            tag,
+            bindings,
+            arena,
+            out,
+            ..
+        } = self;
+        let qname = &tag[name];
+        let (prefix, local) = match memchr::memchr(b':', qname) {
+            Some(k) => (&qname[..k], &qname[k + 1..]),
+            None => (&qname[..0], qname),
+        };
+        let uri = if prefix.is_empty() && !element {
+            &[][..]
+        } else if prefix == b"xmlns" {
+            return Err(XmlError::UnboundPrefix);
+        } else {
+            match lookup(bindings, arena, prefix) {
+                Some(u) => u,
+                None if prefix.is_empty() => &[][..],
+                None => return Err(XmlError::UnboundPrefix),
+            }
+        };
+        out.clear();
+        if !uri.is_empty() {
+            out.push(b'{');
+            out.extend_from_slice(uri);
+            out.push(b'}');
+        }
+        out.extend_from_slice(local);
+        Ok(())
+    }
+
+    /// Two prefixed attributes with one expanded name.
+    fn duplicate(&mut self) -> Result<bool, XmlError> {
+        let mut names: Vec<Vec<u8>> = Vec::new();
+        for i in 0..self.attrs.len() {
+            let a = &self.attrs[i];
+            if a.decl.is_some() || memchr::memchr(b':', &self.tag[a.name.clone()]).is_none() {
+                continue;
+            }
+            self.expand(a.name.clone(), false)?;
+            if names.contains(&self.out) {
+                return Ok(true);
+            }
+            names.push(self.out.clone());
+        }
+        Ok(false)
+    }
+}
+
+/// The URI bound to `prefix` (empty: the default namespace), innermost
+/// first; `Some(b"")` for an undeclared default.
+fn lookup<'a>(bindings: &[Binding], arena: &'a [u8], prefix: &[u8]) -> Option<&'a [u8]> {
+    if prefix == b"xml" {
+        return Some(XML_NAMESPACE.as_bytes());
+    }
+    let b = bindings
+        .iter()
+        .rev()
+        .find(|b| &arena[b.prefix.clone()] == prefix)?;
+    Some(&arena[b.uri.clone()])
+}
+
+/// Whether a name is a QName: no colon first or last, at most one.
+fn is_qname(name: &[u8]) -> bool {
+    match memchr::memchr(b':', name) {
+        None => true,
+        Some(k) => k > 0 && k + 1 < name.len() && memchr::memchr(b':', &name[k + 1..]).is_none(),
+    }
+}
+
+/// The attribute name's declaration prefix: `xmlns` → empty, `xmlns:p` → `p`.
+fn declared_prefix(name: &[u8]) -> Option<&[u8]> {
+    match name {
+        b"xmlns" => Some(&name[..0]),
+        _ => name.strip_prefix(b"xmlns:"),
+    }
+}
+
+/// A [`Sink`] feeding `inner` with expanded names ([`Layer`]).
+pub struct NsSink<'a, S> {
+    layer: &'a mut Layer,
+    inner: &'a mut S,
+}
+
+impl<S: Sink> NsSink<'_, S> {
+    /// Resolve the start tag and replay it to the inner sink.
+    fn replay(&mut self) -> Result<(), XmlError> {
+        let l = &mut *self.layer;
+        if l.duplicate()? {
+            return Err(XmlError::DuplicateAttribute);
+        }
+        // Every attribute prefix must be bound, asked for or not.
+        for i in 0..l.attrs.len() {
+            if l.attrs[i].decl.is_none() {
+                l.expand(l.attrs[i].name.clone(), false)?;
+            }
+        }
+        l.expand(0..l.name_len, true)?;
+        if !self.inner.start_name(&l.out, l.depth) {
+            return Ok(());
+        }
+        for i in 0..l.attrs.len() {
+            let a = l.attrs[i].clone();
+            if a.decl.is_some() {
+                continue;
+            }
+            l.expand(a.name, false)?;
+            if self.inner.attr_start(&l.out) {
+                debug_assert!(
+                    l.values,
+                    "the inner sink wants values the layer did not keep"
+                );
+                self.inner.attr_value(&l.tag[a.value]);
+            }
+            self.inner.attr_end();
+        }
+        Ok(())
+    }
+}
+
+impl<S: Sink> Sink for NsSink<'_, S> {
+    fn start_name(&mut self, name: &[u8], depth: u32) -> bool {
+        let l = &mut *self.layer;
+        l.tag.clear();
+        l.tag.extend_from_slice(name);
+        l.name_len = name.len();
+        l.depth = depth;
+        l.attrs.clear();
+        l.scopes.push((l.bindings.len(), l.arena.len()));
+        if !is_qname(name) {
+            l.fault = Some(XmlError::BadQName);
+        }
+        true
+    }
+
+    fn attr_start(&mut self, name: &[u8]) -> bool {
+        let l = &mut *self.layer;
+        if !is_qname(name) {
+            l.fault = Some(XmlError::BadQName);
+            return false;
+        }
+        let n0 = l.tag.len();
+        l.tag.extend_from_slice(name);
+        let n1 = l.tag.len();
+        let decl = declared_prefix(name).map(|p| n1 - p.len()..n1);
+        l.keep = decl.is_some() || l.values;
+        l.attrs.push(Attr {
+            name: n0..n1,
+            value: n1..n1,
+            decl,
+        });
+        l.keep
+    }
+
+    fn attr_value(&mut self, chunk: &[u8]) {
+        let l = &mut *self.layer;
+        l.tag.extend_from_slice(chunk);
+        let end = l.tag.len();
+        l.attrs.last_mut().expect("attr_start came first").value.end = end;
+    }
+
+    fn attr_end(&mut self) {
+        let l = &mut *self.layer;
+        let Some(a) = l.attrs.last().cloned() else {
+            return;
+        };
+        if a.decl.is_some() {
+            if let Err(e) = l.declare(&a) {
+                l.fault = Some(e);
+            }
+        }
+    }
+
+    fn open(&mut self) {
+        match self.replay() {
+            Ok(()) => self.inner.open(),
+            Err(e) => self.layer.fault = Some(e),
+        }
+    }
+
+    fn close(&mut self) {
+        let l = &mut *self.layer;
+        if let Some((b, a)) = l.scopes.pop() {
+            l.bindings.truncate(b);
+            l.arena.truncate(a);
+        }
+        self.inner.close();
+    }
+
+    fn wants_text(&mut self) -> bool {
+        self.inner.wants_text()
+    }
+
+    fn text(&mut self, chunk: &[u8]) {
+        self.inner.text(chunk);
+    }
+
+    fn text_end(&mut self) {
+        self.inner.text_end();
+    }
+
+    fn fault(&mut self) -> Option<XmlError> {
+        self.layer.fault.take()
+    }
+}
