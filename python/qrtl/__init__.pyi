@@ -67,6 +67,8 @@ class XPathFilter:
         max_depth: int = 32,
         max_attributes: int = 16,
         attr_name_bytes: int = 32,
+        namespaces: Optional[dict[str, str]] = None,
+        names: Literal["xpath", "raw"] = "xpath",
     ) -> "XPathFilter": ...
     @classmethod
     def from_file(
@@ -77,6 +79,8 @@ class XPathFilter:
         max_depth: int = 32,
         max_attributes: int = 16,
         attr_name_bytes: int = 32,
+        namespaces: Optional[dict[str, str]] = None,
+        names: Literal["xpath", "raw"] = "xpath",
     ) -> "XPathFilter": ...
     def __len__(self) -> int: ...
     def filter(self, doc: _InputArg) -> Result: ...

@@ -8,9 +8,10 @@ use std::sync::Mutex;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyType;
+use pyo3::types::{PyDict, PyType};
 use qrtl_xpath::engine::{source_from_text, DEFAULT_MAX_DEPTH};
-use qrtl_xpath::ir::xpath::{Design, Mode};
+use qrtl_xpath::ir::xpath::{Design, Mode, Namespaces};
+use qrtl_xpath::lower::names::NsOptions;
 use qrtl_xpath::refmodel::{DocResult, Engine, EngineConfig};
 use qrtl_xpath::xml::{XmlConfig, DEFAULT_ATTR_NAME_BYTES, DEFAULT_MAX_ATTRIBUTES};
 
@@ -90,6 +91,38 @@ pub struct XPathFilter {
     idle: Mutex<Vec<Engine>>,
 }
 
+/// `namespaces` (prefix → URI, as `--ns`) and `names` (`"xpath"` or
+/// `"raw"`, as `--namespaces`), each checked as the CLI checks it.
+fn ns_options(namespaces: Option<&Bound<'_, PyDict>>, names: &str) -> PyResult<NsOptions> {
+    let mode = match names {
+        "xpath" => Namespaces::Xpath,
+        "raw" => Namespaces::Raw,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "names: expected \"xpath\" or \"raw\", got {names:?}"
+            )))
+        }
+    };
+    let mut opts = NsOptions {
+        mode,
+        bindings: Vec::new(),
+    };
+    let Some(namespaces) = namespaces else {
+        return Ok(opts);
+    };
+    if mode == Namespaces::Raw && !namespaces.is_empty() {
+        return Err(PyValueError::new_err(
+            "namespaces: prefixes bind only for namespace-aware names, not names=\"raw\"",
+        ));
+    }
+    for (prefix, uri) in namespaces.iter() {
+        let (prefix, uri): (String, String) = (prefix.extract()?, uri.extract()?);
+        opts.bind(&format!("{prefix}={uri}"))
+            .map_err(|e| PyValueError::new_err(format!("namespaces: {e}")))?;
+    }
+    Ok(opts)
+}
+
 fn parse_mode(mode: &str) -> PyResult<Mode> {
     match mode {
         "holistic" => Ok(Mode::Holistic),
@@ -105,7 +138,9 @@ fn parse_mode(mode: &str) -> PyResult<Mode> {
 impl XPathFilter {
     #[new]
     #[pyo3(signature = (queries, mode = "holistic", ordered = false, max_depth = 32,
-                        max_attributes = 16, attr_name_bytes = 32))]
+                        max_attributes = 16, attr_name_bytes = 32, namespaces = None,
+                        names = "xpath"))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         queries: &Bound<'_, PyAny>,
@@ -114,16 +149,20 @@ impl XPathFilter {
         max_depth: u32,
         max_attributes: u32,
         attr_name_bytes: u32,
+        namespaces: Option<&Bound<'_, PyDict>>,
+        names: &str,
     ) -> PyResult<Self> {
         let xml = xml_limits(max_depth, max_attributes, attr_name_bytes)?;
+        let ns = ns_options(namespaces, names)?;
         let queries = Source::extract(queries, "queries")?;
-        XPathFilter::build(py, queries, mode, ordered, xml)
+        XPathFilter::build(py, queries, mode, ordered, xml, &ns)
     }
 
     /// The query file at `path` (str or os.PathLike).
     #[classmethod]
     #[pyo3(signature = (path, mode = "holistic", ordered = false, max_depth = 32,
-                        max_attributes = 16, attr_name_bytes = 32))]
+                        max_attributes = 16, attr_name_bytes = 32, namespaces = None,
+                        names = "xpath"))]
     #[allow(clippy::too_many_arguments)]
     fn from_file(
         _cls: &Bound<'_, PyType>,
@@ -134,9 +173,12 @@ impl XPathFilter {
         max_depth: u32,
         max_attributes: u32,
         attr_name_bytes: u32,
+        namespaces: Option<&Bound<'_, PyDict>>,
+        names: &str,
     ) -> PyResult<Self> {
         let xml = xml_limits(max_depth, max_attributes, attr_name_bytes)?;
-        XPathFilter::build(py, Source::File(path), mode, ordered, xml)
+        let ns = ns_options(namespaces, names)?;
+        XPathFilter::build(py, Source::File(path), mode, ordered, xml, &ns)
     }
 
     /// Number of queries (ids are 0..len).
@@ -188,10 +230,11 @@ impl XPathFilter {
         mode: &str,
         ordered: bool,
         xml: XmlConfig,
+        ns: &NsOptions,
     ) -> PyResult<Self> {
         let mode = parse_mode(mode)?;
         let (name, text) = queries.load(py, "queries", "query file")?;
-        let source = source_from_text(&name, &text, mode, ordered)
+        let source = source_from_text(&name, &text, mode, ordered, ns)
             .map_err(|f| failure(py, f, Kind::Query))?;
         Ok(XPathFilter {
             design: source.design,

@@ -170,3 +170,34 @@ def test_attribute_limits_are_the_clis():
     long = f.filter(b"<a abcde='1'/>")
     assert long.status == "attr_limit" and long.col == 8
     assert qrtl.XPathFilter("//a\n").filter(b"<a x='1' y='2' z='3'/>").status == "ok"
+
+
+def test_namespaces_are_xpaths_and_equal_the_clis(qrtl_cli, tmp_path):
+    """Names compare by namespace URI and local name; `namespaces` binds
+    query prefixes as `--ns` does, `names="raw"` compares bytes as
+    `--namespaces raw` does."""
+    queries = tmp_path / "q.txt"
+    queries.write_text("//b\n//x:b\n//x:*\n/x:a[@x:k]\n//*[@x:k]\n")
+    docs = []
+    for i, text in enumerate([
+        b"<a><b/></a>",
+        b"<a xmlns='urn:x'><b/></a>",
+        b"<p:a xmlns:p='urn:x' p:k='1'><b xmlns=''/></p:a>",
+        b"<a xmlns:q='urn:x'><q:b/><c q:k=''/></a>",
+        b"<a><u:b/></a>",
+    ]):
+        d = tmp_path / f"d{i}.xml"
+        d.write_bytes(text)
+        docs.append(str(d))
+    f = qrtl.XPathFilter.from_file(queries, namespaces={"x": "urn:x"})
+    results = f.filter_many(docs)
+    assert [r.matched for r in results] == [[0], [1, 2], [0, 2, 3, 4], [1, 2, 4], []]
+    assert (results[4].status, results[4].reason) == ("malformed", "namespace prefix not declared")
+    assert_same(results, *cli_answers(qrtl_cli, queries, docs, "--ns", "x=urn:x"))
+    raw = qrtl.XPathFilter("//b\n//u:b\n", names="raw")
+    assert raw.filter(docs[4]).matched == [1]
+    with pytest.raises(qrtl.QueryError) as e:
+        qrtl.XPathFilter("//y:b\n")
+    assert "prefix `y` is not bound" in str(e.value)
+    with pytest.raises(ValueError, match="namespaces: prefix `xmlns`"):
+        qrtl.XPathFilter("//b\n", namespaces={"xmlns": "urn:x"})
