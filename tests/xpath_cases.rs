@@ -21,6 +21,10 @@
 //! - Each query line is followed by `# expect: match` or `# expect: no-match`,
 //!   and optionally `# oracle: skip <reason>` when sxd-xpath is known to
 //!   deviate from XPath 1.0 on it (see `xpath_cases/sxd_oracle.rs`).
+//! - `# ns: PREFIX=URI` lines (before `# doc:`) bind query prefixes, as
+//!   `--ns` does, for the engine and the oracle alike; `# namespaces: raw`
+//!   compares names as bytes (`--namespaces raw`; sxd-xpath, namespace-aware,
+//!   is not consulted).
 //! - `# status: malformed` or `# status: too_deep` (before `# queries:`)
 //!   says the engine must flag the document; sxd-document must reject a
 //!   `malformed` one too.
@@ -32,7 +36,8 @@ mod common;
 #[path = "xpath_cases/sxd_oracle.rs"]
 mod sxd_oracle;
 
-use common::design_from_text;
+use common::design_from_text_ns;
+use qrtl_xpath::lower::names::NsOptions;
 use qrtl_xpath::ir::xpath::Mode;
 use qrtl_xpath::refmodel::{Engine, EngineConfig};
 use qrtl_xpath::syntax::ast::{self, Axis, CmpOp, ExprKind, Literal, NameTest, PredicateKind};
@@ -54,6 +59,11 @@ struct Case {
     doc: String,
     status: DocStatus,
     queries: Vec<CaseQuery>,
+    /// `# ns: PREFIX=URI` lines: query prefixes (engine and oracle).
+    ns: Vec<(String, String)>,
+    /// `# namespaces: raw`: names compared as bytes (no oracle: sxd-xpath
+    /// is namespace-aware).
+    raw: bool,
 }
 
 fn unescape(s: &str) -> String {
@@ -87,6 +97,8 @@ fn parse_case(name: &str, text: &str) -> Case {
     let mut doc_lines: Vec<&str> = Vec::new();
     let mut status = DocStatus::Ok;
     let mut queries: Vec<CaseQuery> = Vec::new();
+    let mut ns = Vec::new();
+    let mut raw = false;
     for (i, line) in text.lines().enumerate() {
         let lno = i + 1;
         let t = line.trim();
@@ -97,6 +109,14 @@ fn parse_case(name: &str, text: &str) -> Case {
                     at = At::Doc;
                 } else if let Some(s) = t.strip_prefix("# status:") {
                     status = parse_status(name, lno, s);
+                } else if let Some(b) = t.strip_prefix("# ns:") {
+                    let (p, u) = b
+                        .trim()
+                        .split_once('=')
+                        .unwrap_or_else(|| panic!("{name}:{lno}: `# ns: PREFIX=URI`"));
+                    ns.push((p.to_string(), u.to_string()));
+                } else if t == "# namespaces: raw" {
+                    raw = true;
                 } else {
                     assert!(
                         t.is_empty() || t.starts_with('#'),
@@ -157,6 +177,8 @@ fn parse_case(name: &str, text: &str) -> Case {
         doc,
         status,
         queries,
+        ns,
+        raw,
     }
 }
 
@@ -243,6 +265,17 @@ fn oracle_query(q: &str) -> String {
 
 // ---------- runner ----------
 
+fn ns_options(case: &Case) -> NsOptions {
+    if case.raw {
+        return NsOptions::raw();
+    }
+    let mut opts = NsOptions::default();
+    for (p, u) in &case.ns {
+        opts.bind(&format!("{p}={u}")).expect("a valid binding");
+    }
+    opts
+}
+
 fn check_case(name: &str, case: &Case, failures: &mut Vec<String>) -> usize {
     let texts: Vec<String> = case.queries.iter().map(|q| q.text.clone()).collect();
     let mut file = texts.join("\n");
@@ -252,14 +285,19 @@ fn check_case(name: &str, case: &Case, failures: &mut Vec<String>) -> usize {
     let results: Vec<_> = [Mode::Holistic, Mode::Paths, Mode::Pairs]
         .into_iter()
         .map(|m| {
-            let mut e = Engine::new(&design_from_text(name, &file, m), EngineConfig::default());
+            let design = design_from_text_ns(name, &file, m, &ns_options(case));
+            let mut e = Engine::new(&design, EngineConfig::default());
             e.filter(case.doc.as_bytes())
         })
         .collect();
     let oracle_doc = oracle_document(&case.doc);
     let oracle_texts: Vec<String> = texts.iter().map(|q| oracle_query(q)).collect();
-    let oracle = Oracle::new(&oracle_texts);
-    let sxd = oracle.eval(&oracle_doc);
+    let oracle = Oracle::with_namespaces(&oracle_texts, &case.ns);
+    let sxd = if case.raw {
+        Ok(Vec::new())
+    } else {
+        oracle.eval(&oracle_doc)
+    };
     let mut checked = 0;
 
     let r = &results[0];
@@ -271,7 +309,7 @@ fn check_case(name: &str, case: &Case, failures: &mut Vec<String>) -> usize {
         return 1;
     }
     if case.status == DocStatus::Malformed {
-        if sxd.is_ok() {
+        if sxd.is_ok() && !case.raw {
             failures.push(format!(
                 "{name}: sxd-document accepts a document expected malformed"
             ));
@@ -315,7 +353,7 @@ fn check_case(name: &str, case: &Case, failures: &mut Vec<String>) -> usize {
                 ));
             }
         }
-        if let (Some(m), None) = (&sxd, &q.oracle_skip) {
+        if let (Some(m), None, false) = (&sxd, &q.oracle_skip, case.raw) {
             let s = m.contains(&id);
             if s != q.expect {
                 failures.push(format!(
