@@ -37,8 +37,8 @@ mod common;
 mod sxd_oracle;
 
 use common::design_from_text_ns;
-use qrtl_xpath::lower::names::NsOptions;
 use qrtl_xpath::ir::xpath::Mode;
+use qrtl_xpath::lower::names::NsOptions;
 use qrtl_xpath::refmodel::{Engine, EngineConfig};
 use qrtl_xpath::syntax::ast::{self, Axis, CmpOp, ExprKind, Literal, NameTest, PredicateKind};
 use qrtl_xpath::syntax::parse_query;

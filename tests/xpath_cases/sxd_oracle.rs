@@ -38,6 +38,10 @@
 //!    its descendants (Python's `xml.dom.minidom` agrees with §6.2). →
 //!    cases mark such queries `# oracle: skip`; the random generator never
 //!    undeclares the default namespace.
+//! 9. sxd-document ignores a default namespace declared on a prefixed
+//!    element (`<p:c xmlns:p="u" xmlns="v"><a/></p:c>`: `a` must be in
+//!    `v`; minidom agrees). → the random generator declares default
+//!    namespaces on unprefixed elements only.
 
 #![allow(dead_code)]
 
