@@ -529,6 +529,7 @@ const EVENT_BITS: [(&str, u32); 17] = [
 fn reasons() -> Vec<(String, u8)> {
     crate::xml::XmlError::ALL
         .iter()
+        .filter(|e| !e.is_namespace())
         .map(|&e| {
             let mut name = String::from("E");
             for c in format!("{e:?}").chars() {
