@@ -36,6 +36,8 @@ pub const XMLNS_NAMESPACE: &str = "http://www.w3.org/2000/xmlns/";
 struct Attr {
     /// The QName in `Layer::tag`.
     name: Range<usize>,
+    /// Where its colon is, if it has a prefix.
+    colon: Option<usize>,
     /// The value in `Layer::tag`, when kept.
     value: Range<usize>,
     /// `xmlns` or `xmlns:p`: the prefix bound (empty for the default).
@@ -60,8 +62,12 @@ pub struct Layer {
     /// The start tag: its QName first, then attribute names and values.
     tag: Vec<u8>,
     name_len: usize,
+    /// The element name's colon.
+    name_colon: Option<usize>,
     depth: u32,
     attrs: Vec<Attr>,
+    /// Attributes with a prefix (other than declarations) in `attrs`.
+    prefixed: usize,
     /// The attribute being read keeps its value.
     keep: bool,
     bindings: Vec<Binding>,
@@ -122,9 +128,19 @@ impl Layer {
         Ok(())
     }
 
-    /// `out` := the expanded name of the QName at `name` in `tag`
-    /// (`element`: an unprefixed name takes the default namespace).
-    fn expand(&mut self, name: Range<usize>, element: bool) -> Result<(), XmlError> {
+    /// The expanded name of the QName at `name` in `tag` whose colon is at
+    /// `colon` (`element`: an unprefixed name takes the default namespace):
+    /// `false` when it is the QName itself (no namespace), `true` when it
+    /// is in `out`.
+    fn expand(
+        &mut self,
+        name: Range<usize>,
+        colon: Option<usize>,
+        element: bool,
+    ) -> Result<bool, XmlError> {
+        if colon.is_none() && (!element || self.bindings.is_empty()) {
+            return Ok(false);
+        }
         let Layer {
             tag,
             bindings,
@@ -133,40 +149,48 @@ impl Layer {
             ..
         } = self;
         let qname = &tag[name];
-        let (prefix, local) = match memchr::memchr(b':', qname) {
+        let (prefix, local) = match colon {
             Some(k) => (&qname[..k], &qname[k + 1..]),
             None => (&qname[..0], qname),
         };
-        let uri = if prefix.is_empty() && !element {
-            &[][..]
-        } else if prefix == b"xmlns" {
-            return Err(XmlError::UnboundPrefix);
-        } else {
-            match lookup(bindings, arena, prefix) {
-                Some(u) => u,
-                None if prefix.is_empty() => &[][..],
-                None => return Err(XmlError::UnboundPrefix),
-            }
+        let uri = match lookup(bindings, arena, prefix) {
+            _ if prefix == b"xmlns" => return Err(XmlError::UnboundPrefix),
+            Some(u) => u,
+            None if prefix.is_empty() => &[][..],
+            None => return Err(XmlError::UnboundPrefix),
         };
-        out.clear();
-        if !uri.is_empty() {
-            out.push(b'{');
-            out.extend_from_slice(uri);
-            out.push(b'}');
+        if uri.is_empty() {
+            return Ok(false);
         }
+        out.clear();
+        out.push(b'{');
+        out.extend_from_slice(uri);
+        out.push(b'}');
         out.extend_from_slice(local);
-        Ok(())
+        Ok(true)
+    }
+
+    /// The expanded name [`Layer::expand`] gave for `name`.
+    fn expanded(&self, name: Range<usize>, in_out: bool) -> &[u8] {
+        if in_out {
+            &self.out
+        } else {
+            &self.tag[name]
+        }
     }
 
     /// Two prefixed attributes with one expanded name.
     fn duplicate(&mut self) -> Result<bool, XmlError> {
+        if self.prefixed < 2 {
+            return Ok(false);
+        }
         let mut names: Vec<Vec<u8>> = Vec::new();
         for i in 0..self.attrs.len() {
-            let a = &self.attrs[i];
-            if a.decl.is_some() || memchr::memchr(b':', &self.tag[a.name.clone()]).is_none() {
+            let a = self.attrs[i].clone();
+            if a.decl.is_some() || a.colon.is_none() {
                 continue;
             }
-            self.expand(a.name.clone(), false)?;
+            self.expand(a.name, a.colon, false)?;
             if names.contains(&self.out) {
                 return Ok(true);
             }
@@ -189,12 +213,17 @@ fn lookup<'a>(bindings: &[Binding], arena: &'a [u8], prefix: &[u8]) -> Option<&'
     Some(&arena[b.uri.clone()])
 }
 
-/// Whether a name is a QName: no colon first or last, at most one.
-fn is_qname(name: &[u8]) -> bool {
-    match memchr::memchr(b':', name) {
-        None => true,
-        Some(k) => k > 0 && k + 1 < name.len() && memchr::memchr(b':', &name[k + 1..]).is_none(),
+/// A name's colon if it is a QName (no colon first or last, at most one):
+/// `Ok(None)` without a prefix, `Err` for a bad QName.
+#[inline]
+fn qname_colon(name: &[u8]) -> Result<Option<usize>, XmlError> {
+    let Some(k) = name.iter().position(|&b| b == b':') else {
+        return Ok(None);
+    };
+    if k == 0 || k + 1 == name.len() || name[k + 1..].contains(&b':') {
+        return Err(XmlError::BadQName);
     }
+    Ok(Some(k))
 }
 
 /// The attribute name's declaration prefix: `xmlns` → empty, `xmlns:p` → `p`.
@@ -219,13 +248,19 @@ impl<S: Sink> NsSink<'_, S> {
             return Err(XmlError::DuplicateAttribute);
         }
         // Every attribute prefix must be bound, asked for or not.
-        for i in 0..l.attrs.len() {
-            if l.attrs[i].decl.is_none() {
-                l.expand(l.attrs[i].name.clone(), false)?;
+        if l.prefixed > 0 {
+            for i in 0..l.attrs.len() {
+                let a = &l.attrs[i];
+                if a.decl.is_none() && a.colon.is_some() {
+                    l.expand(a.name.clone(), a.colon, false)?;
+                }
             }
         }
-        l.expand(0..l.name_len, true)?;
-        if !self.inner.start_name(&l.out, l.depth) {
+        let in_out = l.expand(0..l.name_len, l.name_colon, true)?;
+        if !self
+            .inner
+            .start_name(l.expanded(0..l.name_len, in_out), l.depth)
+        {
             return Ok(());
         }
         for i in 0..l.attrs.len() {
@@ -233,8 +268,8 @@ impl<S: Sink> NsSink<'_, S> {
             if a.decl.is_some() {
                 continue;
             }
-            l.expand(a.name, false)?;
-            if self.inner.attr_start(&l.out) {
+            let in_out = l.expand(a.name.clone(), a.colon, false)?;
+            if self.inner.attr_start(l.expanded(a.name, in_out)) {
                 debug_assert!(
                     l.values,
                     "the inner sink wants values the layer did not keep"
@@ -255,26 +290,33 @@ impl<S: Sink> Sink for NsSink<'_, S> {
         l.name_len = name.len();
         l.depth = depth;
         l.attrs.clear();
+        l.prefixed = 0;
         l.scopes.push((l.bindings.len(), l.arena.len()));
-        if !is_qname(name) {
-            l.fault = Some(XmlError::BadQName);
+        match qname_colon(name) {
+            Ok(c) => l.name_colon = c,
+            Err(e) => l.fault = Some(e),
         }
         true
     }
 
     fn attr_start(&mut self, name: &[u8]) -> bool {
         let l = &mut *self.layer;
-        if !is_qname(name) {
-            l.fault = Some(XmlError::BadQName);
-            return false;
-        }
+        let colon = match qname_colon(name) {
+            Ok(c) => c,
+            Err(e) => {
+                l.fault = Some(e);
+                return false;
+            }
+        };
         let n0 = l.tag.len();
         l.tag.extend_from_slice(name);
         let n1 = l.tag.len();
         let decl = declared_prefix(name).map(|p| n1 - p.len()..n1);
+        l.prefixed += usize::from(decl.is_none() && colon.is_some());
         l.keep = decl.is_some() || l.values;
         l.attrs.push(Attr {
             name: n0..n1,
+            colon,
             value: n1..n1,
             decl,
         });
