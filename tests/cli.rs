@@ -427,3 +427,133 @@ fn split_nul_framing_and_stdin() {
         "{\"doc\":\"-\",\"status\":\"ok\",\"matched\":[0]}\n"
     );
 }
+
+#[test]
+fn namespace_prefixes_are_bound_or_reported_with_their_position() {
+    let d = temp_dir("ns");
+    let q = write(
+        &d,
+        "q.txt",
+        "declare namespace a = \"http://www.w3.org/2005/Atom\";\n//a:entry\n  /feed/p:x\n",
+    );
+    let o = qrtl(&["xpath", "check", &q]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains(&format!(
+            "{q}:3:9: error[E0202]: prefix `p` is not bound to a namespace"
+        )),
+        "{e}"
+    );
+    assert!(e.contains("--ns p=URI"), "{e}");
+    let o = qrtl(&["xpath", "check", &q, "--ns", "p=urn:p"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // A declaration that rebinds a prefix of --ns points at its URI.
+    let o = qrtl(&[
+        "xpath",
+        "check",
+        &q,
+        "--ns",
+        "a=urn:other",
+        "--ns",
+        "p=urn:p",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains(&format!(
+            "{q}:1:23: error[E0204]: prefix `a` is bound to `urn:other` by `--ns`"
+        )),
+        "{}",
+        stderr(&o)
+    );
+    // Raw names: no bindings, and p:* is refused.
+    let raw = write(&d, "raw.txt", "/feed/p:x\n/p:*\n");
+    let o = qrtl(&["xpath", "check", &raw, "--namespaces", "raw"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains(&format!(
+            "{raw}:2:2: error[E0203]: `p:*` needs namespace-aware matching"
+        )),
+        "{}",
+        stderr(&o)
+    );
+    for bad in [
+        &["--ns", "p"][..],
+        &["--ns", "xmlns=urn:x"],
+        &["--ns", "p=urn:x", "--namespaces", "raw"],
+        &["--ns", "p="],
+    ] {
+        let mut args = vec!["xpath", "check", &q];
+        args.extend_from_slice(bad);
+        let o = qrtl(&args);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("error: --ns"),
+            "{bad:?}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+#[test]
+fn filter_matches_by_namespace_uri_and_flags_unbound_document_prefixes() {
+    let d = temp_dir("ns-filter");
+    let q = write(&d, "q.txt", "//entry\n//a:entry\n//a:*[@a:k]\n");
+    let feed = write(
+        &d,
+        "feed.xml",
+        "<feed xmlns='http://www.w3.org/2005/Atom' xmlns:t='http://www.w3.org/2005/Atom'><entry t:k='1'/></feed>",
+    );
+    let bad = write(&d, "bad.xml", "<feed><x:entry/></feed>");
+    let o = qrtl(&[
+        "xpath",
+        "filter",
+        &q,
+        &feed,
+        &bad,
+        "--ns",
+        "a=http://www.w3.org/2005/Atom",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!(r#"{{"doc":"{feed}","status":"ok","matched":[1,2]}}"#)
+    );
+    assert_eq!(
+        lines[1],
+        format!(r#"{{"doc":"{bad}","status":"malformed","matched":[]}}"#)
+    );
+    assert!(
+        stderr(&o).contains(&format!(
+            "{bad}:1:16: note: malformed: namespace prefix not declared"
+        )),
+        "{}",
+        stderr(&o)
+    );
+    let rq = write(&d, "rq.txt", "//x:entry\n");
+    let o = qrtl(&["xpath", "filter", &rq, &bad, "--namespaces", "raw"]);
+    assert_eq!(
+        stdout(&o),
+        format!("{{\"doc\":\"{bad}\",\"status\":\"ok\",\"matched\":[0]}}\n")
+    );
+    // The hardware compares raw names: compile refuses namespace-aware ones.
+    let o = qrtl(&[
+        "xpath",
+        "compile",
+        &rq,
+        "-o",
+        &d.join("hw").display().to_string(),
+        "--namespaces",
+        "xpath",
+        "--ns",
+        "x=urn:x",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("error[E0398]: the hardware compares names as raw bytes"),
+        "{}",
+        stderr(&o)
+    );
+}
