@@ -332,7 +332,7 @@ fn run_tokenizer(doc: &[u8], namespaces: bool) -> Got {
             namespaces: true,
             ..config()
         };
-        let mut layer = ns::Layer::new(false);
+        let mut layer = ns::Layer::new(ns::AttrWants::default());
         tokenize(config, doc, &mut layer.sink(&mut Ignore))
     };
     match panic::catch_unwind(AssertUnwindSafe(run)) {

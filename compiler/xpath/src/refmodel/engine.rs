@@ -269,10 +269,11 @@ impl Engine {
     pub fn new(design: &Design, mut config: EngineConfig) -> Engine {
         let prog = Program::new(design);
         config.xml.namespaces = design.namespaces == Namespaces::Xpath;
-        let ns = config
-            .xml
-            .namespaces
-            .then(|| ns::Layer::new(prog.attr_values));
+        let wants = ns::AttrWants {
+            names: prog.tag_wants_attrs.iter().any(|&w| w),
+            values: prog.attr_values,
+        };
+        let ns = config.xml.namespaces.then(|| ns::Layer::new(wants));
         let levels = config.xml.max_depth as usize + 2;
         let mut symbols = FxMap::default();
         let mut symbol_keys = Vec::new();

@@ -31,6 +31,17 @@ pub const XML_NAMESPACE: &str = "http://www.w3.org/XML/1998/namespace";
 /// The namespace of `xmlns` declarations, bound to no prefix.
 pub const XMLNS_NAMESPACE: &str = "http://www.w3.org/2000/xmlns/";
 
+/// What the inner sink may ask for of the attributes that are not
+/// declarations (the layer keeps no more: a plain attribute nobody reads
+/// costs only its name check).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AttrWants {
+    /// Their names (some condition tests an attribute).
+    pub names: bool,
+    /// Their values (some condition reads an attribute's value).
+    pub values: bool,
+}
+
 /// One attribute of the start tag being read.
 #[derive(Clone, Debug)]
 struct Attr {
@@ -56,9 +67,11 @@ struct Binding {
 /// [`Layer::reset`] before each document.
 #[derive(Clone, Debug, Default)]
 pub struct Layer {
-    /// Keep the values of attributes that are not declarations (the inner
-    /// sink may ask for them).
-    values: bool,
+    /// What of the attributes that are not declarations the inner sink
+    /// may ask for.
+    wants: AttrWants,
+    /// The attribute being read is a declaration.
+    in_decl: bool,
     /// The start tag: its QName first, then attribute names and values.
     tag: Vec<u8>,
     name_len: usize,
@@ -80,11 +93,11 @@ pub struct Layer {
 }
 
 impl Layer {
-    /// A layer that keeps attribute values when `values` (pass true when
-    /// the inner sink has any condition on an attribute's value).
-    pub fn new(values: bool) -> Layer {
+    /// A layer that keeps what of the attributes `wants` says the inner
+    /// sink may ask for.
+    pub fn new(wants: AttrWants) -> Layer {
         Layer {
-            values,
+            wants,
             ..Layer::default()
         }
     }
@@ -271,7 +284,7 @@ impl<S: Sink> NsSink<'_, S> {
             let in_out = l.expand(a.name.clone(), a.colon, false)?;
             if self.inner.attr_start(l.expanded(a.name, in_out)) {
                 debug_assert!(
-                    l.values,
+                    l.wants.values,
                     "the inner sink wants values the layer did not keep"
                 );
                 self.inner.attr_value(&l.tag[a.value]);
@@ -308,12 +321,21 @@ impl<S: Sink> Sink for NsSink<'_, S> {
                 return false;
             }
         };
+        let declared = if name[0] == b'x' {
+            declared_prefix(name)
+        } else {
+            None
+        };
+        l.in_decl = declared.is_some();
+        if declared.is_none() && colon.is_none() && !l.wants.names {
+            return false;
+        }
         let n0 = l.tag.len();
         l.tag.extend_from_slice(name);
         let n1 = l.tag.len();
-        let decl = declared_prefix(name).map(|p| n1 - p.len()..n1);
+        let decl = declared.map(|p| n1 - p.len()..n1);
         l.prefixed += usize::from(decl.is_none() && colon.is_some());
-        l.keep = decl.is_some() || l.values;
+        l.keep = decl.is_some() || l.wants.values;
         l.attrs.push(Attr {
             name: n0..n1,
             colon,
@@ -332,13 +354,16 @@ impl<S: Sink> Sink for NsSink<'_, S> {
 
     fn attr_end(&mut self) {
         let l = &mut *self.layer;
-        let Some(a) = l.attrs.last().cloned() else {
+        if !l.in_decl {
             return;
-        };
-        if a.decl.is_some() {
-            if let Err(e) = l.declare(&a) {
-                l.fault = Some(e);
-            }
+        }
+        let a = l
+            .attrs
+            .last()
+            .cloned()
+            .expect("attr_start kept the declaration");
+        if let Err(e) = l.declare(&a) {
+            l.fault = Some(e);
         }
     }
 
