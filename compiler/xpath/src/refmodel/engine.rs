@@ -1046,6 +1046,10 @@ impl Sink for Run<'_> {
         self.p.tag_wants_attrs[tag as usize]
     }
 
+    fn may_want_attrs(&mut self, local: &[u8]) -> bool {
+        self.p.may_want_attrs(local)
+    }
+
     fn attr_start(&mut self, name: &[u8]) -> bool {
         let p = self.p;
         let rt = &mut *self.rt;

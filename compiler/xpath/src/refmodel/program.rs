@@ -269,6 +269,9 @@ pub(crate) struct Program {
     pub attr_set_index: FxMap<(u32, u32), u32>,
     /// Per tag: does any condition read this element's attributes?
     pub tag_wants_attrs: Vec<bool>,
+    /// Local names (of expanded names) of the tags that want attributes;
+    /// `None` when every element may (conditions on `*`).
+    pub attr_locals: Option<FxMap<Box<[u8]>, ()>>,
     /// `p:*` conditions (`CondKind::InNamespace`) by namespace URI.
     pub ns_conds: Vec<(Box<[u8]>, u32)>,
     /// Some condition reads an attribute's value (the namespace layer
@@ -522,7 +525,15 @@ impl Program {
             .iter()
             .flat_map(|l| l[ntags].iter())
             .any(|&(_, kid)| flags[kid as usize] & HAS_CONDS != 0);
+        let attr_locals = (!tag_wants_attrs[0]).then(|| {
+            tag_index
+                .iter()
+                .filter(|(_, &t)| tag_wants_attrs[t as usize])
+                .map(|(name, _)| (local_part(name).into(), ()))
+                .collect()
+        });
         Program {
+            attr_locals,
             twig_lists: TwigLists::new(&push, &twig, ordered),
             tag_index,
             ntags,
@@ -567,6 +578,14 @@ impl Program {
             longest_literal,
             ordered,
         }
+    }
+
+    /// Whether an element with local name `local`, in whatever namespace,
+    /// may want its attributes read.
+    pub fn may_want_attrs(&self, local: &[u8]) -> bool {
+        self.attr_locals
+            .as_ref()
+            .is_none_or(|m| m.contains_key(local))
     }
 
     #[inline]
@@ -870,4 +889,15 @@ fn node_flags(push: &[PushNode], child_edges: &EdgeLists, desc_edges: &EdgeLists
         flags[parent as usize] |= CARRIES_ANY;
     }
     flags
+}
+
+/// The local part of an expanded name (`{URI}local` or `local`).
+fn local_part(name: &[u8]) -> &[u8] {
+    match name.first() {
+        Some(b'{') => name
+            .iter()
+            .rposition(|&b| b == b'}')
+            .map_or(name, |k| &name[k + 1..]),
+        _ => name,
+    }
 }

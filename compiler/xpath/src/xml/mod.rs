@@ -374,6 +374,13 @@ pub trait Sink {
     /// The current text node ended (a start tag, end tag, comment or PI
     /// follows). Called only for text nodes for which `wants_text` was true.
     fn text_end(&mut self);
+    /// Whether an element whose local name is `local` (in whatever
+    /// namespace) may have its attributes asked for: a hint for a layer
+    /// that must decide what to keep before it knows the expanded name.
+    #[inline(always)]
+    fn may_want_attrs(&mut self, _local: &[u8]) -> bool {
+        true
+    }
     /// A fault the sink found in the event just given (`start_name`,
     /// `attr_start`, `attr_end`, `open`): the tokenizer flags the document
     /// at the current byte and gives no more events. Taken once.

@@ -72,6 +72,9 @@ pub struct Layer {
     wants: AttrWants,
     /// The attribute being read is a declaration.
     in_decl: bool,
+    /// The inner sink may ask for this element's attributes
+    /// ([`Sink::may_want_attrs`] of its local name).
+    tag_wants: bool,
     /// The start tag: its QName first, then attribute names and values.
     tag: Vec<u8>,
     name_len: usize,
@@ -309,6 +312,8 @@ impl<S: Sink> Sink for NsSink<'_, S> {
             Ok(c) => l.name_colon = c,
             Err(e) => l.fault = Some(e),
         }
+        let local = &name[l.name_colon.map_or(0, |k| k + 1)..];
+        l.tag_wants = l.wants.names && self.inner.may_want_attrs(local);
         true
     }
 
@@ -327,7 +332,7 @@ impl<S: Sink> Sink for NsSink<'_, S> {
             None
         };
         l.in_decl = declared.is_some();
-        if declared.is_none() && colon.is_none() && !l.wants.names {
+        if declared.is_none() && colon.is_none() && !l.tag_wants {
             return false;
         }
         let n0 = l.tag.len();
@@ -335,7 +340,7 @@ impl<S: Sink> Sink for NsSink<'_, S> {
         let n1 = l.tag.len();
         let decl = declared.map(|p| n1 - p.len()..n1);
         l.prefixed += usize::from(decl.is_none() && colon.is_some());
-        l.keep = decl.is_some() || l.wants.values;
+        l.keep = decl.is_some() || (l.wants.values && l.tag_wants);
         l.attrs.push(Attr {
             name: n0..n1,
             colon,
