@@ -96,8 +96,8 @@ struct State {
     /// the twig nodes without children whose push column is set and that
     /// need a check at close (`text()` conditions, part roots, ordered
     /// mode); `branching`, the twig nodes with children whose push column
-    /// is set (checked at close when there are fewer of them than reports
-    /// received); `text_conds`, the `text()` conditions to evaluate on this
+    /// is set (all checked at close when there are fewer of them than the
+    /// reports' parents, else searched for those parents); `text_conds`, the `text()` conditions to evaluate on this
     /// element's text children.
     lists: Box<[u32]>,
     /// Where each list ends in `lists`.
@@ -547,6 +547,10 @@ fn set_bit(words: &mut [u64], touched: &mut Vec<u32>, base: usize, t: u32) {
     words[base + w] |= 1 << (t % 64);
 }
 
+/// At close, a search in the branching list for a report's parent costs
+/// about this many checks of a branching node's reports.
+const SEARCH_COST: usize = 8;
+
 /// How many twig parents the reports in `words` (at `base`, in the
 /// words `touched`) have, counted up to `enough`.
 fn parents_of_reports(
@@ -563,7 +567,7 @@ fn parents_of_reports(
             n += p.twig_parents.get(w * 64 + bits.trailing_zeros()).len();
             bits &= bits - 1;
         }
-        if n > enough {
+        if n * SEARCH_COST > enough {
             break;
         }
     }
@@ -664,6 +668,7 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
     });
     text_conds.sort_unstable();
     text_conds.dedup();
+    branching.sort_unstable();
     let id = rt.states.len() as u32;
     // Each plain-path part has one leaf push node and `exact` has no
     // duplicates, so `accept_parts` has none either.
@@ -1196,16 +1201,18 @@ impl Sink for Run<'_> {
             .sum();
         // The row's branching nodes, or the parents of the reports (a
         // search each): whichever list is shorter.
-        if branching <= parents_of_reports(p, checked, here, checked_touched, branching) {
+        if branching <= SEARCH_COST * parents_of_reports(p, checked, here, checked_touched, branching) {
             for &s in parts {
                 cands.extend_from_slice(states[s as usize].branching());
             }
         } else {
             rt.close_stamp = rt.close_stamp.wrapping_add(1);
-            let set_here = |n: u32| {
+            // A parent of a report is a candidate if its push column is
+            // set here: if it is among the row's branching nodes.
+            let set_here = |t: u32| {
                 parts
                     .iter()
-                    .any(|&s| states[s as usize].exact().binary_search(&n).is_ok())
+                    .any(|&s| states[s as usize].branching().binary_search(&t).is_ok())
             };
             for &w in checked_touched {
                 let mut bits = checked[here + w as usize];
@@ -1213,9 +1220,7 @@ impl Sink for Run<'_> {
                     let c = w * 64 + bits.trailing_zeros();
                     bits &= bits - 1;
                     for &t in p.twig_parents.get(c) {
-                        if rt.twig_seen[t as usize] != rt.close_stamp
-                            && set_here(p.twig_push[t as usize])
-                        {
+                        if rt.twig_seen[t as usize] != rt.close_stamp && set_here(t) {
                             rt.twig_seen[t as usize] = rt.close_stamp;
                             cands.push(t);
                         }
