@@ -159,6 +159,60 @@ struct Row {
     dirty: u32,
 }
 
+/// The candidates with conditions that a clean transition sets aside,
+/// indexed so that finding those an element's conditions satisfy reads
+/// only the seeds of its conditions (elements meet few; a state may have
+/// hundreds of seeds, one value each).
+struct Seeds {
+    /// The seeds with one condition, sorted by (condition, node).
+    single: Box<[(u32, u32)]>,
+    /// The seeds with several conditions, sorted.
+    several: Box<[u32]>,
+}
+
+impl Seeds {
+    fn new(p: &Program, nodes: &[u32]) -> Seeds {
+        let mut single = Vec::new();
+        let mut several = Vec::new();
+        for &n in nodes {
+            match p.open_conds.get(n) {
+                [c] => single.push((*c, n)),
+                _ => several.push(n),
+            }
+        }
+        single.sort_unstable();
+        several.sort_unstable();
+        Seeds {
+            single: single.into(),
+            several: several.into(),
+        }
+    }
+
+    /// Cache words.
+    fn words(&self) -> usize {
+        2 * self.single.len() + self.several.len() + 8
+    }
+
+    /// Appends to `out`, sorted, the seeds whose conditions are all in
+    /// `truth` (sorted).
+    fn passing(&self, p: &Program, truth: &[u32], out: &mut Vec<u32>) {
+        let start = out.len();
+        let mut rest = &self.single[..];
+        for &c in truth {
+            rest = &rest[rest.partition_point(|&(sc, _)| sc < c)..];
+            let len = rest.partition_point(|&(sc, _)| sc == c);
+            out.extend(rest[..len].iter().map(|&(_, n)| n));
+            rest = &rest[len..];
+        }
+        for &n in self.several.iter() {
+            if Run::conds_hold(p.open_conds.get(n), truth) {
+                out.push(n);
+            }
+        }
+        out[start..].sort_unstable();
+    }
+}
+
 /// Seeds id of a clean transition without seeds.
 const NO_SEEDS: u32 = u32::MAX;
 
@@ -224,7 +278,7 @@ struct Runtime {
     /// Seeds: per clean transition that has some, the sorted candidates
     /// with conditions (the clean parents' children with the tag or `*`
     /// that have open-time conditions), before those are checked.
-    seeds: Vec<Box<[u32]>>,
+    seeds: Vec<Seeds>,
     /// Dirty transitions: (dirty state, seeds id, symbol) → dirty state.
     dirty_trans: FxMap<(u32, u32, u32), u32>,
     /// The state with empty lists: the dirty row of most elements.
@@ -853,11 +907,7 @@ impl Run<'_> {
         if seeds != NO_SEEDS {
             let [held, kept] = &mut rt.merged;
             kept.clear();
-            for &n in rt.seeds[seeds as usize].iter() {
-                if Self::conds_hold(p.open_conds.get(n), truth) {
-                    kept.push(n);
-                }
-            }
+            rt.seeds[seeds as usize].passing(p, truth, kept);
             if !kept.is_empty() {
                 std::mem::swap(held, &mut key);
                 key.clear();
@@ -1008,9 +1058,9 @@ impl Run<'_> {
         let seeds = if aside.is_empty() {
             NO_SEEDS
         } else {
-            aside.sort_unstable();
-            rt.cache_words += aside.len() + 4;
-            rt.seeds.push(aside.as_slice().into());
+            let seeds = Seeds::new(self.p, &aside);
+            rt.cache_words += seeds.words();
+            rt.seeds.push(seeds);
             (rt.seeds.len() - 1) as u32
         };
         rt.aside = aside;
@@ -1201,7 +1251,9 @@ impl Sink for Run<'_> {
             .sum();
         // The row's branching nodes, or the parents of the reports (a
         // search each): whichever list is shorter.
-        if branching <= SEARCH_COST * parents_of_reports(p, checked, here, checked_touched, branching) {
+        if branching
+            <= SEARCH_COST * parents_of_reports(p, checked, here, checked_touched, branching)
+        {
             for &s in parts {
                 cands.extend_from_slice(states[s as usize].branching());
             }
