@@ -1,5 +1,6 @@
 //! `qrtl xpath check|filter|compile|sim` (SPEC §2, §3).
 
+use std::fmt::Write as _;
 use std::io::Write;
 use std::num::NonZeroUsize;
 use std::ops::ControlFlow;
@@ -312,7 +313,10 @@ fn filter(
         inputs.jobs,
         split::documents(inputs.docs, inputs.split),
         || Engine::new(&design, config),
-        |engine, d: NamedDoc| (d.name, filter_doc(engine, d.doc)),
+        |engine, d: NamedDoc| {
+            let result = filter_doc(engine, d.doc).map(|r| render(&d.name, r));
+            (d.name, result)
+        },
         |(name, result)| match print_result(&mut out, &name, result) {
             Printed::Line => ControlFlow::Continue(()),
             Printed::Unreadable => {
@@ -352,9 +356,45 @@ enum Printed {
     Closed,
 }
 
+/// One document's output, formatted by the worker that filtered it (so
+/// the thread printing in input order only writes).
+struct Rendered {
+    /// The JSON line for stdout.
+    line: String,
+    /// The note for stderr, for a flagged document.
+    note: Option<String>,
+}
+
+/// The document's JSON line and its note.
+fn render(name: &str, r: DocResult) -> Rendered {
+    // Keys in the order of SPEC §2: doc, status, matched.
+    let mut line = format!(
+        "{{\"doc\":{},\"status\":\"{}\",\"matched\":[",
+        json_string(name),
+        r.status.as_str(),
+    );
+    for (i, q) in r.matched.iter().enumerate() {
+        if i > 0 {
+            line.push(',');
+        }
+        let _ = write!(line, "{q}");
+    }
+    line.push_str("]}");
+    let note = r.error.map(|e| {
+        format!(
+            "{name}:{}:{}: note: {}: {}",
+            e.line,
+            e.col,
+            r.status.as_str(),
+            e.error.describe()
+        )
+    });
+    Rendered { line, note }
+}
+
 /// The document's JSON line on stdout and its note on stderr, or the read
 /// error on stderr.
-fn print_result(out: &mut impl Write, name: &str, result: std::io::Result<DocResult>) -> Printed {
+fn print_result(out: &mut impl Write, name: &str, result: std::io::Result<Rendered>) -> Printed {
     let r = match result {
         Ok(r) => r,
         Err(e) => {
@@ -366,25 +406,12 @@ fn print_result(out: &mut impl Write, name: &str, result: std::io::Result<DocRes
             return Printed::Unreadable;
         }
     };
-    // Keys in the order of SPEC §2: doc, status, matched.
-    let line = format!(
-        "{{\"doc\":{},\"status\":\"{}\",\"matched\":{}}}",
-        json_string(name),
-        r.status.as_str(),
-        serde_json::Value::from(r.matched)
-    );
-    if writeln!(out, "{line}").is_err() {
+    if writeln!(out, "{}", r.line).is_err() {
         return Printed::Closed;
     }
-    if let Some(e) = r.error {
+    if let Some(note) = r.note {
         let _ = out.flush();
-        eprintln!(
-            "{name}:{}:{}: note: {}: {}",
-            e.line,
-            e.col,
-            r.status.as_str(),
-            e.error.describe()
-        );
+        eprintln!("{note}");
     }
     Printed::Line
 }

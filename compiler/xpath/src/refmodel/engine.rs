@@ -15,14 +15,17 @@
 //! state ([`State::child_any`]) and per carry set ([`CarrySet::desc_any`],
 //! built from the parent set's, so a new one costs its change).
 //!
-//! **Projected symbols.** A state can only use the conditions of its
-//! candidate children (the `/` children of its exact set and the `//`
-//! children of its carry set with the element's tag or `*`). Computing a
-//! transition records them as the state's *relevant conditions* for that
-//! tag ([`Runtime::relevant`]); a later symbol with the same tag is first
-//! projected onto them, and symbols with the same projection share one
-//! computed transition (attribute values no query of the state tests no
-//! longer split transitions).
+//! **Clean and dirty rows.** A row is kept as two interned states
+//! ([`Row`]): its *clean* part, the push nodes with no open-time condition
+//! on their path (a function of the tags alone, cached per (state, tag)),
+//! and its *dirty* part, the nodes with conditions and their descendants.
+//! Computing a clean transition sets the candidates with conditions aside
+//! as the transition's *seeds*; the dirty part is computed from the
+//! parent's dirty part, the seeds and the element's symbol (cached per
+//! (dirty state, seeds, symbol)), and is the empty state, at no cost, when
+//! the parent's is and there are no seeds. So attribute values no longer
+//! multiply the clean states: only the few nodes they concern are
+//! recomputed, in small dirty states.
 //!
 //! **Pop stack.** Twig nodes have one pop column each. On `close`, a twig
 //! node whose push column is set at the closing element reports a match to
@@ -93,8 +96,8 @@ struct State {
     /// the twig nodes without children whose push column is set and that
     /// need a check at close (`text()` conditions, part roots, ordered
     /// mode); `branching`, the twig nodes with children whose push column
-    /// is set (checked at close when there are fewer of them than reports
-    /// received); `text_conds`, the `text()` conditions to evaluate on this
+    /// is set (all checked at close when there are fewer of them than the
+    /// reports' parents, else searched for those parents); `text_conds`, the `text()` conditions to evaluate on this
     /// element's text children.
     lists: Box<[u32]>,
     /// Where each list ends in `lists`.
@@ -145,6 +148,73 @@ impl State {
         self.list(4)
     }
 }
+
+/// A push-stack row: its clean part (push nodes with no conditions on
+/// their path, a function of the tags alone) and its dirty part (the
+/// others: nodes with open-time conditions and their descendants), each an
+/// interned [`State`]. The two are disjoint, and their union is the row.
+#[derive(Clone, Copy, Debug)]
+struct Row {
+    clean: u32,
+    dirty: u32,
+}
+
+/// The candidates with conditions that a clean transition sets aside,
+/// indexed so that finding those an element's conditions satisfy reads
+/// only the seeds of its conditions (elements meet few; a state may have
+/// hundreds of seeds, one value each).
+struct Seeds {
+    /// The seeds with one condition, sorted by (condition, node).
+    single: Box<[(u32, u32)]>,
+    /// The seeds with several conditions, sorted.
+    several: Box<[u32]>,
+}
+
+impl Seeds {
+    fn new(p: &Program, nodes: &[u32]) -> Seeds {
+        let mut single = Vec::new();
+        let mut several = Vec::new();
+        for &n in nodes {
+            match p.open_conds.get(n) {
+                [c] => single.push((*c, n)),
+                _ => several.push(n),
+            }
+        }
+        single.sort_unstable();
+        several.sort_unstable();
+        Seeds {
+            single: single.into(),
+            several: several.into(),
+        }
+    }
+
+    /// Cache words.
+    fn words(&self) -> usize {
+        2 * self.single.len() + self.several.len() + 8
+    }
+
+    /// Appends to `out`, sorted, the seeds whose conditions are all in
+    /// `truth` (sorted).
+    fn passing(&self, p: &Program, truth: &[u32], out: &mut Vec<u32>) {
+        let start = out.len();
+        let mut rest = &self.single[..];
+        for &c in truth {
+            rest = &rest[rest.partition_point(|&(sc, _)| sc < c)..];
+            let len = rest.partition_point(|&(sc, _)| sc == c);
+            out.extend(rest[..len].iter().map(|&(_, n)| n));
+            rest = &rest[len..];
+        }
+        for &n in self.several.iter() {
+            if Run::conds_hold(p.open_conds.get(n), truth) {
+                out.push(n);
+            }
+        }
+        out[start..].sort_unstable();
+    }
+}
+
+/// Seeds id of a clean transition without seeds.
+const NO_SEEDS: u32 = u32::MAX;
 
 fn hash_state(carry: u32, exact: &[u32]) -> u64 {
     let mut h = FxHasher::default();
@@ -202,21 +272,24 @@ struct Runtime {
     carry_table: HashTable<(u64, u32)>,
 
     cache_words: usize,
-    /// Transitions: (state << 32 | symbol) → state, for full and projected
-    /// symbols alike.
-    trans: FxMap<u64, u32>,
-    /// Relevant conditions per (state << 32 | tag), for the states and tags
-    /// that met an element with conditions: the sorted open-time conditions
-    /// of the state's candidate children with that tag or `*`. Symbols are
-    /// projected onto them before a transition is computed.
-    relevant: FxMap<u64, Box<[u32]>>,
+    /// Clean transitions: (clean state << 32 | tag) → (clean state, seeds
+    /// id or [`NO_SEEDS`]).
+    trans: FxMap<u64, (u32, u32)>,
+    /// Seeds: per clean transition that has some, the sorted candidates
+    /// with conditions (the clean parents' children with the tag or `*`
+    /// that have open-time conditions), before those are checked.
+    seeds: Vec<Seeds>,
+    /// Dirty transitions: (dirty state, seeds id, symbol) → dirty state.
+    dirty_trans: FxMap<(u32, u32, u32), u32>,
+    /// The state with empty lists: the dirty row of most elements.
+    empty: u32,
     symbols: FxMap<Box<[u32]>, u32>,
     symbol_keys: Vec<Box<[u32]>>,
     stats: EngineStats,
     // ---- per document ----
     doc: u32,
     depth: usize,
-    stack: Vec<u32>,
+    stack: Vec<Row>,
     tag: u32,
     truth: Vec<u32>,
     attr_sets: [u32; 2],
@@ -248,6 +321,8 @@ struct Runtime {
     /// their `//*` children.
     delta: [Vec<u32>; 2],
     cands: Vec<u32>,
+    /// Scratch for the candidates a clean row sets aside (its seeds).
+    aside: Vec<u32>,
     state_scratch: StateScratch,
     /// Per twig node: the close event that last listed it as a candidate.
     twig_seen: Vec<u32>,
@@ -289,7 +364,9 @@ impl Engine {
             carry_table: HashTable::new(),
             cache_words: 0,
             trans: FxMap::default(),
-            relevant: FxMap::default(),
+            seeds: Vec::new(),
+            dirty_trans: FxMap::default(),
+            empty: 0,
             symbols,
             symbol_keys,
             stats: EngineStats::default(),
@@ -324,6 +401,7 @@ impl Engine {
             marks: Marks::new(prog.info.len()),
             delta: Default::default(),
             cands: Vec::new(),
+            aside: Vec::new(),
             state_scratch: StateScratch::default(),
             twig_seen: vec![u32::MAX; prog.twig.len()],
             close_stamp: 0,
@@ -365,16 +443,10 @@ impl Engine {
         rt.carry_table.clear();
         rt.cache_words = 0;
         rt.trans.clear();
-        rt.relevant.clear();
+        rt.seeds.clear();
+        rt.dirty_trans.clear();
         drop_symbols(&self.prog, rt);
-        // State 0: the document node, whose push column is always set.
-        let carry: &[u32] = if self.prog.info[DOC as usize].flags & CARRIES != 0 {
-            &[DOC]
-        } else {
-            &[]
-        };
-        let carry = intern_carry(&self.prog, rt, carry, None);
-        intern_state(&self.prog, rt, carry, &[DOC]);
+        intern_roots(&self.prog, rt);
     }
 
     /// Filter one document held in memory.
@@ -410,7 +482,10 @@ impl Engine {
         }
         rt.depth = 0;
         rt.stack.clear();
-        rt.stack.push(0);
+        rt.stack.push(Row {
+            clean: 0,
+            dirty: rt.empty,
+        });
         rt.part_bits.iter_mut().for_each(|w| *w = 0);
         let levels = self.config.xml.max_depth as usize + 2;
         for l in 0..levels {
@@ -545,6 +620,33 @@ fn set_bit(words: &mut [u64], touched: &mut Vec<u32>, base: usize, t: u32) {
     words[base + w] |= 1 << (t % 64);
 }
 
+/// At close, a search in the branching list for a report's parent costs
+/// about this many checks of a branching node's reports.
+const SEARCH_COST: usize = 8;
+
+/// How many twig parents the reports in `words` (at `base`, in the
+/// words `touched`) have, counted up to `enough`.
+fn parents_of_reports(
+    p: &Program,
+    words: &[u64],
+    base: usize,
+    touched: &[u32],
+    enough: usize,
+) -> usize {
+    let mut n = 0;
+    for &w in touched {
+        let mut bits = words[base + w as usize];
+        while bits != 0 {
+            n += p.twig_parents.get(w * 64 + bits.trailing_zeros()).len();
+            bits &= bits - 1;
+        }
+        if n * SEARCH_COST > enough {
+            break;
+        }
+    }
+    n
+}
+
 #[inline]
 fn has_bit(words: &[u64], base: usize, t: u32) -> bool {
     words[base + (t / 64) as usize] >> (t % 64) & 1 == 1
@@ -639,6 +741,7 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
     });
     text_conds.sort_unstable();
     text_conds.dedup();
+    branching.sort_unstable();
     let id = rt.states.len() as u32;
     // Each plain-path part has one leaf push node and `exact` has no
     // duplicates, so `accept_parts` has none either.
@@ -677,15 +780,33 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
 /// `u32` value, padded, its control byte and the table's spare capacity).
 const TRANS_WORDS: usize = 5;
 
-/// Record the transition of `state` on `symbol` to `next`.
-fn add_transition(rt: &mut Runtime, state: u32, symbol: u32, next: u32) {
-    if rt
-        .trans
-        .insert((state as u64) << 32 | symbol as u64, next)
-        .is_none()
-    {
-        rt.cache_words += TRANS_WORDS;
+/// Records the parts `state` accepts in the document's part bitmap, on the
+/// state's first visit in the document.
+#[inline]
+fn record_accepts(rt: &mut Runtime, state: u32) {
+    let st = &mut rt.states[state as usize];
+    if st.stamp != rt.doc {
+        st.stamp = rt.doc;
+        for &part in rt.states[state as usize].accept_parts().iter() {
+            rt.part_bits[(part / 64) as usize] |= 1 << (part % 64);
+        }
     }
+}
+
+/// Interns, in an empty cache, state 0 (the document node, whose push
+/// column is always set: the clean row every document starts from) and the
+/// state with empty lists ([`Runtime::empty`]).
+fn intern_roots(p: &Program, rt: &mut Runtime) {
+    let carry: &[u32] = if p.info[DOC as usize].flags & CARRIES != 0 {
+        &[DOC]
+    } else {
+        &[]
+    };
+    let carry = intern_carry(p, rt, carry, None);
+    let doc = intern_state(p, rt, carry, &[DOC]);
+    debug_assert_eq!(doc, 0);
+    let carry = intern_carry(p, rt, &[], None);
+    rt.empty = intern_state(p, rt, carry, &[]);
 }
 
 /// The id of the symbol `key` (a tag, then sorted conditions), interned.
@@ -700,33 +821,6 @@ fn intern_symbol(rt: &mut Runtime, key: &[u32]) -> u32 {
     rt.symbols.insert(key.into(), id);
     rt.symbol_keys.push(key.into());
     id
-}
-
-/// The projection of `symbol` onto the relevant conditions recorded for
-/// `rkey` (state and tag; `None` if none are): the symbol of its tag and
-/// those of its conditions that are relevant.
-fn projection(rt: &mut Runtime, symbol: u32, rkey: u64) -> Option<u32> {
-    let relevant = rt.relevant.get(&rkey)?;
-    let key = &rt.symbol_keys[symbol as usize];
-    let mut proj = std::mem::take(&mut rt.scratch);
-    proj.clear();
-    proj.push(key[0]);
-    let mut i = 0;
-    for &c in &key[1..] {
-        i += relevant[i..].partition_point(|&r| r < c);
-        if i < relevant.len() && relevant[i] == c {
-            proj.push(c);
-        }
-    }
-    let id = if proj.len() == key.len() {
-        symbol
-    } else if proj.len() == 1 {
-        key[0]
-    } else {
-        intern_symbol(rt, &proj)
-    };
-    rt.scratch = proj;
-    Some(id)
 }
 
 /// Finds the `/*` children of `state`'s exact set ([`State::child_any`]),
@@ -770,16 +864,25 @@ impl Run<'_> {
         true
     }
 
-    /// Compute the push row for a child with `symbol` under `state`: the
-    /// `/` children of the exact set and the `//` children of the carry set
-    /// with the element's tag or `*` whose conditions the symbol satisfies.
-    /// The tag's candidates come from joins with the tag's edge lists, the
-    /// `*` ones from the lists the state and its carry set keep. Each list
-    /// is sorted (breadth-first numbering, one parent per node, so no
-    /// duplicates); merging them gives the sorted row. With `relevant`,
-    /// also collects the candidates' conditions there (unsorted, with
-    /// repeats).
-    fn compute(&mut self, state: u32, symbol: u32, mut relevant: Option<&mut Vec<u32>>) -> u32 {
+    /// Compute one part of the push row for a child with `symbol` under
+    /// `state` (that part of the parent's row): the `/` children of the
+    /// exact set and the `//` children of the carry set with the element's
+    /// tag or `*`. The tag's candidates come from joins with the tag's edge
+    /// lists, the `*` ones from the lists the state and its carry set keep.
+    /// Each list is sorted (breadth-first numbering, one parent per node,
+    /// so no duplicates); merging them gives the sorted row.
+    ///
+    /// With `set_aside` (a clean row), candidates with conditions are moved
+    /// there unchecked (the clean row keeps none); otherwise (a dirty row)
+    /// candidates with conditions the symbol does not satisfy are dropped,
+    /// and the seeds `seeds` that it satisfies join the row.
+    fn compute(
+        &mut self,
+        state: u32,
+        symbol: u32,
+        seeds: u32,
+        mut set_aside: Option<&mut Vec<u32>>,
+    ) -> u32 {
         let p = self.p;
         let rt = &mut *self.rt;
         rt.stats.transitions_computed += 1;
@@ -794,12 +897,10 @@ impl Run<'_> {
             if p.info[n as usize].flags & HAS_CONDS == 0 {
                 return row.push(n);
             }
-            let conds = p.open_conds.get(n);
-            if let Some(rel) = relevant.as_deref_mut() {
-                rel.extend_from_slice(conds);
-            }
-            if Self::conds_hold(conds, truth) {
-                row.push(n);
+            match set_aside.as_deref_mut() {
+                Some(aside) => aside.push(n),
+                None if Self::conds_hold(p.open_conds.get(n), truth) => row.push(n),
+                None => {}
             }
         };
         let [r0, r1, r2, r3] = &mut rows;
@@ -822,6 +923,16 @@ impl Run<'_> {
         }
         let mut key = std::mem::take(&mut rt.scratch);
         merge_rows([r0, r1, any[0], any[1]], &mut rt.merged, &mut key);
+        if seeds != NO_SEEDS {
+            let [held, kept] = &mut rt.merged;
+            kept.clear();
+            rt.seeds[seeds as usize].passing(p, truth, kept);
+            if !kept.is_empty() {
+                std::mem::swap(held, &mut key);
+                key.clear();
+                merge_sorted(held, kept, &mut key);
+            }
+        }
         let new_carry = Self::carry_after(p, rt, carry, &key, &mut rows[0]);
         let id = intern_state(p, rt, new_carry, &key);
         rt.scratch = key;
@@ -895,24 +1006,24 @@ impl Run<'_> {
         rt.state_table.clear();
         rt.carry_table.clear();
         rt.trans.clear();
-        rt.relevant.clear();
+        rt.seeds.clear();
+        rt.dirty_trans.clear();
         drop_symbols(p, rt);
         rt.cache_words = 0;
+        intern_roots(p, rt);
         let mut remap: FxMap<u32, u32> = FxMap::default();
         for i in 0..rt.stack.len() {
-            let s = rt.stack[i];
-            let id = match remap.get(&s) {
-                Some(&id) => id,
-                None => {
+            let Row { clean, dirty } = rt.stack[i];
+            let [clean, dirty] = [clean, dirty].map(|s| {
+                *remap.entry(s).or_insert_with(|| {
                     let st = &old_states[s as usize];
                     let carry = intern_carry(p, rt, &old_carries[st.carry as usize].nodes, None);
                     let id = intern_state(p, rt, carry, st.exact());
                     rt.states[id as usize].stamp = st.stamp;
-                    remap.insert(s, id);
                     id
-                }
-            };
-            rt.stack[i] = id;
+                })
+            });
+            rt.stack[i] = Row { clean, dirty };
         }
     }
 
@@ -932,63 +1043,63 @@ impl Run<'_> {
         id
     }
 
-    /// The state below `state` for an element with `symbol`: cached, else
-    /// shared with the symbol's projection onto the state's relevant
-    /// conditions, else computed.
-    fn transition(&mut self, state: u32, symbol: u32) -> u32 {
-        let key = (state as u64) << 32 | symbol as u64;
-        if let Some(&n) = self.rt.trans.get(&key) {
-            return n;
-        }
-        let mut symbol = symbol;
+    /// The row below `parent` for the current element: the clean part
+    /// cached per (clean state, tag), the dirty part per (dirty state,
+    /// seeds, symbol), and nothing to do for it when the parent's dirty
+    /// part is empty and the clean transition has no seeds.
+    fn transition(&mut self) -> Row {
         if self.rt.cache_words > self.limit {
-            // The flush drops the symbols with conditions: this one is
-            // interned again after it.
-            let key = (symbol as usize >= self.p.ntags)
-                .then(|| self.rt.symbol_keys[symbol as usize].clone());
             self.flush();
-            if let Some(key) = key {
-                symbol = intern_symbol(self.rt, &key);
-            }
         }
-        let state = *self.rt.stack.last().unwrap_or(&0);
-        let n = if (symbol as usize) < self.p.ntags {
-            self.compute(state, symbol, None)
-        } else {
-            self.projected_transition(state, symbol)
-        };
-        add_transition(self.rt, state, symbol, n);
-        n
+        let parent = *self.rt.stack.last().expect("the document node's row");
+        let (clean, seeds) = self.clean_transition(parent.clean, self.rt.tag);
+        if seeds == NO_SEEDS && parent.dirty == self.rt.empty {
+            return Row {
+                clean,
+                dirty: self.rt.empty,
+            };
+        }
+        let dirty = self.dirty_transition(parent.dirty, seeds);
+        Row { clean, dirty }
     }
 
-    /// The transition of `state` on `symbol` (a tag with conditions) through
-    /// its projection: the state's relevant conditions for the tag are
-    /// recorded by the first such transition computed, and symbols with the
-    /// same projection reuse it.
-    fn projected_transition(&mut self, state: u32, symbol: u32) -> u32 {
-        let tag = self.rt.symbol_keys[symbol as usize][0];
-        let rkey = (state as u64) << 32 | tag as u64;
-        if let Some(proj) = projection(self.rt, symbol, rkey) {
-            let pkey = (state as u64) << 32 | proj as u64;
-            if let Some(&n) = self.rt.trans.get(&pkey) {
-                return n;
-            }
-            let n = self.compute(state, proj, None);
-            add_transition(self.rt, state, proj, n);
+    /// The clean state below `state` for an element with `tag`, and the
+    /// seeds of the dirty row ([`Runtime::seeds`]): cached, else computed.
+    fn clean_transition(&mut self, state: u32, tag: u32) -> (u32, u32) {
+        let key = (state as u64) << 32 | tag as u64;
+        if let Some(&t) = self.rt.trans.get(&key) {
+            return t;
+        }
+        let mut aside = std::mem::take(&mut self.rt.aside);
+        aside.clear();
+        let next = self.compute(state, tag, NO_SEEDS, Some(&mut aside));
+        let rt = &mut *self.rt;
+        let seeds = if aside.is_empty() {
+            NO_SEEDS
+        } else {
+            let seeds = Seeds::new(self.p, &aside);
+            rt.cache_words += seeds.words();
+            rt.seeds.push(seeds);
+            (rt.seeds.len() - 1) as u32
+        };
+        rt.aside = aside;
+        rt.trans.insert(key, (next, seeds));
+        rt.cache_words += TRANS_WORDS;
+        (next, seeds)
+    }
+
+    /// The dirty state below dirty state `state` for the current element,
+    /// given the clean transition's `seeds`: cached, else computed.
+    fn dirty_transition(&mut self, state: u32, seeds: u32) -> u32 {
+        let symbol = self.symbol();
+        let key = (state, seeds, symbol);
+        if let Some(&n) = self.rt.dirty_trans.get(&key) {
             return n;
         }
-        let mut rel = std::mem::take(&mut self.rt.cands);
-        rel.clear();
-        let n = self.compute(state, symbol, Some(&mut rel));
-        rel.sort_unstable();
-        rel.dedup();
-        let rt = &mut *self.rt;
-        rt.cache_words += rel.len() + 8;
-        rt.relevant.insert(rkey, rel.as_slice().into());
-        rt.cands = rel;
-        let proj = projection(rt, symbol, rkey).expect("just recorded");
-        add_transition(rt, state, proj, n);
-        n
+        let next = self.compute(state, symbol, seeds, None);
+        self.rt.dirty_trans.insert(key, next);
+        self.rt.cache_words += TRANS_WORDS + 1;
+        next
     }
 
     /// The `p:*` conditions the element (its expanded name, `{URI}local`)
@@ -1115,9 +1226,7 @@ impl Sink for Run<'_> {
 
     fn open(&mut self) {
         self.count_siblings();
-        let symbol = self.symbol();
-        let parent = *self.rt.stack.last().unwrap_or(&0);
-        let next = self.transition(parent, symbol);
+        let next = self.transition();
         let p = self.p;
         let rt = &mut *self.rt;
         rt.depth += 1;
@@ -1125,12 +1234,9 @@ impl Sink for Run<'_> {
         let d = rt.depth;
         rt.text_ok[d].clear();
         clear_counts(p, rt, d);
-        let st = &mut rt.states[next as usize];
-        if st.stamp != rt.doc {
-            st.stamp = rt.doc;
-            for &part in rt.states[next as usize].accept_parts().iter() {
-                rt.part_bits[(part / 64) as usize] |= 1 << (part % 64);
-            }
+        record_accepts(rt, next.clean);
+        if next.dirty != rt.empty {
+            record_accepts(rt, next.dirty);
         }
     }
 
@@ -1138,22 +1244,29 @@ impl Sink for Run<'_> {
         let p = self.p;
         let rt = &mut *self.rt;
         let d = rt.depth;
-        let s = rt.stack.pop().unwrap_or(0) as usize;
+        let row = rt.stack.pop().expect("an open element");
         rt.depth -= 1;
         if p.twig_words == 0 {
             return;
         }
         let words = p.twig_words;
         let (here, up) = (d * words, (d - 1) * words);
+        let both = [row.clean, row.dirty];
+        let parts = &both[..if row.dirty == rt.empty { 1 } else { 2 }];
         // Unconditional leaves (recurrence (a)): one OR per word.
-        for &(w, bits) in rt.states[s].leaf_up.iter() {
-            let slot = &mut rt.reports[up + w as usize];
-            if *slot == 0 {
-                rt.reports_touched[d - 1].push(w);
+        for &s in parts {
+            for &(w, bits) in rt.states[s as usize].leaf_up.iter() {
+                let slot = &mut rt.reports[up + w as usize];
+                if *slot == 0 {
+                    rt.reports_touched[d - 1].push(w);
+                }
+                *slot |= bits;
             }
-            *slot |= bits;
         }
-        if rt.states[s].inner().is_empty() && rt.reports_touched[d].is_empty() {
+        let states = &rt.states;
+        if parts.iter().all(|&s| states[s as usize].inner().is_empty())
+            && rt.reports_touched[d].is_empty()
+        {
             return;
         }
         // With ordered siblings, children are checked against the reports
@@ -1164,29 +1277,41 @@ impl Sink for Run<'_> {
         } else {
             &rt.reports_touched[d]
         };
-        // Candidates: childless twig nodes of this state, and the parents of
+        // Candidates: childless twig nodes of this row, and the parents of
         // the reports received here whose push column is set at this element.
         let mut cands = std::mem::take(&mut rt.cands);
         cands.clear();
-        cands.extend_from_slice(rt.states[s].inner());
-        let st = &rt.states[s];
-        let reported: u32 = checked_touched
+        for &s in parts {
+            cands.extend_from_slice(states[s as usize].inner());
+        }
+        let branching: usize = parts
             .iter()
-            .map(|&w| checked[here + w as usize].count_ones())
+            .map(|&s| states[s as usize].branching().len())
             .sum();
-        if st.branching().len() <= reported as usize {
-            cands.extend_from_slice(st.branching());
+        // The row's branching nodes, or the parents of the reports (a
+        // search each): whichever list is shorter.
+        if branching
+            <= SEARCH_COST * parents_of_reports(p, checked, here, checked_touched, branching)
+        {
+            for &s in parts {
+                cands.extend_from_slice(states[s as usize].branching());
+            }
         } else {
             rt.close_stamp = rt.close_stamp.wrapping_add(1);
+            // A parent of a report is a candidate if its push column is
+            // set here: if it is among the row's branching nodes.
+            let set_here = |t: u32| {
+                parts
+                    .iter()
+                    .any(|&s| states[s as usize].branching().binary_search(&t).is_ok())
+            };
             for &w in checked_touched {
                 let mut bits = checked[here + w as usize];
                 while bits != 0 {
                     let c = w * 64 + bits.trailing_zeros();
                     bits &= bits - 1;
                     for &t in p.twig_parents.get(c) {
-                        if rt.twig_seen[t as usize] != rt.close_stamp
-                            && st.exact().binary_search(&p.twig_push[t as usize]).is_ok()
-                        {
+                        if rt.twig_seen[t as usize] != rt.close_stamp && set_here(t) {
                             rt.twig_seen[t as usize] = rt.close_stamp;
                             cands.push(t);
                         }
@@ -1255,8 +1380,10 @@ impl Sink for Run<'_> {
     #[inline]
     fn wants_text(&mut self) -> bool {
         let rt = &mut *self.rt;
-        let s = *rt.stack.last().unwrap_or(&0) as usize;
-        if rt.states[s].text_conds().is_empty() {
+        let row = *rt.stack.last().expect("the document node's row");
+        if rt.states[row.clean as usize].text_conds().is_empty()
+            && rt.states[row.dirty as usize].text_conds().is_empty()
+        {
             return false;
         }
         rt.acc.reset();
@@ -1271,20 +1398,22 @@ impl Sink for Run<'_> {
     fn text_end(&mut self) {
         let p = self.p;
         let rt = &mut *self.rt;
-        let s = *rt.stack.last().unwrap_or(&0) as usize;
+        let row = *rt.stack.last().expect("the document node's row");
         let d = rt.depth;
-        for i in 0..rt.states[s].text_conds().len() {
-            let c = rt.states[s].text_conds()[i];
-            if rt.text_ok[d].contains(&c) {
-                continue;
-            }
-            let ok = match &p.conds[c as usize] {
-                CondKind::TextExists => true,
-                CondKind::TextCmp(cmp) => rt.acc.satisfies(cmp),
-                _ => false,
-            };
-            if ok {
-                rt.text_ok[d].push(c);
+        for s in [row.clean, row.dirty] {
+            for i in 0..rt.states[s as usize].text_conds().len() {
+                let c = rt.states[s as usize].text_conds()[i];
+                if rt.text_ok[d].contains(&c) {
+                    continue;
+                }
+                let ok = match &p.conds[c as usize] {
+                    CondKind::TextExists => true,
+                    CondKind::TextCmp(cmp) => rt.acc.satisfies(cmp),
+                    _ => false,
+                };
+                if ok {
+                    rt.text_ok[d].push(c);
+                }
             }
         }
     }

@@ -255,10 +255,9 @@ pub(crate) struct Program {
     /// Does some `*` node (`/*` or `//*` child) have open-time conditions?
     /// If not, the `*` candidates of a row are all kept, unfiltered.
     pub any_kid_conds: bool,
-    /// Per twig node: its push node, and its parent twig nodes (none for
-    /// roots; several where identical branches of different parts were
-    /// shared, see [`SharedTwigs`]).
-    pub twig_push: Vec<u32>,
+    /// Per twig node: its parent twig nodes (none for roots; several where
+    /// identical branches of different parts were shared, see
+    /// [`SharedTwigs`]).
     pub twig_parents: NodeLists,
     /// One bit per twig node whose axis is `//` (its reports propagate down).
     pub desc_mask: Vec<u64>,
@@ -375,7 +374,6 @@ impl Program {
         }
         let SharedTwigs {
             twig,
-            push: twig_push,
             desc: desc_bits,
             ..
         } = shared;
@@ -556,7 +554,6 @@ impl Program {
             kids,
             kid_key,
             any_kid_conds,
-            twig_push,
             twig_parents,
             desc_mask,
             twig_words,
