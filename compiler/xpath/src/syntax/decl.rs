@@ -50,6 +50,14 @@ pub fn parse_declaration(src: &str) -> Result<ParsedDecl, SyntaxError> {
     };
     let rest = skip(ws, rest).unwrap_or(rest);
     let Ok((after, uri)) = string_lit(rest) else {
+        if rest.starts_with(['"', '\'']) {
+            return Err(SyntaxError::new(
+                K::BadNamespaceDeclaration,
+                Span::new(at(rest), src.len()),
+                "the namespace URI's quote is not closed".to_string(),
+            )
+            .help(r#"a namespace declaration reads `declare namespace p = "urn:example";`"#));
+        }
         return Err(expected(src, at(rest), "the namespace URI in quotes"));
     };
     let uri_span = Span::new(at(rest), at(after));
@@ -129,7 +137,7 @@ mod tests {
         assert!(msg("declare namespace p = u").message.contains("in quotes"));
         assert!(msg("declare namespace p = \"u")
             .message
-            .contains("in quotes"));
+            .contains("not closed"));
         let e = msg("declare namespace p = \"u\"; /a");
         assert_eq!(e.span, Span::new(27, 28));
         assert!(msg("declare").message.contains("the end of the line"));
