@@ -103,24 +103,13 @@ fn ns_options(namespaces: Option<&Bound<'_, PyDict>>, names: &str) -> PyResult<N
             )))
         }
     };
-    let mut opts = NsOptions {
-        mode,
-        bindings: Vec::new(),
-    };
-    let Some(namespaces) = namespaces else {
-        return Ok(opts);
-    };
-    if mode == Namespaces::Raw && !namespaces.is_empty() {
-        return Err(PyValueError::new_err(
-            "namespaces: prefixes bind only for namespace-aware names, not names=\"raw\"",
-        ));
-    }
-    for (prefix, uri) in namespaces.iter() {
+    let mut bindings = Vec::new();
+    for (prefix, uri) in namespaces.into_iter().flat_map(|d| d.iter()) {
         let (prefix, uri): (String, String) = (prefix.extract()?, uri.extract()?);
-        opts.bind(&format!("{prefix}={uri}"))
-            .map_err(|e| PyValueError::new_err(format!("namespaces: {e}")))?;
+        bindings.push(format!("{prefix}={uri}"));
     }
-    Ok(opts)
+    NsOptions::new(mode, &bindings)
+        .map_err(|e| PyValueError::new_err(format!("namespaces: {}", e.message)))
 }
 
 fn parse_mode(mode: &str) -> PyResult<Mode> {

@@ -188,20 +188,7 @@ impl NsOpts {
             Some(NamespacesArg::Xpath) => Namespaces::Xpath,
             Some(NamespacesArg::Raw) => Namespaces::Raw,
         };
-        if mode == Namespaces::Raw && !self.ns.is_empty() {
-            return Err(Failure::usage(
-                "error: --ns binds prefixes for namespace-aware names; under --namespaces raw a prefix is only text",
-            ));
-        }
-        let mut opts = NsOptions {
-            mode,
-            bindings: Vec::new(),
-        };
-        for b in &self.ns {
-            opts.bind(b)
-                .map_err(|e| Failure::usage(format!("error: --ns {b}: {e}")))?;
-        }
-        Ok(opts)
+        NsOptions::new(mode, &self.ns).map_err(|e| Failure::usage(format!("error: --ns {e}")))
     }
 }
 

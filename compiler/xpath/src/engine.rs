@@ -659,15 +659,11 @@ pub fn from_design(
     let queries = f.input("queries");
     let mode = f.choice("mode", d.mode, &MODES);
     let ordered = f.flag("ordered", d.ordered);
-    let mut ns = NsOptions {
-        mode: f.choice("namespaces", Namespaces::Raw, &NAMESPACE_MODES),
-        bindings: Vec::new(),
-    };
-    for b in f.strings("ns") {
-        if let Err(e) = ns.bind(&b) {
-            f.reject("ns", format!("`ns`: {e}"), None);
-        }
-    }
+    let names = f.choice("namespaces", Namespaces::Raw, &NAMESPACE_MODES);
+    let ns = NsOptions::new(names, &f.strings("ns")).unwrap_or_else(|e| {
+        f.reject("ns", format!("`ns`: {e}"), None);
+        NsOptions::raw()
+    });
     let max_depth = f.uint("max_depth", u64::from(DEFAULT_MAX_DEPTH), 1, 4096) as u32;
     let max_attributes = f.uint(
         "max_attributes",

@@ -9,6 +9,8 @@ use crate::syntax::NsDecl;
 use qrtl_core::diag::Diagnostic;
 use rustc_hash::FxHashMap as HashMap;
 
+use crate::syntax::is_ncname;
+use crate::xml::ns::{reserved_fault, ReservedFault};
 pub use crate::xml::ns::{XMLNS_NAMESPACE, XML_NAMESPACE};
 
 /// How a query file's names are read: the mode and the bindings given
@@ -20,6 +22,34 @@ pub struct NsOptions {
 }
 
 impl NsOptions {
+    /// Names read under `mode` with the bindings `--ns` gave (each
+    /// `PREFIX=URI`), or the first thing wrong with them: a bad binding,
+    /// or any binding under raw names, where a prefix is only text.
+    pub fn new<S: AsRef<str>>(
+        mode: Namespaces,
+        bindings: &[S],
+    ) -> Result<NsOptions, NsOptionsError> {
+        if mode == Namespaces::Raw && !bindings.is_empty() {
+            return Err(NsOptionsError {
+                binding: None,
+                message: "prefixes bind only for namespace-aware names; under raw names a prefix is only text"
+                    .into(),
+            });
+        }
+        let mut opts = NsOptions {
+            mode,
+            bindings: Vec::new(),
+        };
+        for b in bindings {
+            let b = b.as_ref();
+            opts.bind(b).map_err(|message| NsOptionsError {
+                binding: Some(b.to_string()),
+                message,
+            })?;
+        }
+        Ok(opts)
+    }
+
     pub fn raw() -> NsOptions {
         NsOptions {
             mode: Namespaces::Raw,
@@ -46,6 +76,23 @@ impl NsOptions {
     }
 }
 
+/// What [`NsOptions::new`] refused: the binding at fault (none when there
+/// should be no bindings at all) and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NsOptionsError {
+    pub binding: Option<String>,
+    pub message: String,
+}
+
+impl std::fmt::Display for NsOptionsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.binding {
+            Some(b) => write!(f, "{b}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
 /// Why a binding cannot stand: the prefix or the URI is at fault.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BindingFault {
@@ -61,7 +108,8 @@ impl BindingFault {
     }
 }
 
-/// Why `prefix` may not be bound to `uri`, if it may not.
+/// Why `prefix` may not be bound to `uri`, if it may not (a query has
+/// no default namespace, so the URI may not be empty either).
 pub fn check_binding(prefix: &str, uri: &str) -> Result<(), BindingFault> {
     use BindingFault::{Prefix, Uri};
     if !is_ncname(prefix) {
@@ -69,34 +117,24 @@ pub fn check_binding(prefix: &str, uri: &str) -> Result<(), BindingFault> {
             "`{prefix}` is not a prefix (a name without `:`)"
         )));
     }
-    if uri.is_empty() {
-        return Err(Uri(format!(
+    Err(match reserved_fault(prefix.as_bytes(), uri.as_bytes()) {
+        None => return Ok(()),
+        Some(ReservedFault::EmptyUri) => Uri(format!(
             "prefix `{prefix}` bound to the empty URI (a name in no namespace is written without a prefix)"
-        )));
-    }
-    match (prefix, uri) {
-        ("xml", XML_NAMESPACE) => Ok(()),
-        ("xml", _) => Err(Uri(format!(
-            "prefix `xml` is bound to `{XML_NAMESPACE}` and to nothing else"
-        ))),
-        ("xmlns", _) => Err(Prefix(
-            "prefix `xmlns` cannot be bound (it marks namespace declarations)".into(),
         )),
-        (_, XML_NAMESPACE) => Err(Uri(format!(
+        Some(ReservedFault::XmlElsewhere) => Uri(format!(
+            "prefix `xml` is bound to `{XML_NAMESPACE}` and to nothing else"
+        )),
+        Some(ReservedFault::XmlnsPrefix) => {
+            Prefix("prefix `xmlns` cannot be bound (it marks namespace declarations)".into())
+        }
+        Some(ReservedFault::XmlNamespace) => Uri(format!(
             "only the prefix `xml` may be bound to `{XML_NAMESPACE}`"
-        ))),
-        (_, XMLNS_NAMESPACE) => Err(Uri(format!(
-            "no prefix may be bound to `{XMLNS_NAMESPACE}`"
-        ))),
-        _ => Ok(()),
-    }
-}
-
-fn is_ncname(s: &str) -> bool {
-    let mut cs = s.chars();
-    let start = |c: char| c.is_alphabetic() || c == '_' || (!c.is_ascii() && !c.is_whitespace());
-    cs.next().is_some_and(start)
-        && cs.all(|c| start(c) || c.is_ascii_digit() || c == '-' || c == '.')
+        )),
+        Some(ReservedFault::XmlnsNamespace) => {
+            Uri(format!("no prefix may be bound to `{XMLNS_NAMESPACE}`"))
+        }
+    })
 }
 
 /// The in-scope bindings of a query file.

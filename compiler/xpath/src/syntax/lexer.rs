@@ -67,6 +67,11 @@ pub(super) fn ncname(i: &str) -> IResult<&str, &str> {
     recognize(pair(satisfy(is_name_start), take_while(is_name_char)))(i)
 }
 
+/// Whether all of `s` is an NCName (a name without `:`).
+pub fn is_ncname(s: &str) -> bool {
+    matches!(ncname(s), Ok(("", _)))
+}
+
 /// A QName: `name` or `prefix:local`. The colon is taken only when a name
 /// follows it, so `child::a` lexes as `child` then `::`.
 pub(super) fn qname(i: &str) -> IResult<&str, &str> {

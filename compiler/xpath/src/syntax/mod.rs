@@ -11,6 +11,7 @@ pub mod ast;
 mod decl;
 mod error;
 mod lexer;
+pub use lexer::is_ncname;
 mod parser;
 mod print;
 

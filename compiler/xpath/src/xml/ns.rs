@@ -123,14 +123,7 @@ impl Layer {
     fn declare(&mut self, a: &Attr) -> Result<(), XmlError> {
         let prefix = &self.tag[a.decl.clone().expect("a declaration")];
         let uri = &self.tag[a.value.clone()];
-        let xml = uri == XML_NAMESPACE.as_bytes();
-        let forbidden = match prefix {
-            b"xml" => !xml,
-            b"xmlns" => true,
-            b"" => xml || uri == XMLNS_NAMESPACE.as_bytes(),
-            _ => uri.is_empty() || xml || uri == XMLNS_NAMESPACE.as_bytes(),
-        };
-        if forbidden {
+        if reserved_fault(prefix, uri).is_some() {
             return Err(XmlError::BadNamespaceDecl);
         }
         let p0 = self.arena.len();
@@ -213,6 +206,38 @@ impl Layer {
             names.push(self.out.clone());
         }
         Ok(false)
+    }
+}
+
+/// What Namespaces in XML 1.0 (§3, "Reserved Prefixes and Namespace
+/// Names") forbids in binding `prefix` (empty: the default namespace) to
+/// `uri`. Documents' declarations and queries' bindings alike.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReservedFault {
+    /// `xmlns:p=""` (undeclaring a prefix is XML 1.1's).
+    EmptyUri,
+    /// `xml` bound to another namespace than its own.
+    XmlElsewhere,
+    /// `xmlns` declared.
+    XmlnsPrefix,
+    /// Another prefix (or the default) bound to the `xml` namespace.
+    XmlNamespace,
+    /// Anything bound to the `xmlns` namespace.
+    XmlnsNamespace,
+}
+
+/// The first rule [`ReservedFault`] lists that binding `prefix` to `uri`
+/// breaks, if any.
+pub fn reserved_fault(prefix: &[u8], uri: &[u8]) -> Option<ReservedFault> {
+    let xml = uri == XML_NAMESPACE.as_bytes();
+    match prefix {
+        b"xml" if xml => None,
+        b"xml" => Some(ReservedFault::XmlElsewhere),
+        b"xmlns" => Some(ReservedFault::XmlnsPrefix),
+        _ if !prefix.is_empty() && uri.is_empty() => Some(ReservedFault::EmptyUri),
+        _ if xml => Some(ReservedFault::XmlNamespace),
+        _ if uri == XMLNS_NAMESPACE.as_bytes() => Some(ReservedFault::XmlnsNamespace),
+        _ => None,
     }
 }
 

@@ -484,12 +484,6 @@ impl Tokenizer {
         (self.state, REJECTED)
     }
 
-    /// A fault the sink found in the event just given ([`Sink::fault`]).
-    #[inline(always)]
-    fn faulted<S: Sink>(&self, sink: &mut S) -> Option<XmlError> {
-        sink.fault()
-    }
-
     /// End the current text node, if one is open.
     #[inline]
     fn end_text<S: Sink>(&mut self, sink: &mut S) {
@@ -944,12 +938,12 @@ impl Tokenizer {
         let top = self.top_start();
         self.attrs_wanted = sink.start_name(&self.names[top..], self.depth);
         self.attr_wanted = false;
-        if let Some(e) = self.faulted(sink) {
+        if let Some(e) = sink.fault() {
             return self.reject(e, bytes, i);
         }
         if b == b'>' {
             sink.open();
-            if let Some(e) = self.faulted(sink) {
+            if let Some(e) = sink.fault() {
                 return self.reject(e, bytes, i);
             }
         }
@@ -976,7 +970,7 @@ impl Tokenizer {
         match b {
             b'>' => {
                 sink.open();
-                if let Some(e) = self.faulted(sink) {
+                if let Some(e) = sink.fault() {
                     return self.reject(e, bytes, i);
                 }
                 (State::Text, i + 1)
@@ -994,7 +988,7 @@ impl Tokenizer {
             return self.reject(XmlError::UnexpectedByte, bytes, i);
         }
         sink.open();
-        if let Some(e) = self.faulted(sink) {
+        if let Some(e) = sink.fault() {
             return self.reject(e, bytes, i);
         }
         (self.close_element(sink), i + 1)
@@ -1039,7 +1033,7 @@ impl Tokenizer {
         }
         if self.attrs_wanted {
             self.attr_wanted = self.attr_start(seg, before, sink);
-            if let Some(e) = self.faulted(sink) {
+            if let Some(e) = sink.fault() {
                 return self.reject(e, bytes, i);
             }
         }
@@ -1160,7 +1154,7 @@ impl Tokenizer {
         // The closing quote.
         if self.attrs_wanted {
             sink.attr_end();
-            if let Some(e) = self.faulted(sink) {
+            if let Some(e) = sink.fault() {
                 return self.reject(e, bytes, i - 1);
             }
         }
@@ -1173,7 +1167,7 @@ impl Tokenizer {
                 return (State::TagSpace, i + 1);
             } else if c == b'>' {
                 sink.open();
-                if let Some(e) = self.faulted(sink) {
+                if let Some(e) = sink.fault() {
                     return self.reject(e, bytes, i);
                 }
                 return (State::Text, i + 1);
@@ -1189,7 +1183,7 @@ impl Tokenizer {
         let next = match b {
             b'>' => {
                 sink.open();
-                if let Some(e) = self.faulted(sink) {
+                if let Some(e) = sink.fault() {
                     return self.reject(e, bytes, i);
                 }
                 State::Text
