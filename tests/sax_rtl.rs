@@ -832,6 +832,7 @@ fn differential(p: SaxParams, names: NameStack, tag: &str) {
         max_attributes: p.max_attributes,
         attr_name_bytes: p.attr_name_bytes,
         namespaces: false,
+        ns_limits: None,
     };
     let docs = corpus();
     let want: Vec<Trace> = docs

@@ -321,6 +321,7 @@ fn the_parser_gives_the_tokenizers_events() {
         max_attributes: 3,
         attr_name_bytes: 4,
         namespaces: false,
+        ns_limits: None,
     };
     for (lanes, needs, attr_names, xml) in [
         (2, all, true, small),

@@ -212,6 +212,7 @@ fn config_strategy() -> impl Strategy<Value = XmlConfig> {
             max_attributes: a,
             attr_name_bytes: l,
             namespaces: false,
+            ns_limits: None,
         }),
     ]
 }
@@ -356,6 +357,7 @@ proptest! {
             max_attributes: 1 << 10,
             attr_name_bytes: 1 << 10,
             namespaces: false,
+            ns_limits: None,
         };
         check_document(config, &doc, &cuts, seed);
         let t = trace_document(config, &doc, 0);

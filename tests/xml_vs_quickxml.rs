@@ -102,6 +102,7 @@ fn ours(doc: &[u8], chunks: &[usize]) -> Result<String, String> {
         max_attributes: 1 << 10,
         attr_name_bytes: 1 << 10,
         namespaces: false,
+        ns_limits: None,
     };
     let mut t = Tokenizer::new(config);
     let mut sink = OurSink::default();

@@ -300,6 +300,7 @@ fn config() -> XmlConfig {
         max_attributes: 64,
         attr_name_bytes: 64,
         namespaces: false,
+        ns_limits: None,
     }
 }
 

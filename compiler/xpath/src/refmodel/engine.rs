@@ -348,7 +348,10 @@ impl Engine {
             names: prog.tag_wants_attrs.iter().any(|&w| w),
             values: prog.attr_values,
         };
-        let ns = config.xml.namespaces.then(|| ns::Layer::new(wants));
+        let ns = config.xml.namespaces.then(|| match config.xml.ns_limits {
+            Some(l) => ns::Layer::with_limits(wants, l, config.xml.attr_name_bytes),
+            None => ns::Layer::new(wants),
+        });
         let levels = config.xml.max_depth as usize + 2;
         let mut symbols = FxMap::default();
         let mut symbol_keys = Vec::new();

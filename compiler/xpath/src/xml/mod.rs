@@ -149,12 +149,21 @@ pub enum XmlError {
     /// A namespace declaration Namespaces in XML forbids (`xmlns:p=""`, a
     /// reserved prefix or namespace misused).
     BadNamespaceDecl,
+    // ---- attr_limit: the namespace unit's capacities ([`ns::NsLimits`];
+    // only under a design's hardware limits) ----
+    /// More distinct prefixes (in scope, or used by the start tag) or more
+    /// declarations in scope than the hardware holds.
+    NsCapacity,
+    /// Two prefixed attributes of one start tag with one local name under
+    /// different prefixes: a duplicate if both prefixes name one namespace,
+    /// which the hardware does not compare.
+    NsLocalNameTwice,
 }
 
 impl XmlError {
     /// Every reason, in declaration order; the hardware reports
     /// `1 + index` in the status word (0: no error).
-    pub const ALL: [XmlError; 29] = [
+    pub const ALL: [XmlError; 31] = [
         XmlError::MismatchedClose,
         XmlError::CloseWithoutOpen,
         XmlError::UnterminatedMarkup,
@@ -184,6 +193,8 @@ impl XmlError {
         XmlError::BadQName,
         XmlError::UnboundPrefix,
         XmlError::BadNamespaceDecl,
+        XmlError::NsCapacity,
+        XmlError::NsLocalNameTwice,
     ];
 
     /// The reason code of the hardware status word (1-based; the RTL's
@@ -219,6 +230,8 @@ impl XmlError {
             XmlError::BadQName => 27,
             XmlError::UnboundPrefix => 28,
             XmlError::BadNamespaceDecl => 29,
+            XmlError::NsCapacity => 30,
+            XmlError::NsLocalNameTwice => 31,
         }
     }
 
@@ -239,14 +252,21 @@ impl XmlError {
     pub fn is_namespace(self) -> bool {
         matches!(
             self,
-            XmlError::BadQName | XmlError::UnboundPrefix | XmlError::BadNamespaceDecl
+            XmlError::BadQName
+                | XmlError::UnboundPrefix
+                | XmlError::BadNamespaceDecl
+                | XmlError::NsCapacity
+                | XmlError::NsLocalNameTwice
         )
     }
 
     pub fn status(self) -> DocStatus {
         match self {
             XmlError::TooDeep | XmlError::NameStackOverflow => DocStatus::TooDeep,
-            XmlError::TooManyAttributes | XmlError::AttrNameTooLong => DocStatus::AttrLimit,
+            XmlError::TooManyAttributes
+            | XmlError::AttrNameTooLong
+            | XmlError::NsCapacity
+            | XmlError::NsLocalNameTwice => DocStatus::AttrLimit,
             _ => DocStatus::Malformed,
         }
     }
@@ -285,6 +305,12 @@ impl XmlError {
             XmlError::BadQName => "name with a misplaced colon (Namespaces in XML)",
             XmlError::UnboundPrefix => "namespace prefix not declared",
             XmlError::BadNamespaceDecl => "namespace declaration not allowed",
+            XmlError::NsCapacity => {
+                "more namespace prefixes or declarations in scope than the parser holds"
+            }
+            XmlError::NsLocalNameTwice => {
+                "two prefixed attributes with one local name (namespace names are not compared)"
+            }
         }
     }
 }
@@ -316,6 +342,10 @@ pub struct XmlConfig {
     /// target (`BadQName`); everything else of Namespaces in XML is the
     /// [`ns`] layer's, above the tokenizer.
     pub namespaces: bool,
+    /// The namespace unit's capacities, when documents are checked as a
+    /// design's hardware checks them (`None`: exact, unbounded, as
+    /// `filter` does).
+    pub ns_limits: Option<ns::NsLimits>,
 }
 
 /// Default [`XmlConfig::max_attributes`] (YFilter's NITF documents have up
@@ -332,6 +362,7 @@ impl XmlConfig {
             max_attributes: DEFAULT_MAX_ATTRIBUTES,
             attr_name_bytes: DEFAULT_ATTR_NAME_BYTES,
             namespaces: false,
+            ns_limits: None,
         }
     }
 }

@@ -22,6 +22,20 @@
 //!   anything bound to the `xmlns` namespace;
 //! - [`XmlError::UnboundPrefix`] and [`XmlError::DuplicateAttribute`]
 //!   (two attributes with one expanded name) at the tag's `>`.
+//!
+//! Under a design's hardware limits ([`NsLimits`], `XmlConfig::ns_limits`)
+//! the layer also reports what the RTL namespace unit cannot hold, as the
+//! `attr_limit` status (never a silent `ok`):
+//! - [`XmlError::NsCapacity`] at the byte after a name whose prefix would
+//!   be one more distinct prefix than `prefixes` (the prefixes bound in
+//!   scope and those the start tag used so far; `xml`, `xmlns` and the
+//!   default namespace are not counted, nor a prefix too long to be
+//!   declared), or at the closing quote of a declaration beyond
+//!   `bindings` in scope;
+//! - [`XmlError::NsLocalNameTwice`] at the byte after a prefixed
+//!   attribute's name whose local name an earlier prefixed attribute of
+//!   the tag has, under another prefix (the unit keeps no namespace names
+//!   to tell whether both prefixes name one namespace).
 
 use super::{Sink, XmlError};
 use std::ops::Range;
@@ -30,6 +44,37 @@ use std::ops::Range;
 pub const XML_NAMESPACE: &str = "http://www.w3.org/XML/1998/namespace";
 /// The namespace of `xmlns` declarations, bound to no prefix.
 pub const XMLNS_NAMESPACE: &str = "http://www.w3.org/2000/xmlns/";
+
+/// The capacities of the hardware's namespace unit (`qrtl_ns`): the
+/// prefix table's entries and the binding records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NsLimits {
+    /// Distinct prefixes in scope or used by the start tag being read.
+    pub prefixes: u32,
+    /// Declarations in scope (of the open elements and the start tag).
+    pub bindings: u32,
+}
+
+/// Default [`NsLimits::prefixes`].
+pub const DEFAULT_NS_PREFIXES: u32 = 8;
+/// Default [`NsLimits::bindings`].
+pub const DEFAULT_NS_BINDINGS: u32 = 16;
+
+impl Default for NsLimits {
+    fn default() -> Self {
+        NsLimits {
+            prefixes: DEFAULT_NS_PREFIXES,
+            bindings: DEFAULT_NS_BINDINGS,
+        }
+    }
+}
+
+/// The longest prefix a declaration can bind when attribute names hold
+/// `attr_name_bytes` bytes (`xmlns:` takes six): a longer prefix is never
+/// bound, so the hardware's prefix table does not hold it.
+pub fn declarable_prefix_bytes(attr_name_bytes: u32) -> u32 {
+    attr_name_bytes.saturating_sub(6)
+}
 
 /// What the inner sink may ask for of the attributes that are not
 /// declarations (the layer keeps no more: a plain attribute nobody reads
@@ -93,6 +138,13 @@ pub struct Layer {
     /// The expanded name being replayed.
     out: Vec<u8>,
     fault: Option<XmlError>,
+    /// The hardware's capacities, if documents are checked within them.
+    limits: Option<NsLimits>,
+    /// [`declarable_prefix_bytes`] of the tokenizer's attribute names.
+    prefix_bytes: usize,
+    /// Under `limits`: the prefixes the start tag used that the prefix
+    /// table did not hold yet (in `tag`).
+    tag_prefixes: Vec<Range<usize>>,
 }
 
 impl Layer {
@@ -105,12 +157,24 @@ impl Layer {
         }
     }
 
+    /// A layer that also checks documents within the hardware's
+    /// capacities `limits`, its attribute names holding `attr_name_bytes`.
+    pub fn with_limits(wants: AttrWants, limits: NsLimits, attr_name_bytes: u32) -> Layer {
+        Layer {
+            wants,
+            limits: Some(limits),
+            prefix_bytes: declarable_prefix_bytes(attr_name_bytes) as usize,
+            ..Layer::default()
+        }
+    }
+
     pub fn reset(&mut self) {
         self.tag.clear();
         self.attrs.clear();
         self.bindings.clear();
         self.arena.clear();
         self.scopes.clear();
+        self.tag_prefixes.clear();
         self.fault = None;
     }
 
@@ -125,6 +189,11 @@ impl Layer {
         let uri = &self.tag[a.value.clone()];
         if reserved_fault(prefix, uri).is_some() {
             return Err(XmlError::BadNamespaceDecl);
+        }
+        if let Some(l) = self.limits {
+            if self.bindings.len() >= l.bindings as usize {
+                return Err(XmlError::NsCapacity);
+            }
         }
         let p0 = self.arena.len();
         self.arena.extend_from_slice(prefix);
@@ -186,6 +255,47 @@ impl Layer {
         } else {
             &self.tag[name]
         }
+    }
+
+    /// Under limits: the prefix at `prefix` in `tag` enters the prefix
+    /// table, if the table does not hold it yet (`NsCapacity` when full).
+    fn table(&mut self, prefix: Range<usize>) -> Result<(), XmlError> {
+        let Some(l) = self.limits else {
+            return Ok(());
+        };
+        let p = &self.tag[prefix.clone()];
+        if p == b"xml" || p == b"xmlns" || p.is_empty() || p.len() > self.prefix_bytes {
+            return Ok(());
+        }
+        let mut held: Vec<&[u8]> = Vec::new();
+        let bound = self.bindings.iter().map(|b| &self.arena[b.prefix.clone()]);
+        let used = self.tag_prefixes.iter().map(|r| &self.tag[r.clone()]);
+        for q in bound.chain(used) {
+            if !q.is_empty() && q != b"xml" && !held.contains(&q) {
+                held.push(q);
+            }
+        }
+        if held.contains(&p) {
+            return Ok(());
+        }
+        if held.len() >= l.prefixes as usize {
+            return Err(XmlError::NsCapacity);
+        }
+        self.tag_prefixes.push(prefix);
+        Ok(())
+    }
+
+    /// Under limits: an earlier prefixed attribute of the tag has the local
+    /// name of the one at `name` (colon at `colon`).
+    fn local_twice(&self, name: Range<usize>, colon: usize) -> bool {
+        if self.limits.is_none() {
+            return false;
+        }
+        let local = &self.tag[name.start + colon + 1..name.end];
+        self.attrs.iter().any(|a| match a.colon {
+            Some(k) if a.decl.is_none() => &self.tag[a.name.start + k + 1..a.name.end] == local,
+            _ => false,
+        })
     }
 
     /// Two prefixed attributes with one expanded name.
@@ -333,9 +443,16 @@ impl<S: Sink> Sink for NsSink<'_, S> {
         l.attrs.clear();
         l.prefixed = 0;
         l.scopes.push((l.bindings.len(), l.arena.len()));
+        l.tag_prefixes.clear();
+        l.name_colon = None;
         match qname_colon(name) {
             Ok(c) => l.name_colon = c,
             Err(e) => l.fault = Some(e),
+        }
+        if let Some(k) = l.name_colon {
+            if let Err(e) = l.table(0..k) {
+                l.fault = Some(e);
+            }
         }
         let local = &name[l.name_colon.map_or(0, |k| k + 1)..];
         l.tag_wants = l.wants.names && self.inner.may_want_attrs(local);
@@ -364,6 +481,16 @@ impl<S: Sink> Sink for NsSink<'_, S> {
         l.tag.extend_from_slice(name);
         let n1 = l.tag.len();
         let decl = declared.map(|p| n1 - p.len()..n1);
+        let checked = match (&decl, colon) {
+            (Some(p), _) => l.table(p.clone()),
+            (None, Some(k)) if l.local_twice(n0..n1, k) => Err(XmlError::NsLocalNameTwice),
+            (None, Some(k)) => l.table(n0..n0 + k),
+            (None, None) => Ok(()),
+        };
+        if let Err(e) = checked {
+            l.fault = Some(e);
+            return false;
+        }
         l.prefixed += usize::from(decl.is_none() && colon.is_some());
         l.keep = decl.is_some() || (l.wants.values && l.tag_wants);
         l.attrs.push(Attr {
@@ -427,5 +554,76 @@ impl<S: Sink> Sink for NsSink<'_, S> {
 
     fn fault(&mut self) -> Option<XmlError> {
         self.layer.fault.take()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::xml::tokenizer::tokenize;
+    use crate::xml::trace::TraceSink;
+    use crate::xml::XmlConfig;
+
+    /// The first fault of `doc` under `limits` (and where), or `None`.
+    fn fault(doc: &str, limits: Option<NsLimits>) -> Option<(XmlError, u64)> {
+        let config = XmlConfig {
+            namespaces: true,
+            ns_limits: limits,
+            ..XmlConfig::default()
+        };
+        let wants = AttrWants {
+            names: true,
+            values: true,
+        };
+        let mut layer = match limits {
+            Some(l) => Layer::with_limits(wants, l, config.attr_name_bytes),
+            None => Layer::new(wants),
+        };
+        layer.reset();
+        let mut trace = TraceSink::new();
+        let r = tokenize(config, doc.as_bytes(), &mut layer.sink(&mut trace));
+        r.err().map(|e| (e.error, e.offset))
+    }
+
+    fn small(prefixes: u32, bindings: u32) -> Option<NsLimits> {
+        Some(NsLimits { prefixes, bindings })
+    }
+
+    #[test]
+    fn the_prefix_table_counts_distinct_prefixes_in_scope_and_in_the_tag() {
+        let doc = r#"<r xmlns:a="u" xmlns:b="v"><a:x b:y="1"/><c:z xmlns:c="w"/></r>"#;
+        assert_eq!(fault(doc, None), None);
+        assert_eq!(fault(doc, small(3, 16)), None);
+        // The third prefix, `c`, at the byte after its element name.
+        let at = doc.find("c:z").unwrap() as u64 + 3;
+        assert_eq!(fault(doc, small(2, 16)), Some((XmlError::NsCapacity, at)));
+        // `xml`, `xmlns` and the default namespace take no entry; a prefix
+        // leaves the table with its last binding.
+        let doc = r#"<r><a xmlns:p="u" xmlns="d" xml:lang="en"/><b xmlns:q="v"/></r>"#;
+        assert_eq!(fault(doc, small(1, 16)), None);
+    }
+
+    #[test]
+    fn declarations_beyond_the_bindings_are_a_limit_at_their_quote() {
+        let doc = r#"<r xmlns:a="u"><s xmlns:a="v" xmlns="w"/></r>"#;
+        assert_eq!(fault(doc, small(8, 3)), None);
+        let at = doc.find(r#"w"/>"#).unwrap() as u64 + 1;
+        assert_eq!(fault(doc, small(8, 2)), Some((XmlError::NsCapacity, at)));
+    }
+
+    #[test]
+    fn one_local_name_under_two_prefixes_is_a_limit_only_under_limits() {
+        let doc = r#"<r xmlns:a="u" xmlns:b="v"><e a:k="1" k="2" b:k="3"/></r>"#;
+        assert_eq!(fault(doc, None), None);
+        let at = doc.find("b:k").unwrap() as u64 + 3;
+        assert_eq!(
+            fault(doc, small(8, 16)),
+            Some((XmlError::NsLocalNameTwice, at))
+        );
+        // Two prefixes naming one namespace: a duplicate, found exactly
+        // without limits (at the `>`).
+        let doc = r#"<r xmlns:a="u" xmlns:b="u"><e a:k="1" b:k="3"/></r>"#;
+        let at = doc.find("/>").unwrap() as u64 + 1;
+        assert_eq!(fault(doc, None), Some((XmlError::DuplicateAttribute, at)));
     }
 }

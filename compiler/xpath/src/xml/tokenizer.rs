@@ -426,6 +426,7 @@ impl Tokenizer {
             max_attributes: 0,
             attr_name_bytes: 0,
             namespaces: false,
+            ns_limits: None,
         });
         t.config = config;
         t

@@ -132,6 +132,7 @@ const CONFIGS: [XmlConfig; 4] = [
         max_attributes: 16,
         attr_name_bytes: 32,
         namespaces: false,
+        ns_limits: None,
     },
     XmlConfig {
         max_depth: 2,
@@ -139,6 +140,7 @@ const CONFIGS: [XmlConfig; 4] = [
         max_attributes: 2,
         attr_name_bytes: 64,
         namespaces: false,
+        ns_limits: None,
     },
     XmlConfig {
         max_depth: 3,
@@ -146,6 +148,7 @@ const CONFIGS: [XmlConfig; 4] = [
         max_attributes: 16,
         attr_name_bytes: 32,
         namespaces: false,
+        ns_limits: None,
     },
     XmlConfig {
         max_depth: 6,
@@ -153,6 +156,7 @@ const CONFIGS: [XmlConfig; 4] = [
         max_attributes: 3,
         attr_name_bytes: 2,
         namespaces: false,
+        ns_limits: None,
     },
 ];
 
