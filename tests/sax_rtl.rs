@@ -831,7 +831,7 @@ fn differential(p: SaxParams, names: NameStack, tag: &str) {
         name_stack_bytes: p.name_stack_bytes,
         max_attributes: p.max_attributes,
         attr_name_bytes: p.attr_name_bytes,
-        namespaces: false,
+        namespaces: p.namespaces,
         ns_limits: None,
     };
     let docs = corpus();
@@ -896,6 +896,8 @@ fn sax_rtl_small_limits() {
             name_stack_bytes: 40,
             max_attributes: 3,
             attr_name_bytes: 4,
+            // Namespace-aware names: a colon in a PI target is BadQName.
+            namespaces: true,
         },
         NameStack::Inferred,
         "depth6",
@@ -932,6 +934,7 @@ fn sax_rtl_lint_clean() {
             name_stack_bytes: s,
             max_attributes: a,
             attr_name_bytes: l,
+            namespaces: a == 2,
         };
         let sub = dir.join(format!("{d}-{s}"));
         let _ = fs::remove_dir_all(&sub);

@@ -59,7 +59,11 @@ module qrtl_sax #(
     // The duplicate-attribute check's slots (xml/attrs.rs): names per
     // element, bytes per name.
     parameter MAX_ATTRIBUTES = {{ max_attributes }},
-    parameter ATTR_NAME_BYTES = {{ attr_name_bytes }}
+    parameter ATTR_NAME_BYTES = {{ attr_name_bytes }},
+    // Namespace-aware names (XmlConfig::namespaces): a colon in a PI
+    // target is E_BAD_QNAME at the colon (the rest of Namespaces in XML is
+    // qrtl_ns's, behind this module).
+    parameter NAMESPACES = {{ namespaces }}
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -194,8 +198,9 @@ module qrtl_sax #(
         E_BAD_NAME_CHAR           = 5'd23,
         E_DUPLICATE_ATTRIBUTE     = 5'd24,
         E_TOO_MANY_ATTRIBUTES     = 5'd25,
-        E_ATTR_NAME_TOO_LONG      = 5'd26;
-    localparam NR = 26; // reasons: the one-hot error vectors are [NR:1]
+        E_ATTR_NAME_TOO_LONG      = 5'd26,
+        E_BAD_QNAME               = 5'd27;
+    localparam NR = 27; // reasons: the one-hot error vectors are [NR:1]
 
     localparam [7:0] TAB = 8'h09, LF = 8'h0A, CR = 8'h0D;
 
@@ -309,6 +314,7 @@ module qrtl_sax #(
     reg        is_ws, is_alpha, is_digit, is_name_start, is_name_char, is_hex_letter;
     reg  [3:0] hex_val;        // value of a hex digit (0-9, a-f, A-F)
     reg        b_lt, b_gt, b_amp, b_slash, b_qmark, b_excl, b_equals, b_dquote, b_squote;
+    reg        b_colon; // `:`, only with NAMESPACES (a PI target's fault)
     reg        b_lf, b_cr, b_dash, b_lsqb, b_rsqb, b_hash, b_semi, b_x, b_m, b_l;
     reg        b_a, b_g, b_o, b_p, b_q, b_s, b_t, b_u; // entity name letters
     reg        b_v, b_e, b_one, b_dot, b_underscore; // XML declaration bytes
@@ -510,6 +516,7 @@ module qrtl_sax #(
         b_amp <= ib == "&";
         b_slash <= ib == "/";
         b_qmark <= ib == "?";
+        b_colon <= NAMESPACES != 0 && ib == ":";
         b_excl <= ib == "!";
         b_equals <= ib == "=";
         b_dquote <= ib == "\"";
@@ -1710,6 +1717,8 @@ module qrtl_sax #(
                 state[S_PI_TARGET_START], state[S_PI_TARGET]: begin
                     if (state[S_PI_TARGET_START] && !is_name_start) begin
                         fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
+                    end else if (b_colon) begin
+                        fail_vec[E_BAD_QNAME] = 1'b1;
                     end else if (nm_bad) begin
                         fail_vec[E_BAD_NAME_CHAR] = 1'b1;
                     end else if (state[S_PI_TARGET_START] || is_name_char) begin
@@ -2041,7 +2050,7 @@ module qrtl_sax #(
         || (s_dopen && !cdata_kw_ok)
         || (s_topen && (kw_is7 ? !is_ws : !doctype_kw_ok))
         || (s_tbody && (t_subset || t_bad)) || (s_tquoted && t_bad_pubid)
-        || (s_pistart && !is_name_start)
+        || (s_pistart && !is_name_start) || ((s_pistart || s_pitarget) && b_colon)
         || (s_pitarget && (c_f_pitarget || (!is_name_char && pi_xml_misplaced)));
     wire fail_any_c =
            (s_rstart && c_f_rstart)
@@ -2100,6 +2109,7 @@ module qrtl_sax #(
     assign spec_vec[E_DUPLICATE_ATTRIBUTE] = live && at_fail_dup;
     assign spec_vec[E_TOO_MANY_ATTRIBUTES] = live && at_fail_many;
     assign spec_vec[E_ATTR_NAME_TOO_LONG] = live && at_fail_long;
+    assign spec_vec[E_BAD_QNAME] = live && (s_pistart || s_pitarget) && b_colon;
 
     // The byte reveals the document's first error when `fail` or
     // `ref_ovf_now` is set (sim/sax_trace.cpp reads both to check the error

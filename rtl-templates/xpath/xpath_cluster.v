@@ -37,6 +37,14 @@ module {{ module }} (
     input  wire        in_text_unit,
     input  wire        in_text_end,
     input  wire        in_doc_end,
+{%- if ns %}
+    // Namespace-aware names (qrtl_ns): a local name's first byte; the
+    // opening element's namespace class (held until the next open); the
+    // attribute is in no namespace and no declaration.
+    input  wire        in_local_first,
+    input  wire [{{ ns_width - 1 }}:0]  in_ns_cls,
+    input  wire        in_attr_nons,
+{%- endif %}
     // Per-query match bits of a document, valid two clocks after its
     // in_doc_end (from flip-flops of this cluster; held until the next
     // document's end).
@@ -85,6 +93,24 @@ module {{ module }} (
             ev_unit_cp <= in_unit_cp;
         end
     end
+{%- if ns %}
+    reg        ev_local_first, ev_attr_nons;
+    always @(posedge clk) begin
+        if (rst_q) begin
+            {ev_local_first, ev_attr_nons} <= 2'd0;
+        end else begin
+            {ev_local_first, ev_attr_nons} <= {in_local_first, in_attr_nons};
+        end
+    end
+
+    // ---- the opening element's namespace (qrtl_ns's class, with in_open) ----
+{%- for n in ns_lines %}
+    wire {{ n.name }} = (in_ns_cls == {{ ns_width }}'d{{ n.class }}); // {{ n.comment }}
+{%- endfor %}
+{%- for c in ns_conds %}
+    wire {{ c.name }} = {{ c.line }}; // {{ c.comment }}
+{%- endfor %}
+{%- endif %}
 
     // ---- character lines: the tag decoder's, on the input byte ----
     // Registered from in_byte_next, so each line equals (in_byte == char)
@@ -125,16 +151,16 @@ module {{ module }} (
 {%- for b in tag_trie %}
 {%- match b.parent %}
 {%- when Some with (par) %}
-            {{ prefix }}_tn[{{ b.idx }}] <= ~in_name_first & {{ prefix }}_tn[{{ par }}] & {{ b.ch }}; // "{{ b.prefix }}"
+            {{ prefix }}_tn[{{ b.idx }}] <= ~{{ tag_first }} & {{ prefix }}_tn[{{ par }}] & {{ b.ch }}; // "{{ b.prefix }}"
 {%- when None %}
-            {{ prefix }}_tn[{{ b.idx }}] <= in_name_first & {{ b.ch }}; // "{{ b.prefix }}"
+            {{ prefix }}_tn[{{ b.idx }}] <= {{ tag_first }} & {{ b.ch }}; // "{{ b.prefix }}"
 {%- endmatch %}
 {%- endfor %}
         end
     end
 {%- endif %}
 {%- for t in tag_lines %}
-    wire {{ t.name }} = {{ prefix }}_tn[{{ t.bit }}]; // <{{ t.comment }}>
+    wire {{ t.name }} = {{ prefix }}_tn[{{ t.bit }}]{% if let Some(ns) = t.ns %} & {{ ns }}{% endif %}; // <{{ t.comment }}>
 {%- endfor %}
 
 {%- if !attr_trie.is_empty() %}
@@ -148,15 +174,15 @@ module {{ module }} (
 {%- for b in attr_trie %}
 {%- match b.parent %}
 {%- when Some with (par) %}
-            {{ prefix }}_an[{{ b.idx }}] <= ~ev_attr_name_first & {{ prefix }}_an[{{ par }}] & {{ b.ch }}; // "{{ b.prefix }}"
+            {{ prefix }}_an[{{ b.idx }}] <= ~{{ attr_first }} & {{ prefix }}_an[{{ par }}] & {{ b.ch }}; // "{{ b.prefix }}"
 {%- when None %}
-            {{ prefix }}_an[{{ b.idx }}] <= ev_attr_name_first & {{ b.ch }}; // "{{ b.prefix }}"
+            {{ prefix }}_an[{{ b.idx }}] <= {{ attr_first }} & {{ b.ch }}; // "{{ b.prefix }}"
 {%- endmatch %}
 {%- endfor %}
         end
     end
 {%- for a in attr_lines %}
-    wire {{ a.name }} = {{ prefix }}_an[{{ a.bit }}]; // @{{ a.comment }}
+    wire {{ a.name }} = {{ prefix }}_an[{{ a.bit }}]{% if let Some(ns) = a.ns %} & {{ ns }}{% endif %}; // @{{ a.comment }}
 {%- endfor %}
 {%- endif %}
 {%- if !vcmps.is_empty() || !text_vcmps.is_empty() %}

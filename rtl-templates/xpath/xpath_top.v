@@ -105,7 +105,7 @@ module {{ module }} (
     wire [7:0] s0_byte_next = ev_byte_next; // what s0_byte holds on the next clock
 {%- else %}
 
-    // ---- SAX parser (stage 0 of the event pipeline) ----
+    // ---- SAX parser (stage 0 of the event pipeline{% if ns %}, through the namespace unit{% endif %}) ----
 {%- for s in stage_sigs %}
 {%- if s.width == 1 %}
     wire        s0_{{ s.name }};
@@ -113,6 +113,23 @@ module {{ module }} (
     wire [{{ s.width - 1 }}:0] s0_{{ s.name }};
 {%- endif %}
 {%- endfor %}
+{%- if ns %}
+    // The parser's events, into qrtl_ns (Namespaces in XML: the prefixes'
+    // bindings, each element's namespace class, the namespace faults).
+{%- for s in stage_sigs %}
+{%- if s.piped || s.name == "status" || s.name == "reason" %}
+{%- if s.name != "local_first" && s.name != "ns_cls" && s.name != "attr_nons" %}
+{%- if s.width == 1 %}
+    wire        p_{{ s.name }};
+{%- else %}
+    wire [{{ s.width - 1 }}:0] p_{{ s.name }};
+{%- endif %}
+{%- endif %}
+{%- endif %}
+{%- endfor %}
+    wire p_name_end, p_attr_name_end;
+    wire [7:0] p_byte_next;
+{%- endif %}
     wire s0_name_end, s0_attr_name_end;
     wire [7:0] s0_byte_next; // what s0_byte holds on the next clock
     qrtl_sax #(
@@ -127,14 +144,41 @@ module {{ module }} (
         .in_byte(s_axis_tdata),
         .in_last(s_axis_tlast),
 {%- for s in stage_sigs %}
+{%- if s.name != "local_first" && s.name != "ns_cls" && s.name != "attr_nons" %}
+        .o_{{ s.name }}({% if ns %}p{% else %}s0{% endif %}_{{ s.name }}),
+{%- endif %}
+{%- endfor %}
+{%- if ns %}
+        .o_byte_next(p_byte_next),
+        .o_name_end(p_name_end),
+        .o_attr_name_end(p_attr_name_end)
+    );
+    qrtl_ns u_ns (
+        .clk(clk),
+        .rst(rst),
+{%- for s in stage_sigs %}
+{%- if s.name != "local_first" && s.name != "ns_cls" && s.name != "attr_nons" %}
+        .in_{{ s.name }}(p_{{ s.name }}),
+{%- endif %}
+{%- endfor %}
+        .in_name_end(p_name_end),
+        .in_attr_name_end(p_attr_name_end),
+{%- for s in stage_sigs %}
         .o_{{ s.name }}(s0_{{ s.name }}),
 {%- endfor %}
+        .o_byte_next(s0_byte_next)
+    );
+    assign {s0_name_end, s0_attr_name_end} = 2'b00;
+    // Parser outputs the namespace unit does not use.
+    wire unused_sax = &{1'b0, p_byte_next, s0_name_end, s0_attr_name_end};
+{%- else %}
         .o_byte_next(s0_byte_next),
         .o_name_end(s0_name_end),
         .o_attr_name_end(s0_attr_name_end)
     );
     // Parser outputs the clusters do not use.
     wire unused_sax = &{1'b0, s0_name_end, s0_attr_name_end};
+{%- endif %}
 {%- endif %}
 {%- for k in 1..stages %}
 
@@ -198,6 +242,11 @@ module {{ module }} (
         .in_text_unit(s{{ c.stage }}_text_unit),
         .in_text_end(s{{ c.stage }}_text_end),
         .in_doc_end(s{{ c.stage }}_doc_end),
+{%- if ns %}
+        .in_local_first(s{{ c.stage }}_local_first),
+        .in_ns_cls(s{{ c.stage }}_ns_cls),
+        .in_attr_nons(s{{ c.stage }}_attr_nons),
+{%- endif %}
         .q_match({{ c.inst }}_match)
     );
 {%- endfor %}

@@ -269,6 +269,35 @@ pub struct XpathHw {
     pub bytes_per_clock: u32,
 }
 
+/// Why a design with namespace-aware names cannot be built in RTL (yet),
+/// if it cannot.
+fn ns_hw_refusal(design: &Design, opts: &XpathHwOptions) -> Option<String> {
+    if opts.bytes_per_clock > 1 {
+        return Some(format!(
+            "namespace-aware names are resolved in hardware at one byte per clock; \
+             this design takes {} (--bytes-per-clock)",
+            opts.bytes_per_clock
+        ));
+    }
+    let min = crate::emit::ns::MIN_ATTR_NAME_BYTES;
+    if opts.xml.attr_name_bytes < min {
+        return Some(format!(
+            "the namespace unit needs attribute names of at least {min} bytes \
+             (--attr-name-bytes {}): its prefixes are 6 bytes shorter",
+            opts.xml.attr_name_bytes
+        ));
+    }
+    let attr = (0..design.attrs.len() as u32)
+        .map(|a| design.attrs.name(crate::ir::xpath::AttrId(a)))
+        .find(|n| crate::emit::ns::clark_uri(n).is_some());
+    attr.map(|n| {
+        format!(
+            "attribute tests with a namespace (here @{}) are not resolved in RTL yet",
+            String::from_utf8_lossy(n)
+        )
+    })
+}
+
 /// Build the stack IR and the RTL of a (split) XPath design. `file` names the
 /// query file in diagnostics.
 pub fn build_xpath_hw(
@@ -276,17 +305,25 @@ pub fn build_xpath_hw(
     design: &Design,
     opts: &XpathHwOptions,
 ) -> Result<XpathHw, Vec<Diagnostic>> {
-    if design.namespaces == Namespaces::Xpath {
-        return Err(vec![Diagnostic {
-            code: "E0398",
-            message: "the hardware compares names as raw bytes: namespace-aware matching is not built in RTL yet".into(),
-            help: Some("compile with `--namespaces raw` (the default of `compile`, `sim` and design files)".into()),
-            file: file.to_string(),
-            line: 0,
-            source_line: String::new(),
-            span: qrtl_core::diag::Span::point(0),
-        }]);
-    }
+    let ns = match design.namespaces {
+        Namespaces::Raw => None,
+        Namespaces::Xpath => {
+            if let Some(why) = ns_hw_refusal(design, opts) {
+                return Err(vec![Diagnostic {
+                    code: "E0398",
+                    message: why,
+                    help: Some("compile with `--namespaces raw` to compare names as bytes".into()),
+                    file: file.to_string(),
+                    line: 0,
+                    source_line: String::new(),
+                    span: qrtl_core::diag::Span::point(0),
+                }]);
+            }
+            Some(opts.xml.ns_limits.unwrap_or_default())
+        }
+    };
+    let mut xml = opts.xml;
+    xml.ns_limits = ns;
     let naive = lower_stacks(
         file,
         design,
@@ -315,6 +352,7 @@ pub fn build_xpath_hw(
             input: opts.input,
             shape: opts.shape,
             bytes_per_clock: opts.bytes_per_clock,
+            ns,
         },
     );
     Ok(XpathHw {
@@ -323,7 +361,7 @@ pub fn build_xpath_hw(
         reports,
         rtl,
         queries: design.clone(),
-        xml: opts.xml,
+        xml,
         bytes_per_clock: opts.bytes_per_clock,
     })
 }

@@ -36,6 +36,8 @@ pub struct SaxParams {
     /// `AttrNameTooLong`). At least 1 each.
     pub max_attributes: u32,
     pub attr_name_bytes: u32,
+    /// Namespace-aware names: a colon in a PI target is `BadQName`.
+    pub namespaces: bool,
 }
 
 impl From<crate::xml::XmlConfig> for SaxParams {
@@ -45,6 +47,7 @@ impl From<crate::xml::XmlConfig> for SaxParams {
             name_stack_bytes: c.name_stack_bytes,
             max_attributes: c.max_attributes,
             attr_name_bytes: c.attr_name_bytes,
+            namespaces: c.namespaces,
         }
     }
 }
@@ -62,6 +65,7 @@ struct SaxTemplate {
     name_stack_bytes: u32,
     max_attributes: u32,
     attr_name_bytes: u32,
+    namespaces: u32,
 }
 
 /// The Verilog text of module `qrtl_sax` with `p`'s limits as its parameter
@@ -85,6 +89,7 @@ pub fn sax_module(p: &SaxParams) -> String {
         name_stack_bytes: p.name_stack_bytes,
         max_attributes: p.max_attributes,
         attr_name_bytes: p.attr_name_bytes,
+        namespaces: u32::from(p.namespaces),
     }
     .render()
     .expect("the sax.v template renders");
@@ -106,12 +111,14 @@ mod tests {
             name_stack_bytes: 40,
             max_attributes: 3,
             attr_name_bytes: 5,
+            namespaces: false,
         });
         assert!(v.contains("module qrtl_sax"));
         assert!(v.contains("parameter MAX_DEPTH = 6,"));
         assert!(v.contains("parameter NAME_STACK_BYTES = 40,"));
         assert!(v.contains("parameter MAX_ATTRIBUTES = 3,"));
-        assert!(v.contains("parameter ATTR_NAME_BYTES = 5\n"));
+        assert!(v.contains("parameter ATTR_NAME_BYTES = 5,"));
+        assert!(v.contains("parameter NAMESPACES = 0\n"));
         assert!(!v.contains("{{"));
     }
 
@@ -125,6 +132,7 @@ mod tests {
                 name_stack_bytes: 512,
                 max_attributes: 16,
                 attr_name_bytes: 32,
+                namespaces: false,
             }
         );
     }

@@ -501,7 +501,11 @@ impl StackDesign {
                 }
                 for c in &n.conds {
                     match self.conds.get(c.index()) {
-                        Some(CondKind::AttrExists(_) | CondKind::AttrCmp(..)) => {}
+                        Some(
+                            CondKind::AttrExists(_)
+                            | CondKind::AttrCmp(..)
+                            | CondKind::InNamespace(_),
+                        ) => {}
                         Some(CondKind::Position { counter, .. })
                             if counter.index() < self.counters.len() => {}
                         _ => {

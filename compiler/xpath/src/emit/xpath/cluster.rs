@@ -12,6 +12,7 @@ use super::nodes::{push_logic, ColInput, NodeLogic};
 use super::plan::{cut, ClusterPlan, MemGroup, StepForm};
 use super::trie::{decoder, CharLine, Line, TrieBit};
 use super::MEM_GROUP_BITS;
+use crate::emit::ns::{clark_local, clark_uri, uri_class};
 use crate::ir::stacks::{Cluster, ColKind, FlagSrc, StackDesign};
 use crate::ir::xpath::{AttrId, CondId, CondKind, TagId};
 use crate::passes::naming::sanitize;
@@ -25,6 +26,9 @@ pub(super) struct ClusterCx<'a> {
     /// The cluster's name, the prefix of its signals.
     pub p: &'a str,
     pub plan: &'a ClusterPlan,
+    /// Namespace-aware names: the design's namespace URIs in class order
+    /// (`emit::ns`), `None` for raw names.
+    pub ns: Option<&'a [Vec<u8>]>,
 }
 
 impl ClusterCx<'_> {
@@ -36,6 +40,18 @@ impl ClusterCx<'_> {
     /// The attribute decoder's line for `a`.
     pub fn attr_line(&self, a: AttrId) -> String {
         format!("{}_attr_{}_{}", self.p, a.0, sanitize(self.d.attrs.name(a)))
+    }
+
+    /// The line "the opening element is in namespace class `k`".
+    pub fn ns_line(&self, k: u32) -> String {
+        format!("{}_ns{k}", self.p)
+    }
+
+    /// The namespace class of `name` (Clark notation) among the design's
+    /// URIs, for namespace-aware designs.
+    fn class_of(&self, name: &[u8]) -> Option<u32> {
+        let uris = self.ns?;
+        Some(clark_uri(name).map_or(0, |u| uri_class(uris, u)))
     }
 
     /// An open-time condition's signal.
@@ -90,6 +106,18 @@ pub(super) struct CondReg {
     comment: String,
 }
 
+pub(super) struct NsLine {
+    name: String,
+    class: u32,
+    comment: String,
+}
+
+pub(super) struct NsCond {
+    name: String,
+    line: String,
+    comment: String,
+}
+
 pub(super) struct RowBit {
     pub bit: usize,
     pub name: String,
@@ -135,6 +163,19 @@ pub(super) struct ClusterTemplate {
     attr_chars: Vec<CharLine>,
     tag_trie: Vec<TrieBit>,
     tag_lines: Vec<Line>,
+    /// Namespace-aware names: the decoders start again after a colon
+    /// (`in_local_first`) and the lines test the element's class.
+    ns: bool,
+    /// The byte a name decoder starts at: the name's first, or with
+    /// namespace-aware names also the byte after its colon.
+    tag_first: &'static str,
+    attr_first: &'static str,
+    /// Width of `in_ns_cls`.
+    ns_width: u32,
+    /// The namespace lines the cluster reads: (name, class, URI comment).
+    ns_lines: Vec<NsLine>,
+    /// `p:*` conditions: (signal, namespace line, comment).
+    ns_conds: Vec<NsCond>,
     attr_trie: Vec<TrieBit>,
     attr_lines: Vec<Line>,
     vcmps: Vec<VcmpInst>,
@@ -177,22 +218,62 @@ pub(super) struct ClusterTemplate {
 pub(super) fn cluster_template(x: &ClusterCx<'_>) -> ClusterTemplate {
     let (d, plan, p) = (x.d, x.plan, x.p);
     let scope = &plan.scope;
+    // Namespace-aware names are decoded by their local parts.
+    let local = |n: &'_ [u8]| -> Vec<u8> {
+        match x.ns {
+            Some(_) => clark_local(n).to_vec(),
+            None => n.to_vec(),
+        }
+    };
+    let tag_locals: Vec<Vec<u8>> = scope.tags.iter().map(|t| local(d.tags.name(*t))).collect();
     let tag_names: Vec<(String, &[u8])> = scope
         .tags
         .iter()
-        .map(|t| (x.tag_line(*t), d.tags.name(*t)))
+        .zip(&tag_locals)
+        .map(|(t, l)| (x.tag_line(*t), l.as_slice()))
+        .collect();
+    let attr_locals: Vec<Vec<u8>> = scope
+        .attrs
+        .iter()
+        .map(|a| local(d.attrs.name(*a)))
         .collect();
     let attr_names: Vec<(String, &[u8])> = scope
         .attrs
         .iter()
-        .map(|a| (x.attr_line(*a), d.attrs.name(*a)))
+        .zip(&attr_locals)
+        .map(|(a, l)| (x.attr_line(*a), l.as_slice()))
         .collect();
     // Character lines: the tag decoder's compare the early byte, the
     // attribute decoder's are registered (they see the stream one clock
     // late, like the rest of the cluster).
-    let tags = decoder(p, &tag_names, "");
-    let attrs = decoder(p, &attr_names, "_d");
+    let mut tags = decoder(p, &tag_names, "");
+    let mut attrs = decoder(p, &attr_names, "_d");
+    let mut classes: Vec<u32> = Vec::new();
+    if x.ns.is_some() {
+        // An element test also tests the element's namespace; an attribute
+        // test (in no namespace: namespaced ones are refused before) the
+        // attribute's.
+        for (line, t) in tags.lines.iter_mut().zip(&scope.tags) {
+            let k = x.class_of(d.tags.name(*t)).expect("ns-aware");
+            line.ns = Some(x.ns_line(k));
+            classes.push(k);
+        }
+        for line in attrs.lines.iter_mut() {
+            line.ns = Some("ev_attr_nons".to_string());
+        }
+    }
     let (vcmps, conds) = attr_conds(x);
+    let ns_conds = ns_conds(x, &mut classes);
+    classes.sort();
+    classes.dedup();
+    let ns_lines = classes
+        .iter()
+        .map(|&k| NsLine {
+            name: x.ns_line(k),
+            class: k,
+            comment: ns_comment(x, k),
+        })
+        .collect();
     let (gs_bits, col_bits) = (gs_bits(x), col_bits(x));
     let m = mutable_part(x, &gs_bits, &col_bits);
     let push = push_logic(x);
@@ -211,6 +292,20 @@ pub(super) fn cluster_template(x: &ClusterCx<'_>) -> ClusterTemplate {
         attr_chars: attrs.chars,
         tag_trie: tags.trie,
         tag_lines: tags.lines,
+        ns: x.ns.is_some(),
+        tag_first: if x.ns.is_some() {
+            "in_local_first"
+        } else {
+            "in_name_first"
+        },
+        attr_first: if x.ns.is_some() {
+            "ev_local_first"
+        } else {
+            "ev_attr_name_first"
+        },
+        ns_width: crate::emit::ns::class_width(x.ns.map_or(0, <[Vec<u8>]>::len)),
+        ns_lines,
+        ns_conds,
         attr_trie: attrs.trie,
         attr_lines: attrs.lines,
         vcmps,
@@ -249,6 +344,7 @@ fn attr_conds(x: &ClusterCx<'_>) -> (Vec<VcmpInst>, Vec<CondReg>) {
     let mut regs = Vec::new();
     for &c in &x.plan.scope.attr_conds {
         let (attr, value_ok) = match &x.d.conds[c.index()] {
+            CondKind::InNamespace(_) => continue,
             CondKind::AttrExists(a) => (*a, None),
             CondKind::AttrCmp(a, _) => {
                 let inst = format!("{}_v{}", x.p, c.0);
@@ -270,6 +366,33 @@ fn attr_conds(x: &ClusterCx<'_>) -> (Vec<VcmpInst>, Vec<CondReg>) {
         });
     }
     (vcmps, regs)
+}
+
+/// The `p:*` conditions: each a namespace line (its class added to
+/// `classes`).
+fn ns_conds(x: &ClusterCx<'_>, classes: &mut Vec<u32>) -> Vec<NsCond> {
+    let mut out = Vec::new();
+    for &c in &x.plan.scope.attr_conds {
+        if let CondKind::InNamespace(u) = &x.d.conds[c.index()] {
+            let k = uri_class(x.ns.expect("p:* needs namespace-aware names"), u);
+            classes.push(k);
+            out.push(NsCond {
+                name: x.cond_name(c),
+                line: x.ns_line(k),
+                comment: cond_text(x.d, c),
+            });
+        }
+    }
+    out
+}
+
+/// The comment of namespace class `k`.
+fn ns_comment(x: &ClusterCx<'_>, k: u32) -> String {
+    let uris = x.ns.expect("ns-aware");
+    match k {
+        0 => "no namespace".to_string(),
+        k => format!("namespace {}", comment_text(&uris[k as usize - 1])),
+    }
 }
 
 /// The stack row's global-stack bits (the row's first bits).
@@ -389,6 +512,12 @@ fn unused(x: &ClusterCx<'_>, no_tag_chars: bool) -> Vec<String> {
             ]
             .iter()
             .map(|s| s.to_string()),
+        )
+        .chain(
+            ["ev_local_first", "ev_attr_nons", "in_ns_cls"]
+                .iter()
+                .filter(|_| x.ns.is_some())
+                .map(|s| s.to_string()),
         )
         .collect()
 }

@@ -61,6 +61,10 @@ pub struct XpathRtlConfig {
     /// Document bytes per clock on `s_axis` (1, 2, 4, 8): above 1 the
     /// multi-byte front end (`emit::wide`) feeds the byte-serial engine.
     pub bytes_per_clock: u32,
+    /// Namespace-aware names (the design's tags in Clark notation): the
+    /// namespace unit `qrtl_ns` (`emit::ns`) with these capacities sits
+    /// between the parser and the clusters. One byte per clock only.
+    pub ns: Option<crate::xml::ns::NsLimits>,
 }
 
 /// How the emitted text is cut for synthesis front ends: the sizes of a
@@ -208,10 +212,26 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
                 name_stack_bytes: config.name_stack_bytes,
                 max_attributes: config.max_attributes,
                 attr_name_bytes: config.attr_name_bytes,
+                namespaces: config.ns.is_some(),
             }),
         });
     }
     files.extend(comparator_files(d));
+    let ns_uris = config.ns.map(|_| super::ns::design_uris(d));
+    if let Some(limits) = config.ns {
+        assert_eq!(lanes, 1, "the namespace unit takes one byte per clock");
+        let p = super::ns::NsParams {
+            limits,
+            max_attributes: config.max_attributes,
+            attr_name_bytes: config.attr_name_bytes,
+            max_depth: d.max_depth,
+        };
+        files.extend(
+            super::ns::ns_files(d, &p)
+                .into_iter()
+                .map(|(name, text)| RtlFile { name, text }),
+        );
+    }
     let mut insts = Vec::with_capacity(d.clusters.len());
     // Clusters are about the same size: render each into a buffer sized
     // after the previous one (no regrowing of ~0.5 MB texts).
@@ -224,6 +244,7 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
             cl,
             p: &cl.name,
             plan: &plan,
+            ns: ns_uris.as_deref(),
         });
         insts.push(top::cluster_inst(
             k,
@@ -254,6 +275,9 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
             text: top::top_text("qrtl_xpath_top", d, config, &top_plan, insts, result_words),
         });
         latency += super::sax::SAX_LATENCY;
+        if config.ns.is_some() {
+            latency += super::ns::NS_LATENCY;
+        }
     } else {
         // More than one byte per clock: the multi-byte parser in front of
         // the clusters and results (the byte-serial top without its

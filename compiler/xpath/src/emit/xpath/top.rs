@@ -103,6 +103,10 @@ struct TopTemplate {
     stages: usize,
     stage_sigs: Vec<StageSig>,
     clusters: Vec<ClusterInst>,
+    /// Namespace-aware names: the parser's events go through `qrtl_ns`
+    /// (its outputs are stage 0), which adds `local_first`, `ns_cls` and
+    /// `attr_nons` to the stages.
+    ns: bool,
 }
 
 /// Cluster `k`'s instance (module `module`, `queries` result bits) in
@@ -182,6 +186,9 @@ pub(super) fn top_text(
     result_words: u32,
 ) -> String {
     contributions(d, plan, &mut clusters);
+    let ns_width = config
+        .ns
+        .map(|_| crate::emit::ns::class_width(crate::emit::ns::design_uris(d).len()));
     let top = TopTemplate {
         module: module.to_string(),
         events: config.bytes_per_clock > 1,
@@ -199,9 +206,23 @@ pub(super) fn top_text(
         stages: plan.stages,
         stage_sigs: STAGE_SIGS
             .iter()
-            .map(|&(name, width, piped)| StageSig { name, width, piped })
+            .copied()
+            .chain(
+                ns_width
+                    .map(|w| {
+                        [
+                            ("local_first", 1, true),
+                            ("ns_cls", w, true),
+                            ("attr_nons", 1, true),
+                        ]
+                    })
+                    .into_iter()
+                    .flatten(),
+            )
+            .map(|(name, width, piped)| StageSig { name, width, piped })
             .collect(),
         clusters,
+        ns: config.ns.is_some(),
     };
     top.render().expect("top template renders") + "\n"
 }

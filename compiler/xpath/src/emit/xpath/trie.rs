@@ -50,6 +50,9 @@ pub(super) struct Line {
     pub name: String,
     pub bit: usize,
     pub comment: String,
+    /// With namespace-aware names: the line the name's namespace is
+    /// tested on (ANDed in).
+    pub ns: Option<String>,
 }
 
 /// A character line: the stream's byte equals `byte`.
@@ -104,6 +107,7 @@ pub(super) fn decoder(prefix: &str, names: &[(String, &[u8])], suffix: &str) -> 
                 name: name.clone(),
                 bit,
                 comment: comment_text(bytes),
+                ns: None,
             })
             .collect(),
     }
