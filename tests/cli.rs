@@ -538,22 +538,58 @@ fn filter_matches_by_namespace_uri_and_flags_unbound_document_prefixes() {
         stdout(&o),
         format!("{{\"doc\":\"{bad}\",\"status\":\"ok\",\"matched\":[0]}}\n")
     );
-    // The hardware compares raw names: compile refuses namespace-aware ones.
+    // The hardware resolves namespaces too (qrtl_ns): the manifest says so
+    // and lists the design's URIs and the unit's capacities.
+    let hw = d.join("hw");
     let o = qrtl(&[
         "xpath",
         "compile",
         &rq,
         "-o",
-        &d.join("hw").display().to_string(),
+        &hw.display().to_string(),
         "--namespaces",
         "xpath",
         "--ns",
         "x=urn:x",
+        "--ns-prefixes",
+        "4",
     ]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("error[E0398]: the hardware compares names as raw bytes"),
-        "{}",
-        stderr(&o)
-    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let manifest = std::fs::read_to_string(hw.join("manifest.json")).expect("manifest");
+    for want in [
+        r#""namespaces": "xpath""#,
+        r#""ns_prefixes": 4"#,
+        r#""namespace_uris": ["#,
+        "namespace prefix not declared",
+    ] {
+        assert!(manifest.contains(want), "{want} in {manifest}");
+    }
+    // What it does not build yet is refused, with the reason: namespaced
+    // attribute tests, and more than one byte per clock.
+    let aq = write(&d, "aq.txt", "//*[@x:k]\n");
+    for (q, extra, why) in [
+        (
+            &aq,
+            "1",
+            "attribute tests with a namespace (here @{urn:x}k)",
+        ),
+        (&rq, "2", "at one byte per clock; this design takes 2"),
+    ] {
+        let o = qrtl(&[
+            "xpath",
+            "compile",
+            q,
+            "-o",
+            &d.join("hw2").display().to_string(),
+            "--namespaces",
+            "xpath",
+            "--ns",
+            "x=urn:x",
+            "--bytes-per-clock",
+            extra,
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert!(stderr(&o).contains("error[E0398]"), "{}", stderr(&o));
+        assert!(stderr(&o).contains(why), "{}", stderr(&o));
+    }
 }

@@ -484,6 +484,62 @@ fn sim_matches_filter_on_twigs_text_and_positions() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// `sim --namespaces xpath` (the namespace unit in the RTL) prints what
+/// `filter` prints: matches by namespace URI, the declaration file's and
+/// `--ns` prefixes, and the namespace faults with their notes.
+#[test]
+fn sim_resolves_namespaces_as_filter_does() {
+    let d = temp_dir("nssim");
+    let q = write(
+        &d,
+        "q.txt",
+        "declare namespace a = \"urn:atom\";\n//a:entry\n/a:feed/*[2]\n//entry\n//t:*[@k]\n",
+    );
+    let x1 = write(
+        &d,
+        "x1.xml",
+        "<feed xmlns='urn:atom'><entry/><p:entry xmlns:p='urn:t' k='1'/><entry xmlns=''/></feed>",
+    );
+    let x2 = write(&d, "x2.xml", "<feed><q:entry/></feed>");
+    let args = [
+        "filter",
+        &q,
+        &x1,
+        &x2,
+        "--namespaces",
+        "xpath",
+        "--ns",
+        "t=urn:t",
+    ];
+    let mut f_args = vec!["xpath"];
+    f_args.extend_from_slice(&args);
+    let f = qrtl(&f_args);
+    assert_eq!(code(&f), 0, "{}", stderr(&f));
+    f_args[1] = "sim";
+    let s = qrtl(&f_args);
+    assert_eq!(code(&s), 0, "{}", stderr(&s));
+    let lines = |o: &Output| -> Vec<serde_json::Value> {
+        stdout(o)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let (want, got) = (lines(&f), lines(&s));
+    assert_eq!(got.len(), 2);
+    assert_eq!(want[0]["matched"], serde_json::json!([0, 1, 2, 3]));
+    assert_eq!(want[1]["status"], "malformed");
+    for (g, w) in got.iter().zip(&want) {
+        assert_eq!(g["matched"], w["matched"], "{g} vs {w}");
+        assert_eq!(g["status"], w["status"]);
+    }
+    assert!(
+        stderr(&s).contains("namespace prefix not declared"),
+        "{}",
+        stderr(&s)
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 #[test]
 fn compile_reports_parse_errors_exactly_as_check() {
     let d = temp_dir("parse");

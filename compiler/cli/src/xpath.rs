@@ -19,6 +19,7 @@ use qrtl_xpath::ir::xpath::{Mode, Namespaces};
 use qrtl_xpath::lower::names::NsOptions;
 use qrtl_xpath::passes::registry::{StackPassConfig, StackStats};
 use qrtl_xpath::refmodel::{DocResult, Engine, EngineConfig};
+use qrtl_xpath::xml::ns::{NsLimits, DEFAULT_NS_BINDINGS, DEFAULT_NS_PREFIXES};
 use qrtl_xpath::xml::{XmlConfig, DEFAULT_ATTR_NAME_BYTES, DEFAULT_MAX_ATTRIBUTES};
 
 use crate::common::{self, fail, json_string, SimArgs};
@@ -126,6 +127,15 @@ pub struct HwOpts {
           value_parser = clap::builder::PossibleValuesParser::new(["1", "2", "4", "8"])
               .map(|s| s.parse::<u32>().expect("a listed value")))]
     bytes_per_clock: u32,
+    /// With `--namespaces xpath`: prefixes the namespace unit holds at
+    /// once (bound in scope, or used by the start tag being read); a
+    /// document needing more is flagged `attr_limit`.
+    #[arg(long, default_value_t = DEFAULT_NS_PREFIXES, value_parser = clap::value_parser!(u32).range(1..=64))]
+    ns_prefixes: u32,
+    /// With `--namespaces xpath`: namespace declarations in scope the unit
+    /// holds; a document needing more is flagged `attr_limit`.
+    #[arg(long, default_value_t = DEFAULT_NS_BINDINGS, value_parser = clap::value_parser!(u32).range(1..=256))]
+    ns_bindings: u32,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -168,8 +178,9 @@ pub struct NsOpts {
     ns: Vec<String>,
     /// How element and attribute names are compared: `xpath` (namespace
     /// URI and local name, XPath 1.0 with Namespaces in XML; the default of
-    /// `check` and `filter`) or `raw` (bytes as written, prefix included;
-    /// the default of `compile` and `sim`: the hardware compares bytes).
+    /// `check` and `filter`; in hardware a namespace unit resolves them, at
+    /// one byte per clock) or `raw` (bytes as written, prefix included;
+    /// the default of `compile` and `sim`).
     #[arg(long, value_enum)]
     namespaces: Option<NamespacesArg>,
 }
@@ -437,7 +448,13 @@ impl HwOpts {
             mode: opts.mode.into(),
             ordered: opts.ordered,
             hw: XpathHwOptions {
-                xml: opts.xml(),
+                xml: XmlConfig {
+                    ns_limits: Some(NsLimits {
+                        prefixes: self.ns_prefixes,
+                        bindings: self.ns_bindings,
+                    }),
+                    ..opts.xml()
+                },
                 passes,
                 input: match self.input {
                     InputArg::Pipelined => EventInput::Pipelined,

@@ -419,11 +419,12 @@ pub fn xpath_project_spec(
                    "word": q.word, "bit": q.bit})
         })
         .collect();
-    // The namespace reasons are the software layer's: the hardware compares
-    // raw names and never reports them.
+    // The namespace reasons are the namespace unit's (qrtl_ns): a design
+    // comparing raw names never reports them.
+    let ns = hw.xml.ns_limits;
     let reasons: Vec<_> = crate::xml::XmlError::ALL
         .iter()
-        .filter(|e| !e.is_namespace())
+        .filter(|e| ns.is_some() || !e.is_namespace())
         .map(|e| json!({"code": e.code(), "status": e.status().as_str(), "reason": e.describe()}))
         .collect();
     let passes: Vec<_> = hw
@@ -440,7 +441,15 @@ pub fn xpath_project_spec(
         "kind": "xpath",
         "parameters": {
             "mode": mode.as_str(),
-            "namespaces": "raw",
+            "namespaces": if ns.is_some() { "xpath" } else { "raw" },
+            "ns_prefixes": ns.map(|l| l.prefixes),
+            "ns_bindings": ns.map(|l| l.bindings),
+            "namespace_uris": ns.map(|_| {
+                crate::emit::ns::design_uris(&hw.stack)
+                    .iter()
+                    .map(|u| String::from_utf8_lossy(u).into_owned())
+                    .collect::<Vec<_>>()
+            }),
             "ordered": hw.stack.order == crate::ir::xpath::SiblingOrder::Ordered,
             "max_depth": opts.xml.max_depth,
             "name_stack_bytes": opts.xml.name_stack_bytes,
@@ -686,7 +695,7 @@ pub const EVENT_INPUTS: [(&str, EventInput); 2] = [
 /// One design of a design file (`engine: xpath`): `queries` (required), and
 /// the options of `qrtl xpath compile` under their flag names (`mode`,
 /// `ordered`, `max_depth`, `max_attributes`, `attr_name_bytes`,
-/// `cluster_size`, `no_compaction`,
+/// `ns_prefixes`, `ns_bindings`, `cluster_size`, `no_compaction`,
 /// `no_prefix_merge`, `disable_pass`, `clock_mhz`, `input`,
 /// `bytes_per_clock`, `namespaces`, `ns`: a list of `PREFIX=URI`) with the
 /// same defaults. Then the query file is loaded as `compile` loads it.
@@ -715,6 +724,20 @@ pub fn from_design(
         1,
         1024,
     ) as u32;
+    let ns_limits = crate::xml::ns::NsLimits {
+        prefixes: f.uint(
+            "ns_prefixes",
+            u64::from(crate::xml::ns::DEFAULT_NS_PREFIXES),
+            1,
+            64,
+        ) as u32,
+        bindings: f.uint(
+            "ns_bindings",
+            u64::from(crate::xml::ns::DEFAULT_NS_BINDINGS),
+            1,
+            256,
+        ) as u32,
+    };
     let cluster_size = f.uint(
         "cluster_size",
         DEFAULT_CLUSTER_SIZE as u64,
@@ -751,6 +774,7 @@ pub fn from_design(
             xml: XmlConfig {
                 max_attributes,
                 attr_name_bytes,
+                ns_limits: Some(ns_limits),
                 ..XmlConfig::with_max_depth(max_depth)
             },
             passes,
