@@ -163,6 +163,11 @@ const QUERIES: &str = "\
 //x:b[text() = \"t1\"]
 //z:c[x:a]
 //a[b][x:c]
+//*[@x:k]
+//a[@y:k = 1]
+//x:*[@z:k = 2][@k]
+//*[@xml:lang = \"en\"]
+//b[@x:k][@y:k]
 ";
 
 fn design(name: &str, limits: NsLimits) -> (XpathHw, Engine) {

@@ -8,7 +8,8 @@
 //! * `tests/emit/NAME.txt`: a query file (same flags line, which may also
 //!   split the cluster's processes: `--assigns MAX/PIECE`,
 //!   `--mem-groups MAX/PIECE`, `--max-or-chain N`, see `RtlShape`;
-//!   `--bytes-per-clock B`);
+//!   `--bytes-per-clock B`; `--ns PREFIX=URI`, repeatable: namespace-aware
+//!   names, whose namespace unit `qrtl_ns.v` is a golden file too);
 //!   the full pipeline runs and the generated cluster and top Verilog are
 //!   compared with the golden files `tests/emit/NAME/*.v`.
 //!   Their step comments (`// /a[2]: q1 (line 4) step 2`) must name the
@@ -24,10 +25,11 @@
 
 mod common;
 
-use common::raw_design_from_text;
+use common::{design_from_text_ns, raw_design_from_text};
 use qrtl_xpath::emit::xpath::{RtlShape, SplitRule};
 use qrtl_xpath::engine::{build_xpath_hw, XpathHw, XpathHwOptions};
-use qrtl_xpath::ir::xpath::{Mode, SiblingOrder};
+use qrtl_xpath::ir::xpath::{Mode, Namespaces, SiblingOrder};
+use qrtl_xpath::lower::names::NsOptions;
 use qrtl_xpath::passes::registry::{stack_passes, StackPassConfig};
 use qrtl_xpath::syntax::{ast, parse_query, parse_query_file, SourceQuery};
 use std::fs;
@@ -45,6 +47,7 @@ fn compile(path: &Path, upto: Option<&str>) -> XpathHw {
     let mut passes = StackPassConfig::default();
     let mut shape = RtlShape::default();
     let mut bytes_per_clock = 1;
+    let mut ns: Vec<String> = Vec::new();
     let number = |v: Option<&str>| -> usize {
         v.and_then(|v| v.parse().ok())
             .unwrap_or_else(|| panic!("{}: a number after the flag", path.display()))
@@ -76,6 +79,7 @@ fn compile(path: &Path, upto: Option<&str>) -> XpathHw {
                 "--disable-pass" => passes.disabled.push(it.next().expect("pass").to_string()),
                 "--ordered" => order = SiblingOrder::Ordered,
                 "--bytes-per-clock" => bytes_per_clock = number(it.next()) as u32,
+                "--ns" => ns.push(it.next().expect("PREFIX=URI").to_string()),
                 other => panic!("{}: unknown flag {other}", path.display()),
             }
         }
@@ -90,7 +94,13 @@ fn compile(path: &Path, upto: Option<&str>) -> XpathHw {
         }
     }
     let name = path.display().to_string();
-    let mut design = raw_design_from_text(&name, &text, mode);
+    // `--ns PREFIX=URI`: namespace-aware names (the namespace unit).
+    let mut design = if ns.is_empty() {
+        raw_design_from_text(&name, &text, mode)
+    } else {
+        let opts = NsOptions::new(Namespaces::Xpath, &ns).expect("bindings");
+        design_from_text_ns(&name, &text, mode, &opts)
+    };
     design.order = order;
     build_xpath_hw(
         &name,
@@ -184,8 +194,9 @@ fn golden_rtl() {
         let hw = compile(&f, None);
         let dir = f.with_extension("");
         for file in &hw.rtl.files {
-            // The SAX parser and comparators have their own tests.
-            if file.name.starts_with("qrtl_xpath_") {
+            // The SAX parser and comparators have their own tests; the
+            // namespace unit's text depends on the design's URIs.
+            if file.name.starts_with("qrtl_xpath_") || file.name == "qrtl_ns.v" {
                 compare(&dir.join(&file.name), &file.text, &mut failures);
             }
         }
@@ -301,6 +312,38 @@ fn step_comment(line: &str) -> Option<StepComment> {
     Some(StepComment { step, pop, origins })
 }
 
+/// The `--ns PREFIX=URI` bindings of a case file's flags line, and `xml`.
+fn ns_flags(text: &str) -> Vec<(String, String)> {
+    let mut out = vec![(
+        "xml".to_string(),
+        "http://www.w3.org/XML/1998/namespace".to_string(),
+    )];
+    let flags = text.lines().next().and_then(|l| l.strip_prefix("# flags:"));
+    let mut it = flags.unwrap_or("").split_whitespace();
+    while let Some(f) = it.next() {
+        if f == "--ns" {
+            let (p, u) = it
+                .next()
+                .and_then(|b| b.split_once('='))
+                .expect("PREFIX=URI");
+            out.push((p.to_string(), u.to_string()));
+        }
+    }
+    out
+}
+
+/// A comment's step with namespace-aware names written back with the
+/// case's prefixes: `{URI}local` as `p:local`, `*[namespace-uri() = "URI"]`
+/// as `p:*`.
+fn unclark(step: &str, bindings: &[(String, String)]) -> String {
+    let mut s = step.to_string();
+    for (p, u) in bindings {
+        s = s.replace(&format!("*[namespace-uri() = \"{u}\"]"), &format!("{p}:*"));
+        s = s.replace(&format!("{{{u}}}"), &format!("{p}:"));
+    }
+    s
+}
+
 /// Whether `got` (a comment's step) is step `s` of `q`; else a message
 /// naming `q` and its steps at depth `s`.
 fn check_step(got: &ast::Step, pop: bool, q: &SourceQuery, s: usize) -> Result<(), String> {
@@ -343,6 +386,7 @@ fn step_comments_name_their_steps() {
         let (queries, diags) = (qf.queries, qf.diagnostics);
         assert!(diags.is_empty(), "{case}: the queries parse");
         let hw = compile(&f, None);
+        let bindings = ns_flags(&fs::read_to_string(&f).expect("case file"));
         for file in hw
             .rtl
             .files
@@ -354,7 +398,7 @@ fn step_comments_name_their_steps() {
                     continue;
                 };
                 let at = format!("{case}: {} line {}: `{}`", file.name, ln + 1, line.trim());
-                let got = match parse_query(&c.step) {
+                let got = match parse_query(&unclark(&c.step, &bindings)) {
                     Ok(q) if q.steps.len() == 1 => q.steps.into_iter().next().unwrap(),
                     Ok(_) => {
                         failures.push(format!("{at}: `{}` is not one step", c.step));

@@ -107,7 +107,15 @@ module qrtl_ns #(
     output reg  [4:0]  o_reason,
     output reg         o_local_first,
     output reg  [{{ cls_width - 1 }}:0]  o_ns_cls,
-    output reg         o_attr_nons
+    output reg         o_attr_nons{% if attr_ns %},
+    // Namespaced attribute tests: the slot the attribute being read took
+    // among the tag's prefixed attributes (one-hot; 0 for an unprefixed
+    // one or a declaration), and at o_open every slot's namespace class
+    // (slot j in bits j*CW +: CW), held until the next open: an
+    // attribute's namespace is final only at its tag's `>`, since a
+    // declaration may follow it.
+    output reg  [MAX_ATTRIBUTES-1:0] o_attr_slot,
+    output reg  [MAX_ATTRIBUTES*{{ cls_width }}-1:0] o_slot_cls{% endif %}
 );
 
     localparam P   = PREFIXES;
@@ -404,6 +412,34 @@ module qrtl_ns #(
         end
     end
 
+{%- if attr_ns %}
+    // The prefixes of the tag's prefixed attributes, per slot: a table
+    // entry (one-hot) or `xml`.
+    reg  [P-1:0] s_tab [0:KA-1];
+    reg  [KA-1:0] s_xml;
+    integer is;
+    always @(posedge clk) begin
+        for (is = 0; is < KA; is = is + 1) begin
+            if (slot_take && l_sel[is]) begin
+                s_tab[is] <= q_tab;
+                s_xml[is] <= q_xml;
+            end
+        end
+    end
+    // Every slot's class as of this `>`.
+    reg  [KA*CW-1:0] s_cls;
+    integer ks, kt;
+    always @* begin
+        s_cls = {KA*CW{1'b0}};
+        for (ks = 0; ks < KA; ks = ks + 1) begin
+            if (s_xml[ks]) s_cls[ks*CW +: CW] = CLS_XML;
+            for (kt = 0; kt < P; kt = kt + 1) begin
+                if (s_tab[ks][kt]) s_cls[ks*CW +: CW] = t_cls[kt];
+            end
+        end
+    end
+{%- endif %}
+
     // ------------------------------------------------------------------
     // Declarations: the URI's comparators and the binding records
     // ------------------------------------------------------------------
@@ -616,6 +652,10 @@ module qrtl_ns #(
             o_local_first <= 1'b0;
             o_ns_cls <= CLS_NONE;
             o_attr_nons <= 1'b0;
+{%- if attr_ns %}
+            o_attr_slot <= {KA{1'b0}};
+            o_slot_cls <= {KA*CW{1'b0}};
+{%- endif %}
         end else begin
             o_name_byte <= a_name_byte && !stop;
             o_name_first <= a_name_first && !stop;
@@ -637,6 +677,10 @@ module qrtl_ns #(
             o_unit_cp <= a_unit_cp;
             if (opens) o_ns_cls <= e_cls;
             if (n_end) o_attr_nons <= !is_decl && !cs;
+{%- if attr_ns %}
+            if (n_end) o_attr_slot <= slot_take ? l_sel : {KA{1'b0}};
+            if (opens) o_slot_cls <= s_cls;
+{%- endif %}
             if (a_doc_end) begin
                 if (halted) begin
                     o_status <= (ns_reason < E_NS_CAPACITY) ? 2'd1 : 2'd3;

@@ -45,6 +45,12 @@ module {{ module }} (
     input  wire [{{ ns_width - 1 }}:0]  in_ns_cls,
     input  wire        in_attr_nons,
 {%- endif %}
+{%- if attr_ns %}
+    // Namespaced attribute tests (qrtl_ns): the slot of the attribute being
+    // read (one-hot), and from in_open the slots' namespace classes.
+    input  wire [{{ attr_slots - 1 }}:0]  in_attr_slot,
+    input  wire [{{ attr_slots * ns_width - 1 }}:0]  in_slot_cls,
+{%- endif %}
     // Per-query match bits of a document, valid two clocks after its
     // in_doc_end (from flip-flops of this cluster; held until the next
     // document's end).
@@ -109,6 +115,20 @@ module {{ module }} (
 {%- endfor %}
 {%- for c in ns_conds %}
     wire {{ c.name }} = {{ c.line }}; // {{ c.comment }}
+{%- endfor %}
+{%- endif %}
+{%- if attr_ns %}
+    reg  [{{ attr_slots - 1 }}:0] ev_attr_slot;
+    always @(posedge clk) begin
+        if (rst_q) ev_attr_slot <= {{ attr_slots }}'d0;
+        else ev_attr_slot <= in_attr_slot;
+    end
+    // ---- the slots of the tag's prefixed attributes in a namespace (from in_open) ----
+{%- for n in slot_lines %}
+    wire [{{ attr_slots - 1 }}:0] {{ n.name }}; // {{ n.comment }}
+{%- for j in 0..attr_slots %}
+    assign {{ n.name }}[{{ j }}] = (in_slot_cls[{{ j * ns_width + ns_width - 1 }}:{{ j * ns_width }}] == {{ ns_width }}'d{{ n.class }});
+{%- endfor %}
 {%- endfor %}
 {%- endif %}
 
@@ -211,6 +231,25 @@ module {{ module }} (
 
     // ---- per-element attribute conditions (cleared when a start tag begins) ----
 {%- for c in conds %}
+{%- match c.slot %}
+{%- when Some with (sl) %}
+    // {{ c.comment }}: per slot until the `>` (a declaration may still
+    // bind the attribute's prefix), then in the slots of its namespace.
+    reg  [{{ attr_slots - 1 }}:0] {{ c.name }}_m;
+    always @(posedge clk) begin
+        if (rst_q | ev_name_first) begin
+            {{ c.name }}_m <= {{ attr_slots }}'d0;
+{%- match c.value_ok %}
+{%- when Some with (ok) %}
+        end else if (ev_val_end & {{ c.attr_line }} & {{ ok }}) begin
+{%- when None %}
+        end else if (ev_val_end & {{ c.attr_line }}) begin
+{%- endmatch %}
+            {{ c.name }}_m <= {{ c.name }}_m | ev_attr_slot;
+        end
+    end
+    wire {{ c.name }} = |({{ c.name }}_m & {{ sl }});
+{%- when None %}
     reg {{ c.name }}; // {{ c.comment }}
     always @(posedge clk) begin
         if (rst_q | ev_name_first) begin
@@ -224,6 +263,7 @@ module {{ module }} (
             {{ c.name }} <= 1'b1;
         end
     end
+{%- endmatch %}
 {%- endfor %}
 {%- endif %}
 

@@ -118,7 +118,7 @@ module {{ module }} (
     // bindings, each element's namespace class, the namespace faults).
 {%- for s in stage_sigs %}
 {%- if s.piped || s.name == "status" || s.name == "reason" %}
-{%- if s.name != "local_first" && s.name != "ns_cls" && s.name != "attr_nons" %}
+{%- if s.name != "local_first" && s.name != "ns_cls" && s.name != "attr_nons" && s.name != "attr_slot" && s.name != "slot_cls" %}
 {%- if s.width == 1 %}
     wire        p_{{ s.name }};
 {%- else %}
@@ -144,7 +144,7 @@ module {{ module }} (
         .in_byte(s_axis_tdata),
         .in_last(s_axis_tlast),
 {%- for s in stage_sigs %}
-{%- if s.name != "local_first" && s.name != "ns_cls" && s.name != "attr_nons" %}
+{%- if s.name != "local_first" && s.name != "ns_cls" && s.name != "attr_nons" && s.name != "attr_slot" && s.name != "slot_cls" %}
         .o_{{ s.name }}({% if ns %}p{% else %}s0{% endif %}_{{ s.name }}),
 {%- endif %}
 {%- endfor %}
@@ -157,7 +157,7 @@ module {{ module }} (
         .clk(clk),
         .rst(rst),
 {%- for s in stage_sigs %}
-{%- if s.name != "local_first" && s.name != "ns_cls" && s.name != "attr_nons" %}
+{%- if s.name != "local_first" && s.name != "ns_cls" && s.name != "attr_nons" && s.name != "attr_slot" && s.name != "slot_cls" %}
         .in_{{ s.name }}(p_{{ s.name }}),
 {%- endif %}
 {%- endfor %}
@@ -246,6 +246,10 @@ module {{ module }} (
         .in_local_first(s{{ c.stage }}_local_first),
         .in_ns_cls(s{{ c.stage }}_ns_cls),
         .in_attr_nons(s{{ c.stage }}_attr_nons),
+{%- endif %}
+{%- if attr_ns %}
+        .in_attr_slot(s{{ c.stage }}_attr_slot),
+        .in_slot_cls(s{{ c.stage }}_slot_cls),
 {%- endif %}
         .q_match({{ c.inst }}_match)
     );

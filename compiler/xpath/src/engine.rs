@@ -271,7 +271,7 @@ pub struct XpathHw {
 
 /// Why a design with namespace-aware names cannot be built in RTL (yet),
 /// if it cannot.
-fn ns_hw_refusal(design: &Design, opts: &XpathHwOptions) -> Option<String> {
+fn ns_hw_refusal(opts: &XpathHwOptions) -> Option<String> {
     if opts.bytes_per_clock > 1 {
         return Some(format!(
             "namespace-aware names are resolved in hardware at one byte per clock; \
@@ -287,15 +287,7 @@ fn ns_hw_refusal(design: &Design, opts: &XpathHwOptions) -> Option<String> {
             opts.xml.attr_name_bytes
         ));
     }
-    let attr = (0..design.attrs.len() as u32)
-        .map(|a| design.attrs.name(crate::ir::xpath::AttrId(a)))
-        .find(|n| crate::emit::ns::clark_uri(n).is_some());
-    attr.map(|n| {
-        format!(
-            "attribute tests with a namespace (here @{}) are not resolved in RTL yet",
-            String::from_utf8_lossy(n)
-        )
-    })
+    None
 }
 
 /// Build the stack IR and the RTL of a (split) XPath design. `file` names the
@@ -308,7 +300,7 @@ pub fn build_xpath_hw(
     let ns = match design.namespaces {
         Namespaces::Raw => None,
         Namespaces::Xpath => {
-            if let Some(why) = ns_hw_refusal(design, opts) {
+            if let Some(why) = ns_hw_refusal(opts) {
                 return Err(vec![Diagnostic {
                     code: "E0398",
                     message: why,

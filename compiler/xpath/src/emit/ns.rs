@@ -25,10 +25,11 @@ pub const NS_LATENCY: u32 = 2;
 pub const MIN_ATTR_NAME_BYTES: u32 = 10;
 
 /// The namespace URIs of design `d`, in class order (class k + 1 is the
-/// k-th): those of its tags and its `p:*` tests, sorted.
+/// k-th): those of its tags, its attributes and its `p:*` tests, sorted.
 pub fn design_uris(d: &StackDesign) -> Vec<Vec<u8>> {
     let mut uris: Vec<Vec<u8>> = (0..d.tags.len())
         .filter_map(|i| clark_uri(d.tags.name(crate::ir::xpath::TagId(i as u32))))
+        .chain(attr_uris(d))
         .map(<[u8]>::to_vec)
         .chain(d.conds.iter().filter_map(|c| match c {
             CondKind::InNamespace(u) => Some(u.to_vec()),
@@ -38,6 +39,18 @@ pub fn design_uris(d: &StackDesign) -> Vec<Vec<u8>> {
     uris.sort();
     uris.dedup();
     uris
+}
+
+/// The namespace URIs of design `d`'s attributes (with repeats).
+fn attr_uris(d: &StackDesign) -> impl Iterator<Item = &[u8]> {
+    (0..d.attrs.len()).filter_map(|i| clark_uri(d.attrs.name(crate::ir::xpath::AttrId(i as u32))))
+}
+
+/// Whether design `d` tests attributes in a namespace: the namespace unit
+/// then tells the clusters each attribute's slot and, at `>`, every
+/// slot's namespace.
+pub fn has_attr_namespaces(d: &StackDesign) -> bool {
+    attr_uris(d).next().is_some()
 }
 
 /// The URI of a name in Clark notation (`{URI}local`), if it has one.
@@ -88,6 +101,7 @@ struct NsTemplate {
     cls_width: u32,
     cls_other: u32,
     cls_xml: u32,
+    attr_ns: bool,
 }
 
 /// The unit's parameters.
@@ -151,6 +165,7 @@ pub fn ns_files(d: &StackDesign, p: &NsParams) -> Vec<(String, String)> {
         cls_width: class_width(uris.len()),
         cls_other: uris.len() as u32 + 1,
         cls_xml: uri_class(&uris, XML_NAMESPACE.as_bytes()),
+        attr_ns: has_attr_namespaces(d),
         uris: views,
     }
     .render()

@@ -29,6 +29,9 @@ pub(super) struct ClusterCx<'a> {
     /// Namespace-aware names: the design's namespace URIs in class order
     /// (`emit::ns`), `None` for raw names.
     pub ns: Option<&'a [Vec<u8>]>,
+    /// With namespaced attribute tests in the design: the slots of the
+    /// namespace unit (`max_attributes`).
+    pub attr_slots: Option<u32>,
 }
 
 impl ClusterCx<'_> {
@@ -45,6 +48,11 @@ impl ClusterCx<'_> {
     /// The line "the opening element is in namespace class `k`".
     pub fn ns_line(&self, k: u32) -> String {
         format!("{}_ns{k}", self.p)
+    }
+
+    /// The slots (of the tag's prefixed attributes) in namespace class `k`.
+    pub fn slot_line(&self, k: u32) -> String {
+        format!("{}_slot{k}", self.p)
     }
 
     /// The namespace class of `name` (Clark notation) among the design's
@@ -104,6 +112,9 @@ pub(super) struct CondReg {
     attr_line: String,
     value_ok: Option<String>,
     comment: String,
+    /// An attribute in a namespace: the line of the slots whose namespace
+    /// is the attribute's (its condition is kept per slot until the `>`).
+    slot: Option<String>,
 }
 
 pub(super) struct NsLine {
@@ -176,6 +187,11 @@ pub(super) struct ClusterTemplate {
     ns_lines: Vec<NsLine>,
     /// `p:*` conditions: (signal, namespace line, comment).
     ns_conds: Vec<NsCond>,
+    /// Namespaced attribute tests: the slot ports exist (`attr_ns`), the
+    /// slots (`attr_slots`) and the classes the cluster reads of them.
+    attr_ns: bool,
+    attr_slots: u32,
+    slot_lines: Vec<NsLine>,
     attr_trie: Vec<TrieBit>,
     attr_lines: Vec<Line>,
     vcmps: Vec<VcmpInst>,
@@ -258,12 +274,32 @@ pub(super) fn cluster_template(x: &ClusterCx<'_>) -> ClusterTemplate {
             line.ns = Some(x.ns_line(k));
             classes.push(k);
         }
-        for line in attrs.lines.iter_mut() {
-            line.ns = Some("ev_attr_nons".to_string());
+        for (line, a) in attrs.lines.iter_mut().zip(&scope.attrs) {
+            if clark_uri(d.attrs.name(*a)).is_none() {
+                line.ns = Some("ev_attr_nons".to_string());
+            }
         }
     }
     let (vcmps, conds) = attr_conds(x);
     let ns_conds = ns_conds(x, &mut classes);
+    let mut slot_classes: Vec<u32> = match x.ns {
+        Some(uris) => scope
+            .attrs
+            .iter()
+            .filter_map(|a| clark_uri(d.attrs.name(*a)).map(|u| uri_class(uris, u)))
+            .collect(),
+        None => Vec::new(),
+    };
+    slot_classes.sort();
+    slot_classes.dedup();
+    let slot_lines = slot_classes
+        .iter()
+        .map(|&k| NsLine {
+            name: x.slot_line(k),
+            class: k,
+            comment: ns_comment(x, k),
+        })
+        .collect();
     classes.sort();
     classes.dedup();
     let ns_lines = classes
@@ -306,6 +342,9 @@ pub(super) fn cluster_template(x: &ClusterCx<'_>) -> ClusterTemplate {
         ns_width: crate::emit::ns::class_width(x.ns.map_or(0, <[Vec<u8>]>::len)),
         ns_lines,
         ns_conds,
+        attr_ns: x.attr_slots.is_some(),
+        attr_slots: x.attr_slots.unwrap_or(1),
+        slot_lines,
         attr_trie: attrs.trie,
         attr_lines: attrs.lines,
         vcmps,
@@ -358,11 +397,15 @@ fn attr_conds(x: &ClusterCx<'_>) -> (Vec<VcmpInst>, Vec<CondReg>) {
             }
             _ => unreachable!("partitioned: attribute conditions only"),
         };
+        let slot = x.ns.and_then(|uris| {
+            clark_uri(x.d.attrs.name(attr)).map(|u| x.slot_line(uri_class(uris, u)))
+        });
         regs.push(CondReg {
             name: x.cond_name(c),
             attr_line: x.attr_line(attr),
             value_ok,
             comment: cond_text(x.d, c),
+            slot,
         });
     }
     (vcmps, regs)
@@ -517,6 +560,11 @@ fn unused(x: &ClusterCx<'_>, no_tag_chars: bool) -> Vec<String> {
             ["ev_local_first", "ev_attr_nons", "in_ns_cls"]
                 .iter()
                 .filter(|_| x.ns.is_some())
+                .chain(
+                    ["ev_attr_slot", "in_slot_cls"]
+                        .iter()
+                        .filter(|_| x.attr_slots.is_some()),
+                )
                 .map(|s| s.to_string()),
         )
         .collect()

@@ -245,6 +245,8 @@ pub fn emit_xpath(d: &StackDesign, config: &XpathRtlConfig) -> XpathRtl {
             p: &cl.name,
             plan: &plan,
             ns: ns_uris.as_deref(),
+            attr_slots: (config.ns.is_some() && super::ns::has_attr_namespaces(d))
+                .then_some(config.max_attributes),
         });
         insts.push(top::cluster_inst(
             k,

@@ -107,6 +107,8 @@ struct TopTemplate {
     /// (its outputs are stage 0), which adds `local_first`, `ns_cls` and
     /// `attr_nons` to the stages.
     ns: bool,
+    /// ... and `attr_slot`, `slot_cls` (namespaced attribute tests).
+    attr_ns: bool,
 }
 
 /// Cluster `k`'s instance (module `module`, `queries` result bits) in
@@ -175,6 +177,27 @@ fn contributions(d: &StackDesign, plan: &TopPlan, clusters: &mut [ClusterInst]) 
     }
 }
 
+/// What the namespace unit adds to the stages: a local name's first byte,
+/// the element's namespace class, whether the attribute is in no
+/// namespace; with namespaced attribute tests, the attribute's slot and
+/// the slots' classes.
+fn ns_sigs(d: &StackDesign, config: &XpathRtlConfig) -> Vec<(&'static str, u32, bool)> {
+    if config.ns.is_none() {
+        return Vec::new();
+    }
+    let w = crate::emit::ns::class_width(crate::emit::ns::design_uris(d).len());
+    let mut sigs = vec![
+        ("local_first", 1, true),
+        ("ns_cls", w, true),
+        ("attr_nons", 1, true),
+    ];
+    if crate::emit::ns::has_attr_namespaces(d) {
+        sigs.push(("attr_slot", config.max_attributes, true));
+        sigs.push(("slot_cls", config.max_attributes * w, true));
+    }
+    sigs
+}
+
 /// The text of the byte-serial top `module`, for `result_words` result
 /// words.
 pub(super) fn top_text(
@@ -186,9 +209,6 @@ pub(super) fn top_text(
     result_words: u32,
 ) -> String {
     contributions(d, plan, &mut clusters);
-    let ns_width = config
-        .ns
-        .map(|_| crate::emit::ns::class_width(crate::emit::ns::design_uris(d).len()));
     let top = TopTemplate {
         module: module.to_string(),
         events: config.bytes_per_clock > 1,
@@ -207,22 +227,12 @@ pub(super) fn top_text(
         stage_sigs: STAGE_SIGS
             .iter()
             .copied()
-            .chain(
-                ns_width
-                    .map(|w| {
-                        [
-                            ("local_first", 1, true),
-                            ("ns_cls", w, true),
-                            ("attr_nons", 1, true),
-                        ]
-                    })
-                    .into_iter()
-                    .flatten(),
-            )
+            .chain(ns_sigs(d, config))
             .map(|(name, width, piped)| StageSig { name, width, piped })
             .collect(),
         clusters,
         ns: config.ns.is_some(),
+        attr_ns: config.ns.is_some() && crate::emit::ns::has_attr_namespaces(d),
     };
     top.render().expect("top template renders") + "\n"
 }
