@@ -16,7 +16,7 @@
 
 mod common;
 
-use common::{design_from_text_ns, differences};
+use common::{design_from_text_ns, differences, libxml2_expected, nitf_dir, nitf_docs};
 use qrtl_core::sim::{BuildOptions, Simulator, Stalls};
 use qrtl_xpath::emit::xpath::{EventInput, RtlShape};
 use qrtl_xpath::engine::{build_xpath_hw, simulate_xpath_with, XpathHw, XpathHwOptions};
@@ -171,14 +171,26 @@ const QUERIES: &str = "\
 ";
 
 fn design(name: &str, limits: NsLimits) -> (XpathHw, Engine) {
+    design_of(name, QUERIES, limits, 4, 8)
+}
+
+/// `queries` under namespace-aware names (`x`, `y`, `z` bound to the three
+/// URIs), built with the unit's capacities `limits`.
+fn design_of(
+    name: &str,
+    queries: &str,
+    limits: NsLimits,
+    cluster_size: usize,
+    max_depth: u32,
+) -> (XpathHw, Engine) {
     let mut ns = NsOptions::default();
     for b in ["x=urn:one", "y=urn:two", "z=urn:three"] {
         ns.bind(b).expect("a binding");
     }
-    let design = design_from_text_ns(name, QUERIES, Mode::Holistic, &ns);
+    let design = design_from_text_ns(name, queries, Mode::Holistic, &ns);
     let xml = XmlConfig {
         ns_limits: Some(limits),
-        ..XmlConfig::with_max_depth(8)
+        ..XmlConfig::with_max_depth(max_depth)
     };
     let hw = build_xpath_hw(
         name,
@@ -186,7 +198,7 @@ fn design(name: &str, limits: NsLimits) -> (XpathHw, Engine) {
         &XpathHwOptions {
             xml,
             passes: StackPassConfig {
-                cluster_size: 4,
+                cluster_size,
                 ..StackPassConfig::default()
             },
             input: EventInput::Pipelined,
@@ -206,29 +218,24 @@ fn design(name: &str, limits: NsLimits) -> (XpathHw, Engine) {
 }
 
 fn check(name: &str, hw: &XpathHw, engine: &mut Engine, docs: &[Vec<u8>], stalls: Stalls) {
+    check_in(name, hw, engine, docs, stalls, Simulator::Verilator);
+}
+
+fn check_in(
+    name: &str,
+    hw: &XpathHw,
+    engine: &mut Engine,
+    docs: &[Vec<u8>],
+    stalls: Stalls,
+    simulator: Simulator,
+) -> qrtl_xpath::engine::XpathSimRun {
     let build = BuildOptions {
         unoptimized_cxx: true,
         ..BuildOptions::default()
     };
-    let run = simulate_xpath_with(hw, docs, Simulator::Verilator, &stalls, None, &build)
+    let run = simulate_xpath_with(hw, docs, simulator, &stalls, None, &build)
         .unwrap_or_else(|e| panic!("{name}: simulation failed: {e}"));
     let failures = differences(engine, docs, &run.docs);
-    // The run is worth something: most queries match some document, and
-    // documents end with every kind of status.
-    let mut matched = vec![false; hw.rtl.queries.len()];
-    let mut statuses = std::collections::BTreeSet::new();
-    for d in &run.docs {
-        for &q in &d.result.matched {
-            matched[q as usize] = true;
-        }
-        statuses.insert(format!("{:?}", d.result.status));
-    }
-    let n = matched.iter().filter(|&&m| m).count();
-    assert!(
-        n * 4 >= matched.len() * 3,
-        "{name}: only {n} queries match anything"
-    );
-    assert!(statuses.len() >= 3, "{name}: statuses {statuses:?}");
     assert!(
         failures.is_empty(),
         "{name} ({stalls:?}): {} of {} documents differ:\n{}",
@@ -254,6 +261,68 @@ fn check(name: &str, hw: &XpathHw, engine: &mut Engine, docs: &[Vec<u8>], stalls
             }
         }
     }
+    run
+}
+
+/// The run is worth something: most queries match some document, and
+/// documents end with every kind of status.
+fn check_coverage(name: &str, hw: &XpathHw, run: &qrtl_xpath::engine::XpathSimRun) {
+    let mut matched = vec![false; hw.rtl.queries.len()];
+    let mut statuses = std::collections::BTreeSet::new();
+    for d in &run.docs {
+        for &q in &d.result.matched {
+            matched[q as usize] = true;
+        }
+        statuses.insert(format!("{:?}", d.result.status));
+    }
+    let n = matched.iter().filter(|&&m| m).count();
+    assert!(
+        n * 4 >= matched.len() * 3,
+        "{name}: only {n} queries match anything"
+    );
+    assert!(statuses.len() >= 3, "{name}: statuses {statuses:?}");
+}
+
+/// NITF documents have no namespaces: a namespace-aware design answers the
+/// simple-paths suite exactly as libxml2 does (and as the engine).
+#[test]
+fn nitf_simple_paths_with_namespace_aware_names() {
+    let text = std::fs::read_to_string(nitf_dir().join("queries/simple_paths.txt")).unwrap();
+    let (hw, mut engine) = design_of("ns-nitf", &text, NsLimits::default(), 64, 32);
+    let docs = nitf_docs();
+    let run = check_in(
+        "ns-nitf",
+        &hw,
+        &mut engine,
+        &docs,
+        Stalls::NONE,
+        Simulator::Verilator,
+    );
+    let want = libxml2_expected("simple_paths", &|q| Some(q as u32));
+    for (i, (d, w)) in run.docs.iter().zip(&want).enumerate() {
+        assert_eq!(&d.result.matched, w, "outFile{}.xml vs libxml2", i + 1);
+    }
+}
+
+/// Icarus Verilog runs the namespace unit as Verilator does.
+#[test]
+fn icarus_agrees_on_the_fault_documents() {
+    let (hw, mut engine) = design(
+        "ns-icarus",
+        NsLimits {
+            prefixes: 3,
+            bindings: 4,
+        },
+    );
+    let docs = fault_docs();
+    check_in(
+        "ns-icarus",
+        &hw,
+        &mut engine,
+        &docs,
+        Stalls::NONE,
+        Simulator::Icarus,
+    );
 }
 
 #[test]
@@ -277,7 +346,15 @@ fn namespaced_documents_match_the_engine() {
         for seed in 1..=2 + soak {
             docs.extend(random_ns_docs(seed, 150));
         }
-        check(name, &hw, &mut engine, &docs, Stalls::NONE);
+        let run = check_in(
+            name,
+            &hw,
+            &mut engine,
+            &docs,
+            Stalls::NONE,
+            Simulator::Verilator,
+        );
+        check_coverage(name, &hw, &run);
         let stalls = Stalls {
             seed: 7,
             in_gap_percent: 30,
