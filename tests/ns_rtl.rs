@@ -304,6 +304,51 @@ fn nitf_simple_paths_with_namespace_aware_names() {
     }
 }
 
+/// The NITF documents put in a namespace (a default namespace declared on
+/// the root), and the suite's queries with every name prefixed by it: the
+/// same answers as libxml2 gives for the plain suite.
+#[test]
+fn nitf_in_a_default_namespace_with_prefixed_queries() {
+    let text = std::fs::read_to_string(nitf_dir().join("queries/simple_paths.txt")).unwrap();
+    let queries: String = text.lines().map(|q| prefix_names(q, "z") + "\n").collect();
+    let (hw, mut engine) = design_of("ns-nitf-default", &queries, NsLimits::default(), 64, 32);
+    let docs: Vec<Vec<u8>> = nitf_docs()
+        .into_iter()
+        .map(|d| {
+            let s = String::from_utf8(d).expect("UTF-8");
+            s.replacen("<nitf", "<nitf xmlns=\"urn:three\"", 1)
+                .into_bytes()
+        })
+        .collect();
+    let run = check_in(
+        "ns-nitf-default",
+        &hw,
+        &mut engine,
+        &docs,
+        Stalls::NONE,
+        Simulator::Verilator,
+    );
+    let want = libxml2_expected("simple_paths", &|q| Some(q as u32));
+    for (i, (d, w)) in run.docs.iter().zip(&want).enumerate() {
+        assert_eq!(&d.result.matched, w, "outFile{}.xml vs libxml2", i + 1);
+    }
+}
+
+/// A path query with `prefix:` before each name test (not before `*`).
+fn prefix_names(q: &str, prefix: &str) -> String {
+    let mut out = String::new();
+    let mut after_slash = false;
+    for c in q.chars() {
+        if after_slash && c != '/' && c != '*' {
+            out.push_str(prefix);
+            out.push(':');
+        }
+        after_slash = c == '/';
+        out.push(c);
+    }
+    out
+}
+
 /// Icarus Verilog runs the namespace unit as Verilator does.
 #[test]
 fn icarus_agrees_on_the_fault_documents() {
