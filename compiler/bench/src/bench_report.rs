@@ -52,6 +52,8 @@
 
 #[path = "bench_report/cache.rs"]
 mod cache;
+#[path = "bench_report/fig_ns.rs"]
+mod fig_ns;
 #[path = "bench_report/fig_wide.rs"]
 mod fig_wide;
 #[path = "bench_report/figs.rs"]
@@ -72,7 +74,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Every figure: id, SVG file name, heading.
-pub const FIGURES: [(&str, &str, &str); 7] = [
+pub const FIGURES: [(&str, &str, &str); 8] = [
     (
         "a",
         "fig-a-lut-eq.svg",
@@ -107,6 +109,11 @@ pub const FIGURES: [(&str, &str, &str); 7] = [
         "g",
         "fig-g-bytes-per-clock.svg",
         "Multi-byte input: area, Fmax and Gbit/s vs bytes per clock",
+    ),
+    (
+        "h",
+        "fig-h-namespaces.svg",
+        "Namespace-aware names in hardware: area and Fmax beside raw names",
     ),
 ];
 
@@ -189,7 +196,7 @@ pub fn parse_args(args: &[String], root: &Path) -> Result<Options, String> {
                             .iter()
                             .any(|f| f.0 == id)
                             .then(|| id.to_string())
-                            .ok_or_else(|| format!("unknown figure `{id}` (a, b, c, d, e, f)"))
+                            .ok_or_else(|| format!("unknown figure `{id}` (a to h)"))
                     })?);
             }
             "--max-queries" => o.max_queries = Some(count("--max-queries", &value(a)?)?),
@@ -376,6 +383,7 @@ fn run(o: &Options, root: &Path) -> Result<(), String> {
             "e" => figs::fig_e(o)?,
             "f" => figs::fig_f(o, &mut synth)?,
             "g" => fig_wide::fig_g(o, &mut synth)?,
+            "h" => fig_ns::fig_h(o, &mut synth)?,
             _ => unreachable!("FIGURES ids"),
         };
         // Keep what is measured so far, in case a later figure fails; read

@@ -17,7 +17,8 @@ use qrtl_xpath::engine::{
     build_xpath_hw, simulate_xpath_with, xpath_project_spec, XpathHw, XpathHwOptions,
 };
 use qrtl_xpath::ir::xpath::{Design, Mode};
-use qrtl_xpath::lower::xpath::lower_queries_raw;
+use qrtl_xpath::lower::names::NsOptions;
+use qrtl_xpath::lower::xpath::lower_file;
 use qrtl_xpath::passes::registry::StackPassConfig;
 use qrtl_xpath::passes::{run_pipeline, PassConfig};
 use qrtl_xpath::refmodel::{Engine, EngineConfig};
@@ -107,13 +108,17 @@ pub(crate) fn synthetic_file(count: usize, len: usize) -> Result<(String, String
 /// Parse, lower and run the XPath passes as `qrtl xpath compile` does
 /// (holistic mode); `file` names the query file as the CLI would.
 pub(crate) fn design_of(file: &str, text: &str) -> Result<Design, String> {
+    design_with(file, text, &NsOptions::raw())
+}
+
+/// [`design_of`] with the names compared as `ns` says.
+pub(crate) fn design_with(file: &str, text: &str, ns: &NsOptions) -> Result<Design, String> {
     let qf = parse_query_file(file, text);
-    let (queries, diags) = (qf.queries, qf.diagnostics);
-    if let Some(d) = diags.first() {
+    if let Some(d) = qf.diagnostics.first() {
         return Err(d.render());
     }
-    let design = lower_queries_raw(file, &queries)
-        .map_err(|d| d.first().map(|d| d.render()).unwrap_or_default())?;
+    let design =
+        lower_file(file, &qf, ns).map_err(|d| d.first().map(|d| d.render()).unwrap_or_default())?;
     Ok(run_pipeline(
         design,
         &PassConfig {
@@ -158,7 +163,20 @@ pub(crate) fn xpath_project(
     opts: &XpathHwOptions,
     extra_flags: &str,
 ) -> Result<XpathProject, String> {
-    let design = design_of(file, text)?;
+    xpath_project_with(name, file, text, opts, extra_flags, &NsOptions::raw())
+}
+
+/// [`xpath_project`] with the names compared as `ns` says (`extra_flags`
+/// should say it too, for the command printed).
+pub(crate) fn xpath_project_with(
+    name: &str,
+    file: &str,
+    text: &str,
+    opts: &XpathHwOptions,
+    extra_flags: &str,
+    ns: &NsOptions,
+) -> Result<XpathProject, String> {
+    let design = design_with(file, text, ns)?;
     let hw = build(file, &design, opts)?;
     let dir = format!("{WORK}/{name}");
     let nodes = hw.before.nodes;

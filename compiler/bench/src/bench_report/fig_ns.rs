@@ -1,0 +1,177 @@
+//! Figure (h): namespace-aware names in hardware (`--namespaces xpath`:
+//! the namespace unit `qrtl_ns` and the clusters' namespace tests) beside
+//! the same designs comparing raw names: xc6v LUT-eq, ECP5 LUT4, FFs and
+//! Fmax, for the parser with one query and for synthetic length-4 path
+//! queries, unprefixed (every name in no namespace) and with every name
+//! prefixed (one namespace URI).
+
+use crate::figs::{
+    chart, f1, figure, not_measured_note, seeds_cell, series, synthetic_file, write_if_changed,
+    xpath_project_with,
+};
+use crate::md::{Figure, Table};
+use crate::synth_points::{Outcome, Runner};
+use crate::Options;
+use qrtl_core::synth::Target;
+use qrtl_xpath::engine::XpathHwOptions;
+use qrtl_xpath::ir::xpath::Namespaces;
+use qrtl_xpath::lower::names::NsOptions;
+use std::path::Path;
+
+/// The URI the prefixed query sets bind `n` to.
+const URI: &str = "urn:qrtl:bench";
+
+/// A query with `n:` before every name test (not before `*`).
+fn prefixed(q: &str) -> String {
+    let mut out = String::new();
+    let mut after_slash = false;
+    for c in q.chars() {
+        if after_slash && c != '/' && c != '*' {
+            out.push_str("n:");
+        }
+        after_slash = c == '/';
+        out.push(c);
+    }
+    out
+}
+
+/// The designs: label, query file, its text.
+fn designs(o: &Options) -> Result<Vec<(String, String, String)>, String> {
+    let mut out = Vec::new();
+    let parser = "bench/out/report/queries/parser-1.txt".to_string();
+    write_if_changed(Path::new(&parser), "//a\n")?;
+    out.push(("parser + 1 query".to_string(), parser, "//a\n".to_string()));
+    let counts: &[usize] = if o.quick { &[256] } else { &[256, 2048] };
+    for &n in counts {
+        let (file, text) = synthetic_file(n, 4)?;
+        out.push((format!("{n} × length 4"), file.clone(), text.clone()));
+        let pfile = file.replace(".txt", "-ns.txt");
+        let ptext: String = text.lines().map(|q| prefixed(q) + "\n").collect();
+        write_if_changed(Path::new(&pfile), &ptext)?;
+        out.push((format!("{n} × length 4, prefixed"), pfile, ptext));
+    }
+    Ok(out)
+}
+
+/// One synthesis point's cells: xc6v LUT-eq, then ECP5 LUT4, FFs, Fmax
+/// and per-seed Fmax; and the LUT-eq for the chart.
+fn cells(
+    o: &Options,
+    synth: &mut Runner,
+    f: &mut Figure,
+    name: &str,
+    dir: &str,
+) -> (Vec<String>, Option<u64>, String) {
+    let mut cells = Vec::new();
+    let mut src = Vec::new();
+    let mut lut_eq = None;
+    match synth.point(name, Path::new(dir), Target::Xc6v, 0, None) {
+        Outcome::Done(d, s) => {
+            lut_eq = Some(d.lut_eq);
+            cells.push(d.lut_eq.to_string());
+            src.push(s.cell());
+        }
+        Outcome::NotMeasured(why) => {
+            f.notes
+                .push(not_measured_note(&format!("{name} xc6v"), &why));
+            cells.push(String::new());
+            src.push(format!("not measured ({why})"));
+        }
+    }
+    match synth.point(name, Path::new(dir), Target::Ecp5, o.seeds, None) {
+        Outcome::Done(d, s) => {
+            cells.extend([
+                d.luts.to_string(),
+                d.ffs.to_string(),
+                d.fmax_mhz.map_or("—".into(), f1),
+                seeds_cell(&d),
+            ]);
+            src.push(s.cell());
+        }
+        Outcome::NotMeasured(why) => {
+            f.notes
+                .push(not_measured_note(&format!("{name} ECP5"), &why));
+            cells.extend([String::new(), String::new(), String::new(), String::new()]);
+            src.push(format!("not measured ({why})"));
+        }
+    }
+    (cells, lut_eq, src.join("; "))
+}
+
+pub fn fig_h(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
+    let mut f = figure(
+        "h",
+        format!(
+            "Namespace-aware names in hardware: each design compiled with `--namespaces raw` \
+             (names compared as bytes) and with `--namespaces xpath` (the namespace unit \
+             `qrtl_ns` between the parser and the clusters: default capacities, 8 prefixes and \
+             16 declarations; the clusters decode local names and test each element's \
+             namespace class), default options otherwise, synthesized for area with \
+             `synth_xilinx -family xc6v` and for Fmax with `synth_ecp5` + nextpnr-ecp5 \
+             (LFE5U-85F, CABGA381, speed 6; median over the seeds). Designs: the parser with \
+             one query (`//a`), synthetic length-4 path queries with their names in no \
+             namespace, and the same with every name prefixed by `n`, bound to `{URI}` \
+             (under raw names the prefix is just more bytes)."
+        ),
+    );
+    f.table = Table::new(&[
+        "design",
+        "names",
+        ">xc6v LUT-eq",
+        ">ECP5 LUT4",
+        ">FFs",
+        ">Fmax MHz",
+        "Fmax per seed",
+        "source (xc6v; ECP5)",
+    ]);
+    let mut area = chart("Area (xc6v)", "design", "LUT-eq", false);
+    let mut s_raw = series("raw names");
+    let mut s_ns = series("namespace-aware");
+    for (k, (label, file, text)) in designs(o)?.into_iter().enumerate() {
+        for names in [Namespaces::Raw, Namespaces::Xpath] {
+            let (tag, flags, ns) = match names {
+                Namespaces::Raw => ("raw", " --namespaces raw".to_string(), NsOptions::raw()),
+                Namespaces::Xpath => (
+                    "xpath",
+                    format!(" --namespaces xpath --ns n={URI}"),
+                    NsOptions::new(Namespaces::Xpath, &[format!("n={URI}")])
+                        .map_err(|e| e.to_string())?,
+                ),
+            };
+            let name = format!("h-{k}-{tag}");
+            let p =
+                xpath_project_with(&name, &file, &text, &XpathHwOptions::default(), &flags, &ns)?;
+            f.commands.push(format!(
+                "{} && {} && {}",
+                p.compile_cmd,
+                synth.command(&p.dir, Target::Xc6v, 0),
+                synth.command(&p.dir, Target::Ecp5, o.seeds)
+            ));
+            let (c, lut_eq, src) = cells(o, synth, &mut f, &name, &p.dir);
+            if let Some(l) = lut_eq {
+                let s = if names == Namespaces::Raw {
+                    &mut s_raw
+                } else {
+                    &mut s_ns
+                };
+                s.points.push((k as f64 + 1.0, l as f64));
+            }
+            let mut row = vec![label.clone(), tag.to_string()];
+            row.extend(c);
+            row.push(src);
+            f.table.push(row);
+        }
+    }
+    area.series = vec![s_raw, s_ns];
+    f.commands.insert(0, o.bench_command("h"));
+    f.charts.push(area);
+    Ok(f)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn prefixed_names_every_name_test_but_star() {
+        assert_eq!(super::prefixed("/a//*/b"), "/n:a//*/n:b");
+    }
+}
