@@ -283,25 +283,39 @@ fn check_coverage(name: &str, hw: &XpathHw, run: &qrtl_xpath::engine::XpathSimRu
     assert!(statuses.len() >= 3, "{name}: statuses {statuses:?}");
 }
 
-/// NITF documents have no namespaces: a namespace-aware design answers the
-/// simple-paths suite exactly as libxml2 does (and as the engine).
-#[test]
-fn nitf_simple_paths_with_namespace_aware_names() {
-    let text = std::fs::read_to_string(nitf_dir().join("queries/simple_paths.txt")).unwrap();
-    let (hw, mut engine) = design_of("ns-nitf", &text, NsLimits::default(), 64, 32);
-    let docs = nitf_docs();
+/// The simple-paths suite (`queries` rewritten from it) on `docs` (the
+/// NITF documents, maybe rewritten): the RTL equals the engine, and
+/// libxml2's answers for the plain suite.
+fn nitf_run(name: &str, queries: &str, docs: &[Vec<u8>]) {
+    let (hw, mut engine) = design_of(name, queries, NsLimits::default(), 64, 32);
     let run = check_in(
-        "ns-nitf",
+        name,
         &hw,
         &mut engine,
-        &docs,
+        docs,
         Stalls::NONE,
         Simulator::Verilator,
     );
     let want = libxml2_expected("simple_paths", &|q| Some(q as u32));
     for (i, (d, w)) in run.docs.iter().zip(&want).enumerate() {
-        assert_eq!(&d.result.matched, w, "outFile{}.xml vs libxml2", i + 1);
+        assert_eq!(
+            &d.result.matched,
+            w,
+            "{name}: outFile{}.xml vs libxml2",
+            i + 1
+        );
     }
+}
+
+fn simple_paths() -> String {
+    std::fs::read_to_string(nitf_dir().join("queries/simple_paths.txt")).unwrap()
+}
+
+/// NITF documents have no namespaces: a namespace-aware design answers the
+/// simple-paths suite exactly as libxml2 does (and as the engine).
+#[test]
+fn nitf_simple_paths_with_namespace_aware_names() {
+    nitf_run("ns-nitf", &simple_paths(), &nitf_docs());
 }
 
 /// The NITF documents put in a namespace (a default namespace declared on
@@ -309,9 +323,10 @@ fn nitf_simple_paths_with_namespace_aware_names() {
 /// same answers as libxml2 gives for the plain suite.
 #[test]
 fn nitf_in_a_default_namespace_with_prefixed_queries() {
-    let text = std::fs::read_to_string(nitf_dir().join("queries/simple_paths.txt")).unwrap();
-    let queries: String = text.lines().map(|q| prefix_names(q, "z") + "\n").collect();
-    let (hw, mut engine) = design_of("ns-nitf-default", &queries, NsLimits::default(), 64, 32);
+    let queries: String = simple_paths()
+        .lines()
+        .map(|q| prefix_names(q, "z") + "\n")
+        .collect();
     let docs: Vec<Vec<u8>> = nitf_docs()
         .into_iter()
         .map(|d| {
@@ -320,18 +335,7 @@ fn nitf_in_a_default_namespace_with_prefixed_queries() {
                 .into_bytes()
         })
         .collect();
-    let run = check_in(
-        "ns-nitf-default",
-        &hw,
-        &mut engine,
-        &docs,
-        Stalls::NONE,
-        Simulator::Verilator,
-    );
-    let want = libxml2_expected("simple_paths", &|q| Some(q as u32));
-    for (i, (d, w)) in run.docs.iter().zip(&want).enumerate() {
-        assert_eq!(&d.result.matched, w, "outFile{}.xml vs libxml2", i + 1);
-    }
+    nitf_run("ns-nitf-default", &queries, &docs);
 }
 
 /// A path query with `prefix:` before each name test (not before `*`).

@@ -135,7 +135,6 @@ module qrtl_ns #(
     localparam [PW-1:0] PW_ONE = 1, PW_THREE = 3, PW_FIVE = 5;
     localparam [LW-1:0] LW_ONE = 1;
     localparam [DW-1:0] DW_ONE = 1;
-    localparam [P-1:0]  P_ONE = 1;
     localparam [KA-1:0] KA_ONE = 1;
     localparam [R-1:0]  R_ONE = 1;
     localparam [7:0] COLON = 8'h3A;
@@ -286,8 +285,16 @@ module qrtl_ns #(
     reg  [CW-1:0] t_cls [0:P-1];
     wire [P-1:0] t_eq_n;
     wire [P-1:0] t_lenm;   // the entry's prefix is as long as the name's
-    // The first free entry (one-hot; 0 when none is free).
-    wire [P-1:0] t_free = ~t_valid & (t_valid + P_ONE);
+    // The first free entry (one-hot; 0 when none is free). Not registered:
+    // an entry taken at a name's end may be followed by the next name's
+    // first byte in the next clock, which must already write elsewhere.
+    reg  [P-1:0] t_free;
+    integer ifr;
+    always @* begin
+        for (ifr = 0; ifr < P; ifr = ifr + 1) begin
+            t_free[ifr] = !t_valid[ifr] && ((t_valid | ({P{1'b1}} << ifr)) == {P{1'b1}});
+        end
+    end
     genvar gt;
     generate
         for (gt = 0; gt < P; gt = gt + 1) begin : g_tab
@@ -502,7 +509,11 @@ module qrtl_ns #(
     reg           r_prev_bound [0:R-1];
     reg  [CW-1:0] r_prev_cls [0:R-1];
     reg  [DW-1:0] r_owner [0:R-1];
-    wire [R-1:0]  r_free = ~r_valid & (r_valid + R_ONE);
+    // The first free record (one-hot; 0 when none is), registered as
+    // t_free is: records change at a declaration's quote or a close, the
+    // next declaration's quote is bytes later.
+    reg  [R-1:0]  r_free;
+    always @(posedge clk) r_free <= ~r_valid & (r_valid + R_ONE);
     reg  [DW-1:0] depth;   // elements open
     wire [DW-1:0] depth_p1 = depth + DW_ONE;
 
@@ -562,8 +573,10 @@ module qrtl_ns #(
         : E_UNBOUND_PREFIX;
     wire opens = opening && !fault;
     // Records pop when their element closes: an end tag (depth), or `<x/>`
-    // at its `>` (depth + 1).
-    wire popping = (a_close && !halted) || (opens && a_open_empty);
+    // at its `>` (depth + 1). The state updates leave out this clock's
+    // fault (timing: it is the deepest logic here): after a fault nothing
+    // the unit keeps is read again before the document's end resets it.
+    wire popping = (a_close && !halted) || (opening && a_open_empty);
     wire [DW-1:0] pop_depth = a_close ? depth : depth_p1;
     reg  [R-1:0] r_pop;
     reg  [JW-1:0] j_hit;
@@ -626,7 +639,7 @@ module qrtl_ns #(
                     r_valid[it] <= 1'b0;
                 end
             end
-            if (opens && !a_open_empty) depth <= depth_p1;
+            if (opening && !a_open_empty) depth <= depth_p1;
             else if (a_close && !halted) depth <= depth - DW_ONE;
         end
     end

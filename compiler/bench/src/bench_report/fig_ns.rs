@@ -5,12 +5,10 @@
 //! queries, unprefixed (every name in no namespace) and with every name
 //! prefixed (one namespace URI).
 
-use crate::figs::{
-    chart, f1, figure, not_measured_note, seeds_cell, series, synthetic_file, write_if_changed,
-    xpath_project_with,
-};
+use crate::fig_wide::synth_cells;
+use crate::figs::{chart, figure, series, synthetic_file, write_if_changed, xpath_project_with};
 use crate::md::{Figure, Table};
-use crate::synth_points::{Outcome, Runner};
+use crate::synth_points::Runner;
 use crate::Options;
 use qrtl_core::synth::Target;
 use qrtl_xpath::engine::XpathHwOptions;
@@ -51,51 +49,6 @@ fn designs(o: &Options) -> Result<Vec<(String, String, String)>, String> {
         out.push((format!("{n} × length 4, prefixed"), pfile, ptext));
     }
     Ok(out)
-}
-
-/// One synthesis point's cells: xc6v LUT-eq, then ECP5 LUT4, FFs, Fmax
-/// and per-seed Fmax; and the LUT-eq for the chart.
-fn cells(
-    o: &Options,
-    synth: &mut Runner,
-    f: &mut Figure,
-    name: &str,
-    dir: &str,
-) -> (Vec<String>, Option<u64>, String) {
-    let mut cells = Vec::new();
-    let mut src = Vec::new();
-    let mut lut_eq = None;
-    match synth.point(name, Path::new(dir), Target::Xc6v, 0, None) {
-        Outcome::Done(d, s) => {
-            lut_eq = Some(d.lut_eq);
-            cells.push(d.lut_eq.to_string());
-            src.push(s.cell());
-        }
-        Outcome::NotMeasured(why) => {
-            f.notes
-                .push(not_measured_note(&format!("{name} xc6v"), &why));
-            cells.push(String::new());
-            src.push(format!("not measured ({why})"));
-        }
-    }
-    match synth.point(name, Path::new(dir), Target::Ecp5, o.seeds, None) {
-        Outcome::Done(d, s) => {
-            cells.extend([
-                d.luts.to_string(),
-                d.ffs.to_string(),
-                d.fmax_mhz.map_or("—".into(), f1),
-                seeds_cell(&d),
-            ]);
-            src.push(s.cell());
-        }
-        Outcome::NotMeasured(why) => {
-            f.notes
-                .push(not_measured_note(&format!("{name} ECP5"), &why));
-            cells.extend([String::new(), String::new(), String::new(), String::new()]);
-            src.push(format!("not measured ({why})"));
-        }
-    }
-    (cells, lut_eq, src.join("; "))
 }
 
 pub fn fig_h(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
@@ -147,7 +100,7 @@ pub fn fig_h(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
                 synth.command(&p.dir, Target::Xc6v, 0),
                 synth.command(&p.dir, Target::Ecp5, o.seeds)
             ));
-            let (c, lut_eq, src) = cells(o, synth, &mut f, &name, &p.dir);
+            let (c, _, lut_eq, src) = synth_cells(o, synth, &mut f, &name, &p.dir, None);
             if let Some(l) = lut_eq {
                 let s = if names == Namespaces::Raw {
                     &mut s_raw

@@ -107,9 +107,9 @@ fn designs(o: &Options) -> Result<Vec<(String, String, String)>, String> {
     Ok(out)
 }
 
-/// Synthesis of one design at one B: the table cells (xc6v LUT-eq, ECP5
-/// LUT4, FFs, Fmax, seeds) and the Fmax.
-fn synth_cells(
+/// Synthesis of one design: the table cells (xc6v LUT-eq, ECP5 LUT4, FFs,
+/// Fmax, seeds), the Fmax, the LUT-eq and where each came from.
+pub(crate) fn synth_cells(
     o: &Options,
     synth: &mut Runner,
     f: &mut Figure,
