@@ -405,6 +405,7 @@ module qrtl_ns #(
     reg  [P-1:0] e_tab;
     reg          e_pfx, e_xml, e_xmlns, e_long;
     wire [P-1:0] q_tab = q_new ? t_free : q_match;
+    wire [P-1:0] qe_tab = c_new ? t_free : c_match;   // an element's
     // The tag used a prefix too long for any declaration (never bound).
     reg          tag_long;
     always @(posedge clk) begin
@@ -414,8 +415,8 @@ module qrtl_ns #(
             tag_long <= 1'b1;
         end
         if (e_end) begin
-            e_tab <= q_tab;
-            {e_pfx, e_xml, e_xmlns, e_long} <= {cs, q_xml, q_xmlns, q_long};
+            e_tab <= qe_tab;
+            {e_pfx, e_xml, e_xmlns, e_long} <= {cs, c_xml, c_xmlns, c_long};
         end
     end
     // The prefixes of the tag's prefixed attributes, per slot: a table
@@ -543,11 +544,14 @@ module qrtl_ns #(
     // Start tags' ends, closes
     // ------------------------------------------------------------------
     // The element's prefix as of this clock (its name may end at this `>`).
-    wire [P-1:0] en_tab = e_end ? q_tab : e_tab;
+    // (An element's prefix is never a declaration's: its facts are those
+    // captured at its colon, c_*, registers; timing: the `q_` forms mux in
+    // the declaration's, which ends at this byte.)
+    wire [P-1:0] en_tab = e_end ? qe_tab : e_tab;
     wire en_pfx = e_end ? cs : e_pfx;
-    wire en_xml = e_end ? q_xml : e_xml;
-    wire en_xmlns = e_end ? q_xmlns : e_xmlns;
-    wire en_long = e_end ? q_long : e_long;
+    wire en_xml = e_end ? c_xml : e_xml;
+    wire en_xmlns = e_end ? c_xmlns : e_xmlns;
+    wire en_long = e_end ? c_long : e_long;
     wire en_new = e_end && cs && tab_alloc;
     wire opening = a_open && !halted;
     // A prefix of this tag bound nowhere: a table entry still unbound (the
