@@ -581,7 +581,20 @@ module qrtl_ns #(
     // fault (timing: it is the deepest logic here): after a fault nothing
     // the unit keeps is read again before the document's end resets it.
     wire popping = (a_close && !halted) || (opening && a_open_empty);
-    wire [DW-1:0] pop_depth = a_close ? depth : depth_p1;
+    // Which records an end tag pops (owner = depth: r_top) and which a
+    // `<x/>` pops (owner = depth + 1, this tag's: r_tag), registered from
+    // the next clock's owners and depth (timing: no compare in the pop).
+    wire [DW-1:0] depth_n = (rst || a_doc_end) ? {DW{1'b0}}
+        : (opening && !a_open_empty) ? depth_p1
+        : (a_close && !halted) ? depth - DW_ONE : depth;
+    reg  [R-1:0] r_top, r_tag;
+    integer iq;
+    always @(posedge clk) begin
+        for (iq = 0; iq < R; iq = iq + 1) begin
+            r_top[iq] <= ((d_bind && r_free[iq]) ? depth_p1 : r_owner[iq]) == depth_n;
+            r_tag[iq] <= ((d_bind && r_free[iq]) ? depth_p1 : r_owner[iq]) == depth_n + DW_ONE;
+        end
+    end
     reg  [R-1:0] r_pop;
     reg  [JW-1:0] j_hit;
     reg  [JW-1:0] j_bound;
@@ -594,7 +607,7 @@ module qrtl_ns #(
             j_cls[ij] = CLS_NONE;
         end
         for (ir = 0; ir < R; ir = ir + 1) begin
-            r_pop[ir] = popping && r_valid[ir] && r_owner[ir] == pop_depth;
+            r_pop[ir] = popping && r_valid[ir] && (a_close ? r_top[ir] : r_tag[ir]);
             for (ij = 0; ij < JW; ij = ij + 1) begin
                 if (r_pop[ir] && r_ent[ir][ij]) begin
                     j_hit[ij] = 1'b1;
