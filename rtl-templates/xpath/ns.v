@@ -7,7 +7,8 @@
 //
 // Interface: the parser's events in (qrtl_sax's o_* ports), the same events
 // out two clocks later (NS_LATENCY in compiler/xpath/src/emit/ns.rs; o_byte_next
-// is what o_byte takes on the next clock), with three more signals:
+// is what o_byte takes on the next clock), with three more signals (five
+// with namespaced attribute tests, below):
 //   o_local_first  the name byte is the first of a local name: a name's
 //                  first byte, or the byte after its colon (the clusters'
 //                  tag and attribute decoders start again there, so they

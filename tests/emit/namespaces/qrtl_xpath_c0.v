@@ -181,7 +181,7 @@ module qrtl_xpath_c0 (
             c0_tn[0] <= in_local_first & c0_ch_61; // "a"
         end
     end
-    wire c0_tag_3__urn_x_a = c0_tn[0] & c0_ns2; // <a>
+    wire c0_tag_3__urn_x_a = c0_tn[0] & c0_ns2; // <{urn:x}a>
 
     // ---- attribute decoder ----
     reg [4:0] c0_an;
@@ -197,8 +197,8 @@ module qrtl_xpath_c0 (
         end
     end
     wire c0_attr_0_k = c0_an[0] & ev_attr_nons; // @k
-    wire c0_attr_1__urn_x_k = c0_an[0]; // @k
-    wire c0_attr_2__http___www_w3_org_XML_1 = c0_an[4]; // @lang
+    wire c0_attr_1__urn_x_k = c0_an[0]; // @{urn:x}k
+    wire c0_attr_2__http___www_w3_org_XML_1 = c0_an[4]; // @{http://www.w3.org/XML/1998/namespace}lang
 
     // ---- value comparators (one per distinct comparison) ----
     wire c0_v3_ok;

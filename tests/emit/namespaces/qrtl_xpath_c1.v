@@ -135,7 +135,7 @@ module qrtl_xpath_c1 (
             c1_tn[1] <= in_local_first & c1_ch_61; // "a"
         end
     end
-    wire c1_tag_1__urn_x_r = c1_tn[0] & c1_ns2; // <r>
+    wire c1_tag_1__urn_x_r = c1_tn[0] & c1_ns2; // <{urn:x}r>
     wire c1_tag_2_a = c1_tn[1] & c1_ns0; // <a>
 
     // ---- the stack: one row per open element, 1 bits wide ----

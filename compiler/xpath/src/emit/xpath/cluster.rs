@@ -272,12 +272,14 @@ pub(super) fn cluster_template(x: &ClusterCx<'_>) -> ClusterTemplate {
         for (line, t) in tags.lines.iter_mut().zip(&scope.tags) {
             let k = x.class_of(d.tags.name(*t)).expect("ns-aware");
             line.ns = Some(x.ns_line(k));
+            line.comment = comment_text(d.tags.name(*t));
             classes.push(k);
         }
         for (line, a) in attrs.lines.iter_mut().zip(&scope.attrs) {
             if clark_uri(d.attrs.name(*a)).is_none() {
                 line.ns = Some("ev_attr_nons".to_string());
             }
+            line.comment = comment_text(d.attrs.name(*a));
         }
     }
     let (vcmps, conds) = attr_conds(x);
