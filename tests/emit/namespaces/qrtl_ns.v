@@ -6,8 +6,8 @@
 // reasons, and each element's namespace for the clusters.
 //
 // Interface: the parser's events in (qrtl_sax's o_* ports), the same events
-// out two clocks later (NS_LATENCY in compiler/xpath/src/emit/ns.rs; o_byte_next
-// is what o_byte takes on the next clock), with three more signals (five
+// out three clocks later (NS_LATENCY in compiler/xpath/src/emit/ns.rs;
+// o_byte_next is what o_byte takes on the next clock), with three more signals (five
 // with namespaced attribute tests, below):
 //   o_local_first  the name byte is the first of a local name: a name's
 //                  first byte, or the byte after its colon (the clusters'
@@ -184,15 +184,11 @@ module qrtl_ns #(
             a_reason <= in_reason;
         end
     end
-    assign o_byte_next = a_byte;
 
     // ------------------------------------------------------------------
     // The name being read (an element's or an attribute's)
     // ------------------------------------------------------------------
-    // halted: the unit found the document's first fault; nothing more
-    // happens until the document's end.
-    reg        halted;
-    wire       nb     = (a_name_byte || a_attr_name_byte) && !halted;
+    wire       nb     = a_name_byte || a_attr_name_byte;
     wire       nfirst = (a_name_byte && a_name_first) || (a_attr_name_byte && a_attr_name_first);
     wire       is_colon = a_byte == COLON;
     reg  [2:0] pos;        // bytes of the name so far, saturating at 7 (the `xmlns:` test)
@@ -335,8 +331,8 @@ module qrtl_ns #(
     // ------------------------------------------------------------------
     // Names' ends
     // ------------------------------------------------------------------
-    wire e_end = a_name_end && !halted;
-    wire n_end = a_attr_name_end && !halted;
+    wire e_end = a_name_end;
+    wire n_end = a_attr_name_end;
     // The name's colon was first, last or doubled.
     wire bad_qname = qbad || prev_colon;
     // The attribute is a declaration: `xmlns` (the default namespace) or
@@ -519,7 +515,7 @@ module qrtl_ns #(
     reg  [DW-1:0] depth;   // elements open
     wire [DW-1:0] depth_p1 = depth + DW_ONE;
 
-    wire d_end = a_val_end && v_decl && !halted;
+    wire d_end = a_val_end && v_decl;
     // Namespaces in XML's reserved prefixes and names (xml/ns.rs
     // `reserved_fault`).
     wire d_bad = v_xml ? !u_xml : (v_xmlns || (!v_def && !v_any) || u_xml || u_xmlns);
@@ -554,7 +550,7 @@ module qrtl_ns #(
     wire en_xmlns = e_end ? c_xmlns : e_xmlns;
     wire en_long = e_end ? c_long : e_long;
     wire en_new = e_end && cs && tab_alloc;
-    wire opening = a_open && !halted;
+    wire opening = a_open;
     // A prefix of this tag bound nowhere: a table entry still unbound (the
     // tag's own: entries outside a tag are bound), one allocated now, one
     // too long to be declared, `xmlns` on the element.
@@ -576,18 +572,16 @@ module qrtl_ns #(
         : (f_pfull || f_rfull) ? E_NS_CAPACITY
         : f_decl ? E_BAD_NS_DECL
         : E_UNBOUND_PREFIX;
-    wire opens = opening && !fault;
     // Records pop when their element closes: an end tag (depth), or `<x/>`
-    // at its `>` (depth + 1). The state updates leave out this clock's
-    // fault (timing: it is the deepest logic here): after a fault nothing
-    // the unit keeps is read again before the document's end resets it.
-    wire popping = (a_close && !halted) || (opening && a_open_empty);
+    // at its `>` (depth + 1). Like every state update here, it leaves out
+    // the faults (stage b below).
+    wire popping = a_close || (opening && a_open_empty);
     // Which records an end tag pops (owner = depth: r_top) and which a
     // `<x/>` pops (owner = depth + 1, this tag's: r_tag), registered from
     // the next clock's owners and depth (timing: no compare in the pop).
     wire [DW-1:0] depth_n = (rst || a_doc_end) ? {DW{1'b0}}
         : (opening && !a_open_empty) ? depth_p1
-        : (a_close && !halted) ? depth - DW_ONE : depth;
+        : a_close ? depth - DW_ONE : depth;
     reg  [R-1:0] r_top, r_tag;
     integer iq;
     always @(posedge clk) begin
@@ -658,23 +652,74 @@ module qrtl_ns #(
                 end
             end
             if (opening && !a_open_empty) depth <= depth_p1;
-            else if (a_close && !halted) depth <= depth - DW_ONE;
+            else if (a_close) depth <= depth - DW_ONE;
         end
     end
 
     // ------------------------------------------------------------------
-    // Output: the events (none after a fault), the element's class, the
-    // document's status
+    // Stage b: this clock's events, its fault and the classes, registered
+    // (timing: the fault is the unit's deepest logic; the output gates
+    // read it a clock later). Stage a runs on after a fault: nothing it
+    // keeps is read before the document's end resets it, and the output
+    // stage lets nothing through.
     // ------------------------------------------------------------------
-    reg [4:0] ns_reason;
-    wire stop = halted || fault;
+    reg [7:0]  b_byte, b_unit_byte;
+    reg [20:0] b_unit_cp;
+    reg        b_name_byte, b_name_first, b_attr_name_byte, b_attr_name_first;
+    reg        b_local_first, b_val_start, b_val_unit, b_unit_is_cp, b_val_end;
+    reg        b_open, b_open_empty, b_close, b_text_unit, b_text_end, b_doc_end;
+    reg [1:0]  b_status;
+    reg [4:0]  b_reason;
+    reg        b_fault;              // this event is the unit's fault ...
+    reg [4:0]  b_fault_reason;       // ... for this reason
+    reg        b_attr_end;           // an attribute's name ended: b_attr_* are its
+    reg        b_attr_nons;
+    reg [CW-1:0] b_ns_cls;           // the element's class, with b_open
+    reg [KA-1:0] b_attr_slot;
+    reg [KA*CW-1:0] b_slot_cls;      // every slot's class, with b_open
     always @(posedge clk) begin
-        if (rst || a_doc_end) begin
+        if (rst) begin
+            {b_name_byte, b_name_first, b_attr_name_byte, b_attr_name_first} <= 4'd0;
+            {b_local_first, b_val_start, b_val_unit, b_unit_is_cp, b_val_end} <= 5'd0;
+            {b_open, b_open_empty, b_close, b_text_unit, b_text_end, b_doc_end} <= 6'd0;
+            {b_fault, b_attr_end} <= 2'd0;
+        end else begin
+            {b_name_byte, b_name_first, b_attr_name_byte, b_attr_name_first} <=
+                {a_name_byte, a_name_first, a_attr_name_byte, a_attr_name_first};
+            {b_local_first, b_val_start, b_val_unit, b_unit_is_cp, b_val_end} <=
+                {nb && (nfirst || prev_colon), a_val_start, a_val_unit, a_unit_is_cp, a_val_end};
+            {b_open, b_open_empty, b_close, b_text_unit, b_text_end, b_doc_end} <=
+                {a_open, a_open_empty, a_close, a_text_unit, a_text_end, a_doc_end};
+            {b_fault, b_attr_end} <= {fault, n_end};
+        end
+        b_byte <= a_byte;
+        b_unit_byte <= a_unit_byte;
+        b_unit_cp <= a_unit_cp;
+        b_status <= a_status;
+        b_reason <= a_reason;
+        b_fault_reason <= fault_reason;
+        b_attr_nons <= !is_decl && !cs;
+        b_ns_cls <= e_cls;
+        b_attr_slot <= slot_take ? l_sel : {KA{1'b0}};
+        b_slot_cls <= s_cls;
+    end
+    assign o_byte_next = b_byte;
+
+    // ------------------------------------------------------------------
+    // Output: the events (none from the first fault on), the element's
+    // class, the document's status
+    // ------------------------------------------------------------------
+    // halted: the unit's first fault passed; ns_reason is its reason.
+    reg       halted;
+    reg [4:0] ns_reason;
+    wire stop = halted || b_fault;
+    always @(posedge clk) begin
+        if (rst || b_doc_end) begin
             halted <= 1'b0;
             ns_reason <= 5'd0;
-        end else if (fault && !halted) begin
+        end else if (b_fault && !halted) begin
             halted <= 1'b1;
-            ns_reason <= fault_reason;
+            ns_reason <= b_fault_reason;
         end
     end
     always @(posedge clk) begin
@@ -693,38 +738,38 @@ module qrtl_ns #(
             o_attr_slot <= {KA{1'b0}};
             o_slot_cls <= {KA*CW{1'b0}};
         end else begin
-            o_name_byte <= a_name_byte && !stop;
-            o_name_first <= a_name_first && !stop;
-            o_attr_name_byte <= a_attr_name_byte && !stop;
-            o_attr_name_first <= a_attr_name_first && !stop;
-            o_local_first <= nb && (nfirst || prev_colon) && !stop;
-            o_val_start <= a_val_start && !stop;
-            o_val_unit <= a_val_unit && !stop;
-            o_unit_is_cp <= a_unit_is_cp;
-            o_val_end <= a_val_end && !stop;
-            o_open <= a_open && !stop;
-            o_open_empty <= a_open_empty && !stop;
-            o_close <= a_close && !stop;
-            o_text_unit <= a_text_unit && !stop;
-            o_text_end <= a_text_end && !stop;
-            o_doc_end <= a_doc_end;
-            o_byte <= a_byte;
-            o_unit_byte <= a_unit_byte;
-            o_unit_cp <= a_unit_cp;
-            if (opens) o_ns_cls <= e_cls;
-            if (n_end) o_attr_nons <= !is_decl && !cs;
-            if (n_end) o_attr_slot <= slot_take ? l_sel : {KA{1'b0}};
-            if (opens) o_slot_cls <= s_cls;
-            if (a_doc_end) begin
+            o_name_byte <= b_name_byte && !stop;
+            o_name_first <= b_name_first && !stop;
+            o_attr_name_byte <= b_attr_name_byte && !stop;
+            o_attr_name_first <= b_attr_name_first && !stop;
+            o_local_first <= b_local_first && !stop;
+            o_val_start <= b_val_start && !stop;
+            o_val_unit <= b_val_unit && !stop;
+            o_unit_is_cp <= b_unit_is_cp;
+            o_val_end <= b_val_end && !stop;
+            o_open <= b_open && !stop;
+            o_open_empty <= b_open_empty && !stop;
+            o_close <= b_close && !stop;
+            o_text_unit <= b_text_unit && !stop;
+            o_text_end <= b_text_end && !stop;
+            o_doc_end <= b_doc_end;
+            o_byte <= b_byte;
+            o_unit_byte <= b_unit_byte;
+            o_unit_cp <= b_unit_cp;
+            if (b_open && !stop) o_ns_cls <= b_ns_cls;
+            if (b_attr_end && !stop) o_attr_nons <= b_attr_nons;
+            if (b_attr_end && !stop) o_attr_slot <= b_attr_slot;
+            if (b_open && !stop) o_slot_cls <= b_slot_cls;
+            if (b_doc_end) begin
                 if (halted) begin
                     o_status <= (ns_reason < E_NS_CAPACITY) ? 2'd1 : 2'd3;
                     o_reason <= ns_reason;
-                end else if (fault) begin
-                    o_status <= (fault_reason < E_NS_CAPACITY) ? 2'd1 : 2'd3;
-                    o_reason <= fault_reason;
+                end else if (b_fault) begin
+                    o_status <= (b_fault_reason < E_NS_CAPACITY) ? 2'd1 : 2'd3;
+                    o_reason <= b_fault_reason;
                 end else begin
-                    o_status <= a_status;
-                    o_reason <= a_reason;
+                    o_status <= b_status;
+                    o_reason <= b_reason;
                 end
             end
         end

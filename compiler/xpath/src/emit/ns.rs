@@ -15,9 +15,9 @@ use crate::ir::xpath::{CmpOp, Compare, CondKind, Value};
 use crate::xml::ns::{declarable_prefix_bytes, NsLimits, XMLNS_NAMESPACE, XML_NAMESPACE};
 use askama::Template;
 
-/// Clock cycles the unit adds to the event stream: its input register and
-/// its output register.
-pub const NS_LATENCY: u32 = 2;
+/// Clock cycles the unit adds to the event stream: its input register, the
+/// register of its faults and classes, and its output register.
+pub const NS_LATENCY: u32 = 3;
 
 /// The smallest `attr_name_bytes` a namespace-aware design takes: its
 /// prefix table holds prefixes of `attr_name_bytes - 6` bytes, at least
