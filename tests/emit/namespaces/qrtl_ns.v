@@ -232,7 +232,19 @@ module qrtl_ns #(
     wire       plong_cur = !pfx_first && plong;
     wire       fx_cur = pfx_first || fx;
     wire       p_room = pidx_cur != PB;
-    wire [PIW-1:0] t_addr = pidx_cur[PIW-1:0];
+    // The entries' byte address, pidx_cur of the next name byte,
+    // registered a clock ahead (timing: the memories' reads start at a
+    // register): 0 for a name's first byte (the input's), else pidx as
+    // this clock leaves it (0 after a declaration's colon too).
+    wire       in_nfirst = (in_name_byte && in_name_first) || (in_attr_name_byte && in_attr_name_first);
+    wire [PW-1:0] pidx_d = !nb ? pidx
+        : decl_colon ? {PW{1'b0}}
+        : (pb && p_room) ? pidx_cur + PW_ONE : pidx_cur;
+    reg  [PIW-1:0] t_addr;
+    always @(posedge clk) begin
+        if (rst || a_doc_end) t_addr <= {PIW{1'b0}};
+        else t_addr <= in_nfirst ? {PIW{1'b0}} : pidx_d[PIW-1:0];
+    end
     always @(posedge clk) begin
         if (rst || a_doc_end) begin
             pos <= 3'd0;
@@ -247,16 +259,14 @@ module qrtl_ns #(
             dm <= dm_cur && pos_cur < 3'd5 && a_byte == xmlns_ch(pos_cur);
             decl_mode <= decl_cur || decl_colon;
             pfx_restart <= decl_colon;
+            pidx <= pidx_d;
             if (decl_colon) begin
-                pidx <= {PW{1'b0}};
                 plong <= 1'b0;
                 fx <= 1'b1;
             end else if (pb) begin
-                pidx <= p_room ? pidx_cur + PW_ONE : pidx_cur;
                 plong <= plong_cur || !p_room;
                 fx <= fx_cur && pidx_cur < PW_FIVE && a_byte == xmlns_ch(pidx_cur[2:0]);
             end else begin
-                pidx <= pidx_cur;
                 plong <= plong_cur;
                 fx <= fx_cur;
             end
@@ -279,9 +289,10 @@ module qrtl_ns #(
     reg  [P-1:0] t_valid;  // the entry holds a prefix
     reg  [P-1:0] t_bound;  // ... bound to a namespace
     reg  [P-1:0] t_eq;     // the prefix so far equals the entry's first bytes
+    reg  [P-1:0] t_whole;  // ... and is as long: it is the entry's prefix
     reg  [CW-1:0] t_cls [0:P-1];
-    wire [P-1:0] t_eq_n;
-    wire [P-1:0] t_lenm;   // the entry's prefix is as long as the name's
+    wire [P-1:0] t_eq_n, t_whole_n;
+    wire [PW-1:0] pidx_next = pidx_cur + PW_ONE;
     // The first free entry (one-hot; 0 when none is free). Not registered:
     // an entry taken at a name's end may be followed by the next name's
     // first byte in the next clock, which must already write elsewhere.
@@ -302,16 +313,21 @@ module qrtl_ns #(
                 if (tab_alloc && t_free[gt]) len <= alloc_len;
             end
             assign t_eq_n[gt] = (pfx_first ? t_valid[gt] : t_eq[gt]) && p_room && mem[t_addr] == a_byte;
-            assign t_lenm[gt] = len == pidx;
+            assign t_whole_n[gt] = t_eq_n[gt] && len == pidx_next;
         end
     endgenerate
     always @(posedge clk) begin
-        if (pb) t_eq <= t_eq_n;
+        if (pb) begin
+            t_eq <= t_eq_n;
+            t_whole <= t_whole_n;
+        end
     end
 
     // The prefix just ended (from the registers: its bytes are all in):
-    // an entry's, `xml`, `xmlns`, too long, or a new one.
-    wire [P-1:0] p_match = t_eq & t_lenm;
+    // an entry's, `xml`, `xmlns`, too long, or a new one. (An entry's
+    // length changes only at a name's end, never between a prefix's last
+    // byte and its use.)
+    wire [P-1:0] p_match = t_whole;
     wire         p_xml   = fx && pidx == PW_THREE;
     wire         p_xmlns = fx && pidx == PW_FIVE;
     wire         p_new   = !p_xml && !p_xmlns && !(|p_match) && !plong;
@@ -356,8 +372,11 @@ module qrtl_ns #(
     wire         lb = nb && a_attr_name_byte && cs_cur && !decl_cur;
     wire         l_first = prev_colon;
     wire [LW-1:0] lidx_cur = l_first ? {LW{1'b0}} : lidx;
-    wire [LIW-1:0] l_addr = lidx_cur[LIW-1:0];
-    wire [KA-1:0] l_eq_n, l_lenm;
+    // The slots' byte address, lidx_cur of the next local-name byte,
+    // registered a clock ahead as t_addr is.
+    reg  [LIW-1:0] l_addr;
+    wire [LW-1:0] lidx_d = lb ? lidx_cur + LW_ONE : lidx;
+    wire [KA-1:0] l_eq_n, l_whole_n;
     genvar gl;
     generate
         for (gl = 0; gl < KA; gl = gl + 1) begin : g_local
@@ -368,10 +387,12 @@ module qrtl_ns #(
                 if (slot_take && l_sel[gl]) len <= lidx;
             end
             assign l_eq_n[gl] = (l_first ? l_valid[gl] : l_eq[gl]) && mem[l_addr] == a_byte;
-            assign l_lenm[gl] = len == lidx;
+            assign l_whole_n[gl] = l_eq_n[gl] && len == lidx_cur + LW_ONE;
         end
     endgenerate
-    wire l_twice = |(l_eq & l_lenm);
+    // The local name so far is a slot's whole name (registered at each
+    // byte: at the name's end it is the answer).
+    reg l_twice;
 
     // ---- faults at a name's end ----
     // Element: a bad QName, then a new prefix with no free entry.
@@ -392,9 +413,11 @@ module qrtl_ns #(
             l_valid <= l_valid | l_sel;
             l_sel <= l_sel << 1;
         end
+        l_addr <= (nb ? is_colon : prev_colon) ? {LIW{1'b0}} : lidx_d[LIW-1:0];
         if (lb) begin
             l_eq <= l_eq_n;
-            lidx <= lidx_cur + LW_ONE;
+            l_twice <= |l_whole_n;
+            lidx <= lidx_d;
         end
     end
 
