@@ -146,6 +146,9 @@ fn fault_docs() -> Vec<Vec<u8>> {
     ]
     .iter()
     .map(|d| format!("{d}{pad}").into_bytes())
+    // A prefixed attribute's name ending at the document's last byte
+    // (reason 31 is decided a clock after the name's end).
+    .chain([b"<r xmlns:p='urn:one' xmlns:q='urn:two'><e p:k='1' q:k ".to_vec()])
     .collect()
 }
 

@@ -376,7 +376,13 @@ module qrtl_ns #(
     // registered a clock ahead as t_addr is.
     reg  [LIW-1:0] l_addr;
     wire [LW-1:0] lidx_d = lb ? lidx_cur + LW_ONE : lidx;
-    wire [KA-1:0] l_eq_n, l_whole_n;
+    // Compared in two clocks (timing): each slot's byte and length compare
+    // registered (l_beq, l_lm), then the running match (l_eq) and whether
+    // the name so far is a slot's whole name (l_twice), a clock later.
+    // A name's end comes a clock after its last byte at the earliest, so
+    // l_twice is ready a clock after the end: stage b reads it there.
+    reg  [KA-1:0] l_beq, l_lm;
+    reg           l_go, l_fr;   // a byte was compared; it was the name's first
     genvar gl;
     generate
         for (gl = 0; gl < KA; gl = gl + 1) begin : g_local
@@ -386,25 +392,27 @@ module qrtl_ns #(
                 if (lb && l_sel[gl]) mem[l_addr] <= a_byte;
                 if (slot_take && l_sel[gl]) len <= lidx;
             end
-            assign l_eq_n[gl] = (l_first ? l_valid[gl] : l_eq[gl]) && mem[l_addr] == a_byte;
-            assign l_whole_n[gl] = l_eq_n[gl] && len == lidx_cur + LW_ONE;
+            always @(posedge clk) begin
+                l_beq[gl] <= mem[l_addr] == a_byte;
+                l_lm[gl] <= len == lidx_cur + LW_ONE;
+            end
         end
     endgenerate
-    // The local name so far is a slot's whole name (registered at each
-    // byte: at the name's end it is the answer).
+    wire [KA-1:0] l_eq_n = (l_fr ? l_valid : l_eq) & l_beq;
     reg l_twice;
 
     // ---- faults at a name's end ----
     // Element: a bad QName, then a new prefix with no free entry.
     // Attribute: a bad QName; a declaration's new prefix with no free
-    // entry; a prefixed attribute's local name twice, then its new prefix
-    // with no free entry.
+    // entry; a prefixed attribute's new prefix with no free entry, then
+    // its local name twice (reason 31, decided in stage b from l_twice:
+    // twice_end is such an attribute's end).
     wire f_qname  = (e_end || n_end) && bad_qname;
-    wire f_twice  = n_end && !bad_qname && !is_decl && cs && l_twice;
-    wire f_pfull  = (e_end ? cs : (n_end && q_prefixed)) && !bad_qname && !f_twice && q_full;
-    assign tab_alloc = (e_end ? cs : (n_end && q_prefixed)) && !bad_qname && !f_twice && q_new && !q_full;
+    wire twice_end = n_end && !bad_qname && !is_decl && cs;
+    wire f_pfull  = (e_end ? cs : (n_end && q_prefixed)) && !bad_qname && q_full;
+    assign tab_alloc = (e_end ? cs : (n_end && q_prefixed)) && !bad_qname && q_new && !q_full;
     assign alloc_len = q_len;
-    assign slot_take = n_end && !bad_qname && !is_decl && cs && !f_twice && !f_pfull;
+    assign slot_take = twice_end && !f_pfull;
     always @(posedge clk) begin
         if (rst || a_doc_end || (a_name_byte && a_name_first)) begin
             l_valid <= {KA{1'b0}};
@@ -414,11 +422,12 @@ module qrtl_ns #(
             l_sel <= l_sel << 1;
         end
         l_addr <= (nb ? is_colon : prev_colon) ? {LIW{1'b0}} : lidx_d[LIW-1:0];
-        if (lb) begin
+        {l_go, l_fr} <= {lb, l_first};
+        if (l_go) begin
             l_eq <= l_eq_n;
-            l_twice <= |l_whole_n;
-            lidx <= lidx_d;
+            l_twice <= |(l_eq_n & l_lm);
         end
+        if (lb) lidx <= lidx_d;
     end
 
     // The element's prefix (set at its name's end, read at its `>`).
@@ -452,15 +461,16 @@ module qrtl_ns #(
             end
         end
     end
-    // Every slot's class as of this `>`.
+    // Every slot's class as of this `>` (a slot's prefix is one entry or
+    // `xml`: the selects are one-hot, so the muxes here and below are
+    // AND-OR).
     reg  [KA*CW-1:0] s_cls;
     integer ks, kt;
     always @* begin
-        s_cls = {KA*CW{1'b0}};
         for (ks = 0; ks < KA; ks = ks + 1) begin
-            if (s_xml[ks]) s_cls[ks*CW +: CW] = CLS_XML;
+            s_cls[ks*CW +: CW] = {CW{s_xml[ks]}} & CLS_XML;
             for (kt = 0; kt < P; kt = kt + 1) begin
-                if (s_tab[ks][kt]) s_cls[ks*CW +: CW] = t_cls[kt];
+                s_cls[ks*CW +: CW] = s_cls[ks*CW +: CW] | ({CW{s_tab[ks][kt]}} & t_cls[kt]);
             end
         end
     end
@@ -550,13 +560,10 @@ module qrtl_ns #(
     reg [CW-1:0] prev_cls;
     integer ip;
     always @* begin
-        prev_bound = v_def || v_xml;
-        prev_cls = v_def ? def_cls : (v_xml ? CLS_XML : CLS_NONE);
+        prev_bound = v_def || v_xml || |(v_tab & t_bound);
+        prev_cls = ({CW{v_def}} & def_cls) | ({CW{v_xml}} & CLS_XML);
         for (ip = 0; ip < P; ip = ip + 1) begin
-            if (v_tab[ip]) begin
-                prev_bound = t_bound[ip];
-                prev_cls = t_cls[ip];
-            end
+            prev_cls = prev_cls | ({CW{v_tab[ip]}} & t_cls[ip]);
         end
     end
 
@@ -582,16 +589,17 @@ module qrtl_ns #(
     reg [CW-1:0] e_cls;
     integer ie;
     always @* begin
-        e_cls = en_pfx ? (en_xml ? CLS_XML : CLS_NONE) : def_cls;
+        e_cls = {CW{en_xml}} & CLS_XML;
         for (ie = 0; ie < P; ie = ie + 1) begin
-            if (en_pfx && en_tab[ie]) e_cls = t_cls[ie];
+            e_cls = e_cls | ({CW{en_tab[ie]}} & t_cls[ie]);
         end
+        if (!en_pfx) e_cls = def_cls;
     end
 
     // The first fault of this clock (at most one event of each kind).
-    wire fault = f_qname || f_twice || f_pfull || f_decl || f_rfull || f_unbound;
+    // (Reason 31 is stage b's.)
+    wire fault = f_qname || f_pfull || f_decl || f_rfull || f_unbound;
     wire [4:0] fault_reason = f_qname ? E_BAD_QNAME
-        : f_twice ? E_NS_LOCAL_TWICE
         : (f_pfull || f_rfull) ? E_NS_CAPACITY
         : f_decl ? E_BAD_NS_DECL
         : E_UNBOUND_PREFIX;
@@ -618,6 +626,8 @@ module qrtl_ns #(
     reg  [JW-1:0] j_bound;
     reg  [CW-1:0] j_cls [0:JW-1];
     integer ir, ij;
+    // One element binds an entry once (a second declaration of a prefix
+    // is a duplicate attribute), so one record at most pops per entry.
     always @* begin
         for (ij = 0; ij < JW; ij = ij + 1) begin
             j_hit[ij] = 1'b0;
@@ -627,11 +637,9 @@ module qrtl_ns #(
         for (ir = 0; ir < R; ir = ir + 1) begin
             r_pop[ir] = popping && r_valid[ir] && (a_close ? r_top[ir] : r_tag[ir]);
             for (ij = 0; ij < JW; ij = ij + 1) begin
-                if (r_pop[ir] && r_ent[ir][ij]) begin
-                    j_hit[ij] = 1'b1;
-                    j_bound[ij] = r_prev_bound[ir];
-                    j_cls[ij] = r_prev_cls[ir];
-                end
+                j_hit[ij] = j_hit[ij] | (r_pop[ir] & r_ent[ir][ij]);
+                j_bound[ij] = j_bound[ij] | (r_pop[ir] & r_ent[ir][ij] & r_prev_bound[ir]);
+                j_cls[ij] = j_cls[ij] | ({CW{r_pop[ir] & r_ent[ir][ij]}} & r_prev_cls[ir]);
             end
         end
     end
@@ -693,8 +701,12 @@ module qrtl_ns #(
     reg        b_open, b_open_empty, b_close, b_text_unit, b_text_end, b_doc_end;
     reg [1:0]  b_status;
     reg [4:0]  b_reason;
-    reg        b_fault;              // this event is the unit's fault ...
-    reg [4:0]  b_fault_reason;       // ... for this reason
+    reg        b_fault_a;            // this event is a fault of stage a's ...
+    reg [4:0]  b_fault_reason_a;     // ... for this reason
+    reg        b_twice_end;          // ... or ends a prefixed attribute's name
+    // The event's fault: stage a's, or a local name twice (reason 31).
+    wire       b_fault = b_fault_a || (b_twice_end && l_twice);
+    wire [4:0] b_fault_reason = b_fault_a ? b_fault_reason_a : E_NS_LOCAL_TWICE;
     reg        b_attr_end;           // an attribute's name ended: b_attr_* are its
     reg        b_attr_nons;
     reg [CW-1:0] b_ns_cls;           // the element's class, with b_open
@@ -705,7 +717,7 @@ module qrtl_ns #(
             {b_name_byte, b_name_first, b_attr_name_byte, b_attr_name_first} <= 4'd0;
             {b_local_first, b_val_start, b_val_unit, b_unit_is_cp, b_val_end} <= 5'd0;
             {b_open, b_open_empty, b_close, b_text_unit, b_text_end, b_doc_end} <= 6'd0;
-            {b_fault, b_attr_end} <= 2'd0;
+            {b_fault_a, b_twice_end, b_attr_end} <= 3'd0;
         end else begin
             {b_name_byte, b_name_first, b_attr_name_byte, b_attr_name_first} <=
                 {a_name_byte, a_name_first, a_attr_name_byte, a_attr_name_first};
@@ -713,14 +725,14 @@ module qrtl_ns #(
                 {nb && (nfirst || prev_colon), a_val_start, a_val_unit, a_unit_is_cp, a_val_end};
             {b_open, b_open_empty, b_close, b_text_unit, b_text_end, b_doc_end} <=
                 {a_open, a_open_empty, a_close, a_text_unit, a_text_end, a_doc_end};
-            {b_fault, b_attr_end} <= {fault, n_end};
+            {b_fault_a, b_twice_end, b_attr_end} <= {fault, twice_end, n_end};
         end
         b_byte <= a_byte;
         b_unit_byte <= a_unit_byte;
         b_unit_cp <= a_unit_cp;
         b_status <= a_status;
         b_reason <= a_reason;
-        b_fault_reason <= fault_reason;
+        b_fault_reason_a <= fault_reason;
         b_attr_nons <= !is_decl && !cs;
         b_ns_cls <= e_cls;
         b_attr_slot <= slot_take ? l_sel : {KA{1'b0}};

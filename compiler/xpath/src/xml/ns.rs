@@ -35,7 +35,9 @@
 //! - [`XmlError::NsLocalNameTwice`] at the byte after a prefixed
 //!   attribute's name whose local name an earlier prefixed attribute of
 //!   the tag has, under another prefix (the unit keeps no namespace names
-//!   to tell whether both prefixes name one namespace).
+//!   to tell whether both prefixes name one namespace); checked after the
+//!   name's prefix has its table entry (`NsCapacity` first, as in the
+//!   unit).
 
 use super::{Sink, XmlError};
 use std::ops::Range;
@@ -483,8 +485,15 @@ impl<S: Sink> Sink for NsSink<'_, S> {
         let decl = declared.map(|p| n1 - p.len()..n1);
         let checked = match (&decl, colon) {
             (Some(p), _) => l.table(p.clone()),
-            (None, Some(k)) if l.local_twice(n0..n1, k) => Err(XmlError::NsLocalNameTwice),
-            (None, Some(k)) => l.table(n0..n0 + k),
+            // The prefix's table entry first, then the local name: the
+            // hardware decides reason 31 a clock after 30.
+            (None, Some(k)) => l.table(n0..n0 + k).and_then(|()| {
+                if l.local_twice(n0..n1, k) {
+                    Err(XmlError::NsLocalNameTwice)
+                } else {
+                    Ok(())
+                }
+            }),
             (None, None) => Ok(()),
         };
         if let Err(e) = checked {
@@ -618,6 +627,14 @@ mod tests {
         let at = doc.find("b:k").unwrap() as u64 + 3;
         assert_eq!(
             fault(doc, small(8, 16)),
+            Some((XmlError::NsLocalNameTwice, at))
+        );
+        // A new prefix the table cannot hold comes first (as in the unit).
+        let doc = r#"<r xmlns:a="u"><e a:k="1" c:k="3"/></r>"#;
+        let at = doc.find("c:k").unwrap() as u64 + 3;
+        assert_eq!(fault(doc, small(1, 16)), Some((XmlError::NsCapacity, at)));
+        assert_eq!(
+            fault(doc, small(2, 16)),
             Some((XmlError::NsLocalNameTwice, at))
         );
         // Two prefixes naming one namespace: a duplicate, found exactly
