@@ -539,7 +539,7 @@ module qrtl_ns #(
     reg  [R-1:0]  r_free;
     always @(posedge clk) r_free <= ~r_valid & (r_valid + R_ONE);
     reg  [DW-1:0] depth;   // elements open
-    wire [DW-1:0] depth_p1 = depth + DW_ONE;
+    reg  [DW-1:0] depth_m1, depth_p1, depth_p2;  // depth - 1, + 1, + 2 (below)
 
     wire d_end = a_val_end && v_decl;
     // Namespaces in XML's reserved prefixes and names (xml/ns.rs
@@ -601,17 +601,29 @@ module qrtl_ns #(
     // the faults (stage b below).
     wire popping = a_close || (opening && a_open_empty);
     // Which records an end tag pops (owner = depth: r_top) and which a
-    // `<x/>` pops (owner = depth + 1, this tag's: r_tag), registered from
-    // the next clock's owners and depth (timing: no compare in the pop).
-    wire [DW-1:0] depth_n = (rst || a_doc_end) ? {DW{1'b0}}
-        : (opening && !a_open_empty) ? depth_p1
-        : a_close ? depth - DW_ONE : depth;
+    // `<x/>` pops (owner = depth + 1, this tag's: r_tag), registered for
+    // the next clock's depth (timing: no compare in the pop). Each owner is
+    // compared with depth - 1 .. depth + 2, kept in registers (no adder
+    // before the compares); the event picks. A record taken now is this
+    // tag's (owner = depth + 1; depth does not change at a quote).
+    wire          deeper = opening && !a_open_empty;
     reg  [R-1:0] r_top, r_tag;
     integer iq;
     always @(posedge clk) begin
         for (iq = 0; iq < R; iq = iq + 1) begin
-            r_top[iq] <= ((d_bind && r_free[iq]) ? depth_p1 : r_owner[iq]) == depth_n;
-            r_tag[iq] <= ((d_bind && r_free[iq]) ? depth_p1 : r_owner[iq]) == depth_n + DW_ONE;
+            if (d_bind && r_free[iq]) begin
+                r_top[iq] <= 1'b0;
+                r_tag[iq] <= 1'b1;
+            end else if (deeper) begin
+                r_top[iq] <= r_owner[iq] == depth_p1;
+                r_tag[iq] <= r_owner[iq] == depth_p2;
+            end else if (a_close) begin
+                r_top[iq] <= r_owner[iq] == depth_m1;
+                r_tag[iq] <= r_owner[iq] == depth;
+            end else begin
+                r_top[iq] <= r_owner[iq] == depth;
+                r_tag[iq] <= r_owner[iq] == depth_p1;
+            end
         end
     end
     reg  [R-1:0] r_pop;
@@ -675,8 +687,24 @@ module qrtl_ns #(
                     r_valid[it] <= 1'b0;
                 end
             end
-            if (opening && !a_open_empty) depth <= depth_p1;
+            if (deeper) depth <= depth_p1;
             else if (a_close) depth <= depth - DW_ONE;
+        end
+    end
+    // depth - 1, depth + 1, depth + 2, kept as depth changes.
+    always @(posedge clk) begin
+        if (rst || a_doc_end) begin
+            depth_m1 <= {DW{1'b1}};
+            depth_p1 <= DW_ONE;
+            depth_p2 <= DW_ONE + DW_ONE;
+        end else if (deeper) begin
+            depth_m1 <= depth;
+            depth_p1 <= depth_p2;
+            depth_p2 <= depth_p2 + DW_ONE;
+        end else if (a_close) begin
+            depth_m1 <= depth_m1 - DW_ONE;
+            depth_p1 <= depth;
+            depth_p2 <= depth_p1;
         end
     end
 
