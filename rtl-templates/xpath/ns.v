@@ -626,27 +626,36 @@ module qrtl_ns #(
             end
         end
     end
-    reg  [R-1:0] r_pop;
-    reg  [JW-1:0] j_hit;
-    reg  [JW-1:0] j_bound;
+    wire [R-1:0] r_pop = {R{popping}} & r_valid & (a_close ? r_top : r_tag);
+    // What the pops restore, per entry (j_hit: a record of the entry pops;
+    // j_bound, j_cls: the binding it restores), registered a clock ahead
+    // for the event at the input now (timing): on the clock before a pop
+    // stage a holds the byte before a `>`, which changes no record and no
+    // depth, so the registers then are those of the pop's clock. One
+    // element binds an entry once (a second declaration of a prefix is a
+    // duplicate attribute), so one record at most pops per entry.
+    reg  [R-1:0]  jn_sel;
+    reg  [JW-1:0] jn_hit, jn_bound, j_hit, j_bound;
+    reg  [CW-1:0] jn_cls [0:JW-1];
     reg  [CW-1:0] j_cls [0:JW-1];
     integer ir, ij;
-    // One element binds an entry once (a second declaration of a prefix
-    // is a duplicate attribute), so one record at most pops per entry.
     always @* begin
+        jn_sel = r_valid & (in_close ? r_top : r_tag);
         for (ij = 0; ij < JW; ij = ij + 1) begin
-            j_hit[ij] = 1'b0;
-            j_bound[ij] = 1'b0;
-            j_cls[ij] = CLS_NONE;
-        end
-        for (ir = 0; ir < R; ir = ir + 1) begin
-            r_pop[ir] = popping && r_valid[ir] && (a_close ? r_top[ir] : r_tag[ir]);
-            for (ij = 0; ij < JW; ij = ij + 1) begin
-                j_hit[ij] = j_hit[ij] | (r_pop[ir] & r_ent[ir][ij]);
-                j_bound[ij] = j_bound[ij] | (r_pop[ir] & r_ent[ir][ij] & r_prev_bound[ir]);
-                j_cls[ij] = j_cls[ij] | ({CW{r_pop[ir] & r_ent[ir][ij]}} & r_prev_cls[ir]);
+            jn_hit[ij] = 1'b0;
+            jn_bound[ij] = 1'b0;
+            jn_cls[ij] = CLS_NONE;
+            for (ir = 0; ir < R; ir = ir + 1) begin
+                jn_hit[ij] = jn_hit[ij] | (jn_sel[ir] & r_ent[ir][ij]);
+                jn_bound[ij] = jn_bound[ij] | (jn_sel[ir] & r_ent[ir][ij] & r_prev_bound[ir]);
+                jn_cls[ij] = jn_cls[ij] | ({CW{jn_sel[ir] & r_ent[ir][ij]}} & r_prev_cls[ir]);
             end
         end
+    end
+    always @(posedge clk) begin
+        j_hit <= jn_hit;
+        j_bound <= jn_bound;
+        for (ij = 0; ij < JW; ij = ij + 1) j_cls[ij] <= jn_cls[ij];
     end
 
     integer it;
@@ -668,14 +677,14 @@ module qrtl_ns #(
                 end else if (d_bind && v_tab[it]) begin
                     t_bound[it] <= 1'b1;
                     t_cls[it] <= u_cls;
-                end else if (j_hit[2 + it]) begin
+                end else if (popping && j_hit[2 + it]) begin
                     t_valid[it] <= j_bound[2 + it];
                     t_bound[it] <= j_bound[2 + it];
                     t_cls[it] <= j_cls[2 + it];
                 end
             end
             if (d_bind && v_def) def_cls <= v_any ? u_cls : CLS_NONE;
-            else if (j_hit[0]) def_cls <= j_cls[0];
+            else if (popping && j_hit[0]) def_cls <= j_cls[0];
             for (it = 0; it < R; it = it + 1) begin
                 if (d_bind && r_free[it]) begin
                     r_valid[it] <= 1'b1;
