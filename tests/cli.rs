@@ -564,6 +564,23 @@ fn filter_matches_by_namespace_uri_and_flags_unbound_document_prefixes() {
     ] {
         assert!(manifest.contains(want), "{want} in {manifest}");
     }
+    // The unit's capacities without the unit: a usage error.
+    let o = qrtl(&[
+        "xpath",
+        "compile",
+        &rq,
+        "-o",
+        &d.join("hw-raw").display().to_string(),
+        "--ns-bindings",
+        "4",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--ns-bindings size the namespace unit: they need --namespaces xpath"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!d.join("hw-raw").exists());
     // What it does not build yet is refused, with the reason: more than
     // one byte per clock.
     for (q, extra, why) in [(&rq, "2", "at one byte per clock; this design takes 2")] {

@@ -127,15 +127,16 @@ pub struct HwOpts {
           value_parser = clap::builder::PossibleValuesParser::new(["1", "2", "4", "8"])
               .map(|s| s.parse::<u32>().expect("a listed value")))]
     bytes_per_clock: u32,
-    /// With `--namespaces xpath`: prefixes the namespace unit holds at
+    /// With `--namespaces xpath` only: prefixes the namespace unit holds at
     /// once (bound in scope, or used by the start tag being read); a
-    /// document needing more is flagged `attr_limit`.
-    #[arg(long, default_value_t = DEFAULT_NS_PREFIXES, value_parser = clap::value_parser!(u32).range(1..=64))]
-    ns_prefixes: u32,
-    /// With `--namespaces xpath`: namespace declarations in scope the unit
-    /// holds; a document needing more is flagged `attr_limit`.
-    #[arg(long, default_value_t = DEFAULT_NS_BINDINGS, value_parser = clap::value_parser!(u32).range(1..=256))]
-    ns_bindings: u32,
+    /// document needing more is flagged `attr_limit` [default: 8]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    ns_prefixes: Option<u32>,
+    /// With `--namespaces xpath` only: namespace declarations in scope the
+    /// unit holds; a document needing more is flagged `attr_limit`
+    /// [default: 16]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
+    ns_bindings: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -444,14 +445,23 @@ impl HwOpts {
         if let Some(e) = disabled_pass_error(&passes) {
             return Err(Failure::usage(format!("error: --disable-pass: {e}")));
         }
+        let ns = opts.ns.options(Namespaces::Raw)?;
+        if ns.mode == Namespaces::Raw && (self.ns_prefixes.is_some() || self.ns_bindings.is_some())
+        {
+            return Err(Failure::usage(
+                "error: --ns-prefixes and --ns-bindings size the namespace unit: they need \
+                 --namespaces xpath (a design comparing raw names has none)"
+                    .to_string(),
+            ));
+        }
         Ok(XpathOptions {
             mode: opts.mode.into(),
             ordered: opts.ordered,
             hw: XpathHwOptions {
                 xml: XmlConfig {
                     ns_limits: Some(NsLimits {
-                        prefixes: self.ns_prefixes,
-                        bindings: self.ns_bindings,
+                        prefixes: self.ns_prefixes.unwrap_or(DEFAULT_NS_PREFIXES),
+                        bindings: self.ns_bindings.unwrap_or(DEFAULT_NS_BINDINGS),
                     }),
                     ..opts.xml()
                 },
@@ -464,7 +474,7 @@ impl HwOpts {
                 bytes_per_clock: self.bytes_per_clock,
             },
             clock_mhz: common::check_clock(self.clock_mhz)?,
-            ns: opts.ns.options(Namespaces::Raw)?,
+            ns,
         })
     }
 }

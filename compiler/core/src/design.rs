@@ -373,6 +373,12 @@ impl<'a> Fields<'a> {
         self.diags.push(d);
     }
 
+    /// Whether the design sets `key` (for a key that only matters beside
+    /// another's value).
+    pub fn has(&self, key: &str) -> bool {
+        self.map.get_node(key).is_some()
+    }
+
     /// Report `key` missing unless it is there (for a required key read by a
     /// getter with a default).
     pub fn require(&mut self, key: &'static str) {

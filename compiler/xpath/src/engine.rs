@@ -730,6 +730,18 @@ pub fn from_design(
             256,
         ) as u32,
     };
+    for key in ["ns_prefixes", "ns_bindings"] {
+        if names == Namespaces::Raw && f.has(key) {
+            f.reject(
+                key,
+                format!(
+                    "`{key}` sizes the namespace unit: it needs `namespaces: xpath` (a design \
+                     comparing raw names has none)"
+                ),
+                None,
+            );
+        }
+    }
     let cluster_size = f.uint(
         "cluster_size",
         DEFAULT_CLUSTER_SIZE as u64,
