@@ -16,10 +16,10 @@
 
 mod common;
 
-use common::{design_from_text_ns, differences, libxml2_expected, nitf_dir, nitf_docs};
-use qrtl_core::sim::{BuildOptions, Simulator, Stalls};
+use common::{design_from_text_ns, libxml2_expected, nitf_dir, nitf_docs, sim_equals_engine};
+use qrtl_core::sim::{Simulator, Stalls};
 use qrtl_xpath::emit::xpath::{EventInput, RtlShape};
-use qrtl_xpath::engine::{build_xpath_hw, simulate_xpath_with, XpathHw, XpathHwOptions};
+use qrtl_xpath::engine::{build_xpath_hw, XpathHw, XpathHwOptions};
 use qrtl_xpath::ir::xpath::Mode;
 use qrtl_xpath::lower::names::NsOptions;
 use qrtl_xpath::passes::registry::StackPassConfig;
@@ -232,25 +232,7 @@ fn check_in(
     stalls: Stalls,
     simulator: Simulator,
 ) -> qrtl_xpath::engine::XpathSimRun {
-    let build = BuildOptions {
-        unoptimized_cxx: true,
-        ..BuildOptions::default()
-    };
-    let run = simulate_xpath_with(hw, docs, simulator, &stalls, None, &build)
-        .unwrap_or_else(|e| panic!("{name}: simulation failed: {e}"));
-    let failures = differences(engine, docs, &run.docs);
-    assert!(
-        failures.is_empty(),
-        "{name} ({stalls:?}): {} of {} documents differ:\n{}",
-        failures.len(),
-        docs.len(),
-        failures
-            .iter()
-            .take(5)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    let run = sim_equals_engine(name, hw, engine, docs, simulator, stalls);
     if stalls == Stalls::NONE {
         let min_len = u64::from(hw.rtl.latency + hw.rtl.result_words);
         for (i, d) in run.docs.iter().enumerate() {

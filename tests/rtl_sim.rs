@@ -14,11 +14,11 @@ mod common;
 
 use common::{
     differences, libxml2_expected, nitf_dir, nitf_docs, random_docs, random_queries,
-    random_twig_queries, raw_design_from_text,
+    random_twig_queries, raw_design_from_text, sim_equals_engine,
 };
 use qrtl_core::sim::{BuildOptions, Simulator, Stalls};
 use qrtl_xpath::emit::xpath::{EventInput, RtlShape, SplitRule};
-use qrtl_xpath::engine::{build_xpath_hw, simulate_xpath_with, XpathHw, XpathHwOptions};
+use qrtl_xpath::engine::{build_xpath_hw, XpathHw, XpathHwOptions};
 use qrtl_xpath::ir::xpath::{Mode, SiblingOrder};
 use qrtl_xpath::passes::registry::StackPassConfig;
 use qrtl_xpath::refmodel::{Engine, EngineConfig};
@@ -72,30 +72,7 @@ fn check(
     simulator: Simulator,
     stalls: Stalls,
 ) -> qrtl_xpath::engine::XpathSimRun {
-    // Unoptimized C++: the NITF designs build several times faster, and
-    // their short inputs simulate fast enough.
-    let build = BuildOptions {
-        unoptimized_cxx: true,
-        ..BuildOptions::default()
-    };
-    let run = simulate_xpath_with(hw, docs, simulator, &stalls, None, &build)
-        .unwrap_or_else(|e| panic!("{}: simulation failed: {e}", case.name));
-    let failures = differences(engine, docs, &run.docs);
-    assert!(
-        failures.is_empty(),
-        "{} ({:?}, {stalls:?}): {} of {} documents differ:\n{}",
-        case.name,
-        simulator,
-        failures.len(),
-        docs.len(),
-        failures
-            .iter()
-            .take(5)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-    run
+    sim_equals_engine(case.name, hw, engine, docs, simulator, stalls)
 }
 
 /// Without stalls: cycles per document = bytes + latency, and the input

@@ -253,3 +253,37 @@ pub fn differences(
     }
     failures
 }
+
+/// Simulates `docs` through `hw` (Verilator's C++ unoptimized: designs
+/// build several times faster and short inputs still simulate fast) and
+/// asserts that every document's result equals `engine`'s; `name` names
+/// the case in a failure, which shows the first five documents that differ.
+pub fn sim_equals_engine(
+    name: &str,
+    hw: &qrtl_xpath::engine::XpathHw,
+    engine: &mut Engine,
+    docs: &[Vec<u8>],
+    simulator: qrtl_core::sim::Simulator,
+    stalls: qrtl_core::sim::Stalls,
+) -> qrtl_xpath::engine::XpathSimRun {
+    let build = qrtl_core::sim::BuildOptions {
+        unoptimized_cxx: true,
+        ..qrtl_core::sim::BuildOptions::default()
+    };
+    let run = qrtl_xpath::engine::simulate_xpath_with(hw, docs, simulator, &stalls, None, &build)
+        .unwrap_or_else(|e| panic!("{name}: simulation failed: {e}"));
+    let failures = differences(engine, docs, &run.docs);
+    assert!(
+        failures.is_empty(),
+        "{name} ({simulator:?}, {stalls:?}): {} of {} documents differ:\n{}",
+        failures.len(),
+        docs.len(),
+        failures
+            .iter()
+            .take(5)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    run
+}
