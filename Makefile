@@ -109,7 +109,7 @@ bench: deps deps-synth python
 	$(CARGO) build --release -p qrtl-bench --bin qrtl-bench-track
 	$(TARGET_DIR)/release/qrtl-bench-track | tee bench/REPORT-track.md
 	$(PY_VENV)/bin/python python/examples/bench_dask.py | tee bench/REPORT-dask.md
-	@echo "--- bench/REPORT.md: figures (a)-(f) with SVG plots; synthesis points come from bench/data/synth-points.json unless the RTL changed (then Yosys/nextpnr run, niced)"
+	@echo "--- bench/REPORT.md: figures (a)-(h) with SVG plots; synthesis points come from bench/data/synth-points.json unless the RTL changed (then Yosys/nextpnr run, niced)"
 	$(CARGO) build --release -p qrtl-bench --bin qrtl-bench-report
 	nice -n 10 $(TARGET_DIR)/release/qrtl-bench-report --time-limit $(BENCH_TIME_LIMIT)
 

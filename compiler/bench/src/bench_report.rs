@@ -25,7 +25,11 @@
 //!   Fmax, Gbit/s;
 //! * (g) multi-byte input, B ∈ {1, 2, 4, 8} bytes per clock: xc6v LUT-eq
 //!   and ECP5 Fmax of the parser with one query and of 256 and 2K
-//!   length-4 path queries, sustained bytes per clock (Verilator), Gbit/s.
+//!   length-4 path queries, sustained bytes per clock (Verilator), Gbit/s;
+//! * (h) namespace-aware names (`--namespaces xpath`, the namespace unit)
+//!   beside raw names: xc6v LUT-eq and ECP5 Fmax of the parser with one
+//!   query and of 256 (and 2K) length-4 path queries, unprefixed and
+//!   prefixed.
 //!
 //! Synthesis points are cached in `bench/data/synth-points.json`, keyed by
 //! SHA-256 of the RTL, target and seeds: a point whose RTL is unchanged is

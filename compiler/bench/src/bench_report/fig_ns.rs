@@ -81,6 +81,8 @@ pub fn fig_h(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
     let mut s_raw = series("raw names");
     let mut s_ns = series("namespace-aware");
     for (k, (label, file, text)) in designs(o)?.into_iter().enumerate() {
+        // (LUT-eq, Fmax) under raw names, then namespace-aware.
+        let mut pair = Vec::new();
         for names in [Namespaces::Raw, Namespaces::Xpath] {
             let (tag, flags, ns) = match names {
                 Namespaces::Raw => ("raw", " --namespaces raw".to_string(), NsOptions::raw()),
@@ -100,7 +102,8 @@ pub fn fig_h(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
                 synth.command(&p.dir, Target::Xc6v, 0),
                 synth.command(&p.dir, Target::Ecp5, o.seeds)
             ));
-            let (c, _, lut_eq, src) = synth_cells(o, synth, &mut f, &name, &p.dir, None);
+            let (c, fmax, lut_eq, src) = synth_cells(o, synth, &mut f, &name, &p.dir, None);
+            pair.push((lut_eq, fmax));
             if let Some(l) = lut_eq {
                 let s = if names == Namespaces::Raw {
                     &mut s_raw
@@ -114,6 +117,9 @@ pub fn fig_h(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
             row.push(src);
             f.table.push(row);
         }
+        if let Some(note) = cost_note(&label, &pair) {
+            f.notes.push(note);
+        }
     }
     area.series = vec![s_raw, s_ns];
     f.commands.insert(0, o.bench_command("h"));
@@ -121,8 +127,38 @@ pub fn fig_h(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
     Ok(f)
 }
 
+/// What namespace-aware names cost design `label` beside raw names, from
+/// its (LUT-eq, Fmax) pair; `None` while a point is missing.
+fn cost_note(label: &str, pair: &[(Option<u64>, Option<f64>)]) -> Option<String> {
+    let [(Some(raw_l), Some(raw_f)), (Some(ns_l), Some(ns_f))] = pair else {
+        return None;
+    };
+    let (raw_l, ns_l) = (*raw_l as f64, *ns_l as f64);
+    Some(format!(
+        "{label}: namespace-aware names add {:.0} xc6v LUT-eq ({:+.0}%); Fmax {:.1} → {:.1} MHz ({:+.0}%).",
+        ns_l - raw_l,
+        100.0 * (ns_l / raw_l - 1.0),
+        raw_f,
+        ns_f,
+        100.0 * (ns_f / raw_f - 1.0)
+    ))
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_cost_note_compares_both_modes() {
+        let note = super::cost_note("d", &[(Some(1000), Some(150.0)), (Some(1500), Some(120.0))]);
+        assert_eq!(
+            note.as_deref(),
+            Some("d: namespace-aware names add 500 xc6v LUT-eq (+50%); Fmax 150.0 → 120.0 MHz (-20%).")
+        );
+        assert_eq!(
+            super::cost_note("d", &[(Some(1000), None), (Some(1500), Some(120.0))]),
+            None
+        );
+    }
+
     #[test]
     fn prefixed_names_every_name_test_but_star() {
         assert_eq!(super::prefixed("/a//*/b"), "/n:a//*/n:b");
