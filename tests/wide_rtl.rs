@@ -18,13 +18,13 @@ mod common;
 
 use common::sax_trace::{reference_trace, rtl_traces, Record};
 use common::{
-    differences, libxml2_expected, nitf_dir, nitf_docs, random_docs, random_twig_queries,
+    libxml2_expected, nitf_dir, nitf_docs, random_docs, random_twig_queries, sim_equals_engine,
 };
 use qrtl_core::sim::{BuildOptions, DriverSpec, Simulator, Stalls};
 use qrtl_xpath::emit::wide::{
     wide_events_module, wide_in_module, wide_sax_module, WideParams, WideSaxParams,
 };
-use qrtl_xpath::engine::{build_xpath_hw, simulate_xpath_with, XpathHw, XpathHwOptions};
+use qrtl_xpath::engine::{build_xpath_hw, XpathHw, XpathHwOptions};
 use qrtl_xpath::ir::xpath::{Mode, SiblingOrder};
 use qrtl_xpath::passes::registry::StackPassConfig;
 use qrtl_xpath::refmodel::{Engine, EngineConfig};
@@ -39,15 +39,6 @@ fn stalls(seed: u64) -> Stalls {
         seed,
         in_gap_percent: 30,
         out_stall_percent: 40,
-    }
-}
-
-/// Unoptimized C++: the designs build several times faster, and their
-/// inputs simulate fast enough.
-fn build_options() -> BuildOptions {
-    BuildOptions {
-        unoptimized_cxx: true,
-        ..BuildOptions::default()
     }
 }
 
@@ -418,17 +409,7 @@ fn agree(
     docs: &[Vec<u8>],
     st: Stalls,
 ) -> qrtl_xpath::engine::XpathSimRun {
-    let run = simulate_xpath_with(hw, docs, Simulator::Verilator, &st, None, &build_options())
-        .unwrap_or_else(|e| panic!("{name}: simulation failed: {e}"));
-    let failures = differences(engine, docs, &run.docs);
-    assert!(
-        failures.is_empty(),
-        "{name} {st:?}: {} of {} documents differ:\n{}",
-        failures.len(),
-        docs.len(),
-        failures[..failures.len().min(5)].join("\n")
-    );
-    run
+    sim_equals_engine(name, hw, engine, docs, Simulator::Verilator, st)
 }
 
 /// The stated rule for a run of documents back to back, latency aside:
