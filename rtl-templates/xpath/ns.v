@@ -52,7 +52,9 @@
 //   attribute of the tag has is reason 31 (attr_limit): the unit keeps no
 //   URIs to tell whether the two prefixes name one namespace. The local
 //   names of the tag's prefixed attributes are kept for that in
-//   MAX_ATTRIBUTES slots (distributed RAM), compared byte by byte.
+//   MAX_ATTRIBUTES slots (distributed RAM), compared byte by byte; the
+//   answer comes a clock after the name's end (reason 30 first when the
+//   attribute's prefix is also one too many).
 `default_nettype none
 
 module qrtl_ns #(
@@ -382,7 +384,7 @@ module qrtl_ns #(
     // A name's end comes a clock after its last byte at the earliest, so
     // l_twice is ready a clock after the end: stage b reads it there.
     reg  [KA-1:0] l_beq, l_lm;
-    reg           l_go, l_fr;   // a byte was compared; it was the name's first
+    reg           l_go, l_fr;   // a byte was compared; it was the local name's first
     genvar gl;
     generate
         for (gl = 0; gl < KA; gl = gl + 1) begin : g_local
@@ -399,7 +401,7 @@ module qrtl_ns #(
         end
     endgenerate
     wire [KA-1:0] l_eq_n = (l_fr ? l_valid : l_eq) & l_beq;
-    reg l_twice;
+    reg l_twice;  // the local name so far is a slot's whole name (a clock late)
 
     // ---- faults at a name's end ----
     // Element: a bad QName, then a new prefix with no free entry.
