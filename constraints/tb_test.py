@@ -61,7 +61,14 @@ class XPathBench:
         p = MANIFEST["parameters"]
         text = numbered_source(MANIFEST["queries"])
         self.model = qrtl.XPathFilter(
-            text, mode=p["mode"], ordered=p["ordered"], max_depth=p["max_depth"]
+            text,
+            mode=p["mode"],
+            ordered=p["ordered"],
+            max_depth=p["max_depth"],
+            max_attributes=p["max_attributes"],
+            attr_name_bytes=p["attr_name_bytes"],
+            names=p["namespaces"],
+            namespaces=p["ns"],
         )
         self.reasons = {r["code"]: r["reason"] for r in MANIFEST["result"]["status_word"]["reasons"]}
         unquoted = re.sub(r'"[^"]*"', "", text)

@@ -538,7 +538,7 @@ fn filter_matches_by_namespace_uri_and_flags_unbound_document_prefixes() {
         stdout(&o),
         format!("{{\"doc\":\"{bad}\",\"status\":\"ok\",\"matched\":[0]}}\n")
     );
-    // The hardware resolves namespaces too (qrtl_ns): the manifest says so
+    // The hardware resolves namespaces too, by default (qrtl_ns): the manifest says so
     // and lists the design's URIs and the unit's capacities.
     let hw = d.join("hw");
     let o = qrtl(&[
@@ -547,8 +547,6 @@ fn filter_matches_by_namespace_uri_and_flags_unbound_document_prefixes() {
         &rq,
         "-o",
         &hw.display().to_string(),
-        "--namespaces",
-        "xpath",
         "--ns",
         "x=urn:x",
         "--ns-prefixes",
@@ -571,6 +569,8 @@ fn filter_matches_by_namespace_uri_and_flags_unbound_document_prefixes() {
         &rq,
         "-o",
         &d.join("hw-raw").display().to_string(),
+        "--namespaces",
+        "raw",
         "--ns-bindings",
         "4",
     ]);
@@ -581,24 +581,53 @@ fn filter_matches_by_namespace_uri_and_flags_unbound_document_prefixes() {
         stderr(&o)
     );
     assert!(!d.join("hw-raw").exists());
-    // What it does not build yet is refused, with the reason: more than
-    // one byte per clock.
-    for (q, extra, why) in [(&rq, "2", "at one byte per clock; this design takes 2")] {
+    // What the unit does not build is a usage error naming the flag and
+    // the way out (`--namespaces raw`), before the queries are read.
+    for (flag, value, why) in [
+        (
+            "--bytes-per-clock",
+            "2",
+            "at one byte per clock; this design takes 2",
+        ),
+        (
+            "--attr-name-bytes",
+            "8",
+            "attribute names of at least 10 bytes",
+        ),
+    ] {
+        let out = d.join("hw-refused");
         let o = qrtl(&[
             "xpath",
             "compile",
-            q,
+            "no-such-file.txt",
             "-o",
-            &d.join("hw2").display().to_string(),
-            "--namespaces",
-            "xpath",
-            "--ns",
-            "x=urn:x",
-            "--bytes-per-clock",
-            extra,
+            &out.display().to_string(),
+            flag,
+            value,
         ]);
-        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-        assert!(stderr(&o).contains("error[E0398]"), "{}", stderr(&o));
-        assert!(stderr(&o).contains(why), "{}", stderr(&o));
+        assert_eq!(o.status.code(), Some(2), "{flag}: {}", stderr(&o));
+        let want = format!("error: {flag} {value}: ");
+        assert!(stderr(&o).contains(&want), "{flag}: {}", stderr(&o));
+        assert!(stderr(&o).contains(why), "{flag}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("add --namespaces raw to compare names as bytes"),
+            "{flag}: {}",
+            stderr(&o)
+        );
+        assert!(!out.exists(), "{flag}: nothing written");
+        // Raw names build at that width.
+        let o = qrtl(&[
+            "xpath",
+            "compile",
+            &rq,
+            "-o",
+            &out.display().to_string(),
+            flag,
+            value,
+            "--namespaces",
+            "raw",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{flag} raw: {}", stderr(&o));
+        std::fs::remove_dir_all(&out).unwrap();
     }
 }

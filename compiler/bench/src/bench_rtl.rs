@@ -91,8 +91,9 @@ fn main() {
     let _ = writeln!(report, "# XPath RTL compiler report (`qrtl-bench-rtl`)\n");
     let _ = writeln!(
         report,
-        "Synthetic path queries (`/` or 15% `//` steps, 15% `*`, 200 tag names), default \
-         options (`--cluster-size 256`, every pass on) unless stated. Compile = parse + lower + \
+        "Synthetic path queries (`/` or 15% `//` steps, 15% `*`, 200 tag names), raw names \
+         (`--namespaces raw`: no namespace unit) and default options otherwise \
+         (`--cluster-size 256`, every pass on) unless stated. Compile = parse + lower + \
          passes + Verilog text, one core.\n"
     );
     let _ = writeln!(

@@ -12,8 +12,8 @@ use qrtl_core::diag::plain_error;
 use qrtl_core::engine::Failure;
 use qrtl_xpath::emit::xpath::{EventInput, RtlShape};
 use qrtl_xpath::engine::{
-    disabled_pass_error, load_queries, XpathEngine, XpathHw, XpathHwOptions, XpathOptions,
-    DEFAULT_CLOCK_MHZ, DEFAULT_CLUSTER_SIZE, DEFAULT_MAX_DEPTH,
+    disabled_pass_error, load_queries, ns_hw_refusal, XpathEngine, XpathHw, XpathHwOptions,
+    XpathOptions, DEFAULT_CLOCK_MHZ, DEFAULT_CLUSTER_SIZE, DEFAULT_MAX_DEPTH,
 };
 use qrtl_xpath::ir::xpath::{Mode, Namespaces};
 use qrtl_xpath::lower::names::NsOptions;
@@ -178,10 +178,10 @@ pub struct NsOpts {
     #[arg(long = "ns", value_name = "PREFIX=URI")]
     ns: Vec<String>,
     /// How element and attribute names are compared: `xpath` (namespace
-    /// URI and local name, XPath 1.0 with Namespaces in XML; the default of
-    /// `check` and `filter`; in hardware a namespace unit resolves them, at
-    /// one byte per clock) or `raw` (bytes as written, prefix included;
-    /// the default of `compile` and `sim`).
+    /// URI and local name, XPath 1.0 with Namespaces in XML; the default;
+    /// in hardware a namespace unit resolves them, at one byte per clock)
+    /// or `raw` (bytes as written, prefix included; needed with
+    /// `--bytes-per-clock` above 1).
     #[arg(long, value_enum)]
     namespaces: Option<NamespacesArg>,
 }
@@ -193,11 +193,11 @@ pub enum NamespacesArg {
 }
 
 impl NsOpts {
-    /// The namespace options, `default` unless `--namespaces` says.
-    fn options(&self, default: Namespaces) -> Result<NsOptions, Failure> {
+    /// The namespace options: namespace-aware names unless `--namespaces
+    /// raw` says otherwise.
+    fn options(&self) -> Result<NsOptions, Failure> {
         let mode = match self.namespaces {
-            None => default,
-            Some(NamespacesArg::Xpath) => Namespaces::Xpath,
+            None | Some(NamespacesArg::Xpath) => Namespaces::Xpath,
             Some(NamespacesArg::Raw) => Namespaces::Raw,
         };
         NsOptions::new(mode, &self.ns).map_err(|e| Failure::usage(format!("error: --ns {e}")))
@@ -275,7 +275,7 @@ pub fn run(cmd: XpathCommand) -> i32 {
 }
 
 fn check(queries: &Path, dump_ir: bool, mode: Mode, ns: &NsOpts) -> Result<i32, Failure> {
-    let ns = ns.options(Namespaces::Xpath)?;
+    let ns = ns.options()?;
     let d = load_queries(queries, mode, false, &ns)?.design;
     // A closed stdout (e.g. `| head`) is not an error worth a panic.
     let mut out = std::io::stdout().lock();
@@ -299,7 +299,7 @@ fn filter(
     opts: &XpathOpts,
     stats: bool,
 ) -> Result<i32, Failure> {
-    let ns = opts.ns.options(Namespaces::Xpath)?;
+    let ns = opts.ns.options()?;
     let design = load_queries(queries, opts.mode.into(), opts.ordered, &ns)?.design;
     let config = EngineConfig {
         xml: opts.xml(),
@@ -445,7 +445,7 @@ impl HwOpts {
         if let Some(e) = disabled_pass_error(&passes) {
             return Err(Failure::usage(format!("error: --disable-pass: {e}")));
         }
-        let ns = opts.ns.options(Namespaces::Raw)?;
+        let ns = opts.ns.options()?;
         if ns.mode == Namespaces::Raw && (self.ns_prefixes.is_some() || self.ns_bindings.is_some())
         {
             return Err(Failure::usage(
@@ -453,6 +453,16 @@ impl HwOpts {
                  --namespaces xpath (a design comparing raw names has none)"
                     .to_string(),
             ));
+        }
+        if ns.mode == Namespaces::Xpath {
+            if let Some(r) = ns_hw_refusal(self.bytes_per_clock, opts.attr_name_bytes) {
+                return Err(Failure::usage(format!(
+                    "error: --{} {}: {}; add --namespaces raw to compare names as bytes",
+                    r.key.replace('_', "-"),
+                    r.value,
+                    r.why
+                )));
+            }
         }
         Ok(XpathOptions {
             mode: opts.mode.into(),

@@ -38,7 +38,7 @@ pub struct Diagnostic {
     pub message: String,
     pub help: Option<String>,
     pub file: String,
-    /// 1-based line number.
+    /// 1-based line number; 0 when the diagnostic is about the whole file.
     pub line: usize,
     /// The full text of the line the span points into (without newline).
     pub source_line: String,
@@ -60,6 +60,17 @@ impl Diagnostic {
     /// Render with file:line:col, the source line and a caret line.
     pub fn render(&self) -> String {
         let mut out = String::new();
+        if self.line == 0 {
+            // About the whole file (no line to point at).
+            out.push_str(&format!(
+                "{}: error[{}]: {}\n",
+                self.file, self.code, self.message
+            ));
+            if let Some(help) = &self.help {
+                out.push_str(&format!("  = help: {help}\n"));
+            }
+            return out;
+        }
         let col = self.col();
         out.push_str(&format!(
             "{}:{}:{}: error[{}]: {}\n",
@@ -130,6 +141,23 @@ pub fn plain_error(file: &str, message: impl fmt::Display) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn render_of_a_whole_file_has_no_line() {
+        let d = Diagnostic {
+            code: "E0002",
+            message: "too big".into(),
+            help: Some("split it".into()),
+            file: "q.txt".into(),
+            line: 0,
+            source_line: String::new(),
+            span: Span::point(0),
+        };
+        assert_eq!(
+            d.render(),
+            "q.txt: error[E0002]: too big\n  = help: split it\n"
+        );
+    }
 
     #[test]
     fn render_points_caret_at_span() {

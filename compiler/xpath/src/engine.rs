@@ -269,23 +269,39 @@ pub struct XpathHw {
     pub bytes_per_clock: u32,
 }
 
-/// Why a design with namespace-aware names cannot be built in RTL (yet),
-/// if it cannot.
-fn ns_hw_refusal(opts: &XpathHwOptions) -> Option<String> {
-    if opts.bytes_per_clock > 1 {
-        return Some(format!(
-            "namespace-aware names are resolved in hardware at one byte per clock; \
-             this design takes {} (--bytes-per-clock)",
-            opts.bytes_per_clock
-        ));
+/// An option that keeps a design with namespace-aware names out of RTL:
+/// its design-file key (`--` and the key with `-` for `_` on the command
+/// line), its value and why.
+pub struct NsHwRefusal {
+    pub key: &'static str,
+    pub value: u32,
+    pub why: String,
+}
+
+/// Why a design with namespace-aware names cannot be built in RTL (yet)
+/// with these options, if it cannot. The CLI and design files ask before
+/// reading the queries; [`build_xpath_hw`] refuses too (`E0398`).
+pub fn ns_hw_refusal(bytes_per_clock: u32, attr_name_bytes: u32) -> Option<NsHwRefusal> {
+    if bytes_per_clock > 1 {
+        return Some(NsHwRefusal {
+            key: "bytes_per_clock",
+            value: bytes_per_clock,
+            why: format!(
+                "namespace-aware names (the default) are resolved in hardware at one byte \
+                 per clock; this design takes {bytes_per_clock}"
+            ),
+        });
     }
     let min = crate::emit::ns::MIN_ATTR_NAME_BYTES;
-    if opts.xml.attr_name_bytes < min {
-        return Some(format!(
-            "the namespace unit needs attribute names of at least {min} bytes \
-             (--attr-name-bytes {}): its prefixes are 6 bytes shorter",
-            opts.xml.attr_name_bytes
-        ));
+    if attr_name_bytes < min {
+        return Some(NsHwRefusal {
+            key: "attr_name_bytes",
+            value: attr_name_bytes,
+            why: format!(
+                "the namespace unit needs attribute names of at least {min} bytes (this \
+                 design keeps {attr_name_bytes}): its prefixes are 6 bytes shorter"
+            ),
+        });
     }
     None
 }
@@ -300,10 +316,10 @@ pub fn build_xpath_hw(
     let ns = match design.namespaces {
         Namespaces::Raw => None,
         Namespaces::Xpath => {
-            if let Some(why) = ns_hw_refusal(opts) {
+            if let Some(r) = ns_hw_refusal(opts.bytes_per_clock, opts.xml.attr_name_bytes) {
                 return Err(vec![Diagnostic {
                     code: "E0398",
-                    message: why,
+                    message: r.why,
                     help: Some("compile with `--namespaces raw` to compare names as bytes".into()),
                     file: file.to_string(),
                     line: 0,
@@ -436,6 +452,10 @@ pub fn xpath_project_spec(
             "namespaces": if ns.is_some() { "xpath" } else { "raw" },
             "ns_prefixes": ns.map(|l| l.prefixes),
             "ns_bindings": ns.map(|l| l.bindings),
+            // The prefixes the query texts below are read with.
+            "ns": (hw.queries.bindings.iter())
+                .map(|(p, u)| (p.clone(), json!(u)))
+                .collect::<serde_json::Map<_, _>>(),
             "namespace_uris": ns.map(|_| {
                 crate::emit::ns::design_uris(&hw.stack)
                     .iter()
@@ -698,7 +718,7 @@ pub fn from_design(
     let queries = f.input("queries");
     let mode = f.choice("mode", d.mode, &MODES);
     let ordered = f.flag("ordered", d.ordered);
-    let names = f.choice("namespaces", Namespaces::Raw, &NAMESPACE_MODES);
+    let names = f.choice("namespaces", Namespaces::Xpath, &NAMESPACE_MODES);
     let ns = NsOptions::new(names, &f.strings("ns")).unwrap_or_else(|e| {
         f.reject("ns", format!("`ns`: {e}"), None);
         NsOptions::raw()
@@ -767,6 +787,12 @@ pub fn from_design(
     };
     if let Some(e) = disabled_pass_error(&passes) {
         f.reject("disable_pass", format!("`disable_pass`: {e}"), None);
+    }
+    if names == Namespaces::Xpath {
+        if let Some(r) = ns_hw_refusal(bytes_per_clock, attr_name_bytes) {
+            let help = "add `namespaces: raw` to compare names as bytes".to_string();
+            f.reject(r.key, format!("`{}`: {}", r.key, r.why), Some(help));
+        }
     }
     f.finish().map_err(|d| Failure::diagnostics(&d))?;
     let queries = queries.expect("finish reports a missing or bad `queries`");

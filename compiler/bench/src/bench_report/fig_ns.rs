@@ -56,7 +56,7 @@ pub fn fig_h(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
         "h",
         format!(
             "Namespace-aware names in hardware: each design compiled with `--namespaces raw` \
-             (names compared as bytes) and with `--namespaces xpath` (the namespace unit \
+             (names compared as bytes) and with `--namespaces xpath`, the default (the namespace unit \
              `qrtl_ns` between the parser and the clusters: default capacities, 8 prefixes and \
              16 declarations; the clusters decode local names and test each element's \
              namespace class), default options otherwise, synthesized for area with \
@@ -84,18 +84,16 @@ pub fn fig_h(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
         // (LUT-eq, Fmax) under raw names, then namespace-aware.
         let mut pair = Vec::new();
         for names in [Namespaces::Raw, Namespaces::Xpath] {
-            let (tag, flags, ns) = match names {
-                Namespaces::Raw => ("raw", " --namespaces raw".to_string(), NsOptions::raw()),
+            let (tag, ns) = match names {
+                Namespaces::Raw => ("raw", NsOptions::raw()),
                 Namespaces::Xpath => (
                     "xpath",
-                    format!(" --namespaces xpath --ns n={URI}"),
                     NsOptions::new(Namespaces::Xpath, &[format!("n={URI}")])
                         .map_err(|e| e.to_string())?,
                 ),
             };
             let name = format!("h-{k}-{tag}");
-            let p =
-                xpath_project_with(&name, &file, &text, &XpathHwOptions::default(), &flags, &ns)?;
+            let p = xpath_project_with(&name, &file, &text, &XpathHwOptions::default(), "", &ns)?;
             f.commands.push(format!(
                 "{} && {} && {}",
                 p.compile_cmd,

@@ -159,7 +159,8 @@ pub fn fig_g(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
     let sets = doc_sets(o)?;
     let mut f = figure(
         "g",
-        "Multi-byte input: `qrtl xpath compile --bytes-per-clock B` (default options otherwise), \
+        "Multi-byte input: `qrtl xpath compile --bytes-per-clock B --namespaces raw` (default \
+         options otherwise), \
          synthesized for area with `synth_xilinx -family xc6v` and for Fmax with `synth_ecp5` + \
          nextpnr-ecp5 (LFE5U-85F, CABGA381, speed 6; median over the seeds). Designs: the \
          parser with one query (`//a`: the front end, the parser and a one-column cluster), and \

@@ -444,6 +444,10 @@ pub struct Design {
     /// How names compare; under `Xpath`, `tags` and `attrs` hold expanded
     /// names (see [`Namespaces`]).
     pub namespaces: Namespaces,
+    /// The prefixes the queries were read with (`--ns` and the file's
+    /// declarations; `xml`, always bound, left out), sorted: what a
+    /// reader of the query texts needs to give them the same meaning.
+    pub bindings: Vec<(String, String)>,
     cond_index: HashMap<CondKind, CondId>,
     counter_index: HashMap<Counter, CounterId>,
 }

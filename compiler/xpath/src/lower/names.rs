@@ -214,6 +214,16 @@ impl NsContext {
         self.map.get(prefix).map(String::as_str)
     }
 
+    /// The bindings but `xml`'s, sorted by prefix.
+    pub fn bindings(&self) -> Vec<(String, String)> {
+        let mut v: Vec<(String, String)> = (self.map.iter())
+            .filter(|(p, _)| *p != "xml")
+            .map(|(p, u)| (p.clone(), u.clone()))
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
     /// The bound prefixes, sorted (for error messages).
     pub fn prefixes(&self) -> Vec<&str> {
         let mut v: Vec<&str> = self.map.keys().map(String::as_str).collect();

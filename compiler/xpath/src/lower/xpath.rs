@@ -82,6 +82,7 @@ fn lower_with(
 ) -> Result<Design, Vec<Diagnostic>> {
     let mut design = Design::default();
     design.namespaces = ns.mode;
+    design.bindings = ns.bindings();
     let mut errors = Vec::new();
     let mut seen: HashMap<String, PartId> = HashMap::default();
     for q in queries {
