@@ -127,13 +127,14 @@ pub struct HwOpts {
           value_parser = clap::builder::PossibleValuesParser::new(["1", "2", "4", "8"])
               .map(|s| s.parse::<u32>().expect("a listed value")))]
     bytes_per_clock: u32,
-    /// With `--namespaces xpath` only: prefixes the namespace unit holds at
-    /// once (bound in scope, or used by the start tag being read); a
-    /// document needing more is flagged `attr_limit` [default: 8]
+    /// Prefixes the namespace unit holds at once: bound in scope, or used
+    /// by the start tag being read (not with `--namespaces raw`, which has
+    /// no unit); a document needing more is flagged `attr_limit`
+    /// [default: 8]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
     ns_prefixes: Option<u32>,
-    /// With `--namespaces xpath` only: namespace declarations in scope the
-    /// unit holds; a document needing more is flagged `attr_limit`
+    /// Namespace declarations in scope the namespace unit holds (not with
+    /// `--namespaces raw`); a document needing more is flagged `attr_limit`
     /// [default: 16]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
     ns_bindings: Option<u32>,
