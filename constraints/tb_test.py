@@ -9,8 +9,8 @@ manifest.json (the queries or patterns, the options): the scoreboard.
 Stimulus: the files in $QRTL_TB_INPUTS (XML documents, trajectory CSV
 files with `id,time,region` rows, or Golomb-Rice streams, as the project's
 engine takes), then $QRTL_TB_COUNT inputs generated from the manifest with
-the seed $QRTL_TB_SEED (documents over the queries' names and values, some
-cut short or with a wrong close tag; trajectories over the region
+the seed $QRTL_TB_SEED (documents over the queries' names, prefixes and
+values, some cut short or with a wrong close tag; trajectories over the region
 dictionary; streams of random integers). $QRTL_TB_PAUSE: percent of cycles
 each side pauses.
 """
@@ -74,14 +74,27 @@ class XPathBench:
         unquoted = re.sub(r'"[^"]*"', "", text)
         self.names = sorted(set(re.findall(r"[A-Za-z_][\w.-]*", unquoted)) - {"text"}) or ["a"]
         self.values = sorted(set(re.findall(r'"([^"]*)"', text))) or ["v"]
+        # The queries' prefixes (namespace-aware designs): the root declares
+        # them and names take them at random, so prefixed tests can match.
+        self.prefixes = sorted(p["ns"]) if p["namespaces"] == "xpath" else []
         self.rng = rng
+
+    def name(self) -> str:
+        """A name of the queries, prefixed half the time if any prefix is bound."""
+        name = self.rng.choice(self.names)
+        if self.prefixes and self.rng.random() < 0.5:
+            name = f"{self.rng.choice(self.prefixes)}:{name}"
+        return name
 
     def element(self, depth: int, out: list) -> None:
         rng = self.rng
-        tag = rng.choice(self.names)
+        tag = self.name()
         attr = ""
+        if depth == 1:
+            ns = MANIFEST["parameters"]["ns"]
+            attr = "".join(f' xmlns:{p}="{ns[p]}"' for p in self.prefixes)
         if rng.random() < 0.4:
-            attr = f' {rng.choice(self.names)}="{rng.choice(self.values)}"'
+            attr += f' {self.name()}="{rng.choice(self.values)}"'
         out.append(f"<{tag}{attr}>")
         for _ in range(rng.randint(0, 3) if depth < 6 else 0):
             if rng.random() < 0.3:

@@ -16,6 +16,7 @@ from conftest import REPO
 Q = REPO / "queries"
 PROJECTS = {
     "xpath": ["xpath", "compile", Q / "xpath" / "news-paths.txt"],
+    "xpath-ns": ["xpath", "compile", Q / "xpath" / "atom.txt"],
     "xpath-4-bytes": ["xpath", "compile", Q / "xpath" / "news.txt", "--bytes-per-clock", "4", "--namespaces", "raw"],
     "track": ["track", "compile", Q / "track" / "patterns.txt", "--regions", Q / "track" / "regions.yaml"],
     "rice": ["rice", "compile", "--k", "3", "--width", "32", "--value-bits", "16"],
