@@ -57,20 +57,25 @@ impl Diagnostic {
             + 1
     }
 
-    /// Render with file:line:col, the source line and a caret line.
+    /// Render with file:line:col, the source line and a caret line (just
+    /// the file when the diagnostic is about the whole file), then the help.
     pub fn render(&self) -> String {
-        let mut out = String::new();
-        if self.line == 0 {
-            // About the whole file (no line to point at).
-            out.push_str(&format!(
-                "{}: error[{}]: {}\n",
-                self.file, self.code, self.message
-            ));
-            if let Some(help) = &self.help {
-                out.push_str(&format!("  = help: {help}\n"));
-            }
-            return out;
+        let (mut out, pad) = if self.line == 0 {
+            let head = format!("{}: error[{}]: {}\n", self.file, self.code, self.message);
+            (head, " ".to_string())
+        } else {
+            self.render_at_line()
+        };
+        if let Some(help) = &self.help {
+            out.push_str(&format!("{pad} = help: {help}\n"));
         }
+        out
+    }
+
+    /// The file:line:col head, the source line and its caret line; and the
+    /// gutter's padding.
+    fn render_at_line(&self) -> (String, String) {
+        let mut out = String::new();
         let col = self.col();
         out.push_str(&format!(
             "{}:{}:{}: error[{}]: {}\n",
@@ -97,10 +102,7 @@ impl Diagnostic {
             " ".repeat(col - 1),
             "^".repeat(width)
         ));
-        if let Some(help) = &self.help {
-            out.push_str(&format!("{pad} = help: {help}\n"));
-        }
-        out
+        (out, pad)
     }
 }
 
