@@ -11,6 +11,7 @@
 
 use super::values::vcmp_module;
 use crate::ir::stacks::StackDesign;
+pub use crate::ir::xpath::{clark_local, clark_uri};
 use crate::ir::xpath::{CmpOp, Compare, CondKind, Value};
 use crate::xml::ns::{declarable_prefix_bytes, NsLimits, XMLNS_NAMESPACE, XML_NAMESPACE};
 use askama::Template;
@@ -51,22 +52,6 @@ fn attr_uris(d: &StackDesign) -> impl Iterator<Item = &[u8]> {
 /// slot's namespace.
 pub fn has_attr_namespaces(d: &StackDesign) -> bool {
     attr_uris(d).next().is_some()
-}
-
-/// The URI of a name in Clark notation (`{URI}local`), if it has one.
-pub fn clark_uri(name: &[u8]) -> Option<&[u8]> {
-    let rest = name.strip_prefix(b"{")?;
-    let end = rest.iter().position(|&b| b == b'}')?;
-    Some(&rest[..end])
-}
-
-/// The local part of a name in Clark notation (the name itself if it has
-/// no namespace).
-pub fn clark_local(name: &[u8]) -> &[u8] {
-    match clark_uri(name) {
-        Some(u) => &name[u.len() + 2..],
-        None => name,
-    }
 }
 
 /// Class of `uri` among `uris` (1-based), as `o_ns_cls` reports it.

@@ -394,6 +394,22 @@ impl Namespaces {
     }
 }
 
+/// The URI of a name in Clark notation (`{URI}local`), if it has one.
+pub fn clark_uri(name: &[u8]) -> Option<&[u8]> {
+    let rest = name.strip_prefix(b"{")?;
+    let end = rest.iter().position(|&b| b == b'}')?;
+    Some(&rest[..end])
+}
+
+/// The local part of a name in Clark notation (the name itself if it has
+/// no namespace).
+pub fn clark_local(name: &[u8]) -> &[u8] {
+    match clark_uri(name) {
+        Some(u) => &name[u.len() + 2..],
+        None => name,
+    }
+}
+
 /// How twigs are matched (SPEC §3.1, dissertation ch. 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Mode {

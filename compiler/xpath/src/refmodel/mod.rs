@@ -6,6 +6,7 @@
 mod engine;
 mod program;
 mod rows;
+pub mod generic;
 pub mod stacks;
 #[cfg(test)]
 mod tests;

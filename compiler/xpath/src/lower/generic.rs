@@ -1,0 +1,755 @@
+//! `qrtl xpath configure`: an XPath design (after its passes) lowered onto
+//! the slots of a programmable design ([`crate::ir::generic`]), or refused
+//! with the resource that does not fit and the amounts.
+//!
+//! 1. **Units.** Tags, attribute names and namespace URIs become decoder
+//!    entries; every open- or close-time condition but a position becomes
+//!    a comparator, every position a positional unit (its counter's test
+//!    and guard, and its comparison), in counter order so a guard reads
+//!    earlier units only.
+//! 2. **Query trees.** The steps of each part down to its pop root (all of
+//!    a plain path) are merged with every other part's in one trie keyed
+//!    by (parent, axis, test, open conditions): prefix merging. A twig
+//!    part's pop-root subtree gets nodes of its own, each with a pop.
+//! 3. **Layout.** Trees are laid out depth-first, smaller subtrees first
+//!    (a node's later children then stay near it), filling clusters in
+//!    order. A slot must reach its parent within the window in its own
+//!    cluster; when it cannot, the parent's chain of ancestors (steps
+//!    without pops) is *copied* next to it: a copy fires exactly when the
+//!    original does. A pop cannot be copied (its children report to it),
+//!    so a twig's subtree is kept in one cluster and its children must lie
+//!    within the window. A cluster also ends when its condition lanes are
+//!    used up.
+
+use crate::ir::generic::{
+    Bit, ClusterConfig, Config, Counter, FlagRef, Link, Name, Pop, Shape, Slot, Unit,
+};
+use crate::ir::xpath::{
+    clark_local, clark_uri, Axis, CondId, CondKind, Design, NodeId, SiblingOrder, TagId, Test,
+};
+use rustc_hash::FxHashMap as HashMap;
+use std::fmt;
+
+/// Why a query set was not configured.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConfigureError {
+    /// The design's sizes are not buildable.
+    Shape(String),
+    /// The queries read names one way and the design the other.
+    Namespaces { design: &'static str, queries: &'static str },
+    /// A resource is too small: what, how much the set needs, how much the
+    /// design has, and (where one query or cluster decides it) which.
+    DoesNotFit {
+        resource: &'static str,
+        needs: usize,
+        has: usize,
+        detail: String,
+    },
+}
+
+impl fmt::Display for ConfigureError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigureError::Shape(why) => f.write_str(why),
+            ConfigureError::Namespaces { design, queries } => write!(
+                f,
+                "the design compares names as `--namespaces {design}`, the queries were read with `--namespaces {queries}`"
+            ),
+            ConfigureError::DoesNotFit {
+                resource,
+                needs,
+                has,
+                detail,
+            } => {
+                write!(f, "needs {needs} {resource}; the design has {has}")?;
+                if !detail.is_empty() {
+                    write!(f, " ({detail})")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+fn does_not_fit(resource: &'static str, needs: usize, has: usize, detail: String) -> ConfigureError {
+    ConfigureError::DoesNotFit {
+        resource,
+        needs,
+        has,
+        detail,
+    }
+}
+
+/// Lower `design` onto `shape`.
+pub fn configure(design: &Design, shape: &Shape) -> Result<Config, ConfigureError> {
+    shape.check().map_err(ConfigureError::Shape)?;
+    if design.namespaces != shape.namespaces {
+        return Err(ConfigureError::Namespaces {
+            design: shape.namespaces.as_str(),
+            queries: design.namespaces.as_str(),
+        });
+    }
+    let mut units = Units::new(design, shape);
+    units.build()?;
+    let trie = Trie::build(design, &units);
+    let mut layout = Layout::new(shape, &trie);
+    for &root in &trie.roots {
+        layout.tree(root)?;
+    }
+    let clusters = layout.finish()?;
+    let queries = design
+        .queries
+        .iter()
+        .map(|q| {
+            q.parts
+                .iter()
+                .map(|p| layout.home[trie.part_flag[p.index()]].expect("every node is placed"))
+                .collect()
+        })
+        .collect();
+    Ok(Config {
+        shape: *shape,
+        uris: units.uris,
+        tags: units.tags,
+        comparators: units.comparators,
+        counters: units.counters,
+        order: design.order,
+        clusters,
+        queries,
+        texts: design
+            .queries
+            .iter()
+            .map(|q| (q.line, q.text.clone()))
+            .collect(),
+        copies: layout.copies,
+    })
+}
+
+/// Step 1: decoder entries and condition units.
+struct Units<'a> {
+    design: &'a Design,
+    shape: &'a Shape,
+    uris: Vec<Vec<u8>>,
+    tags: Vec<Name>,
+    tag_code: HashMap<TagId, u32>,
+    comparators: Vec<Unit>,
+    counters: Vec<Counter>,
+    /// Per design condition, its bit.
+    bits: Vec<Option<Bit>>,
+}
+
+impl<'a> Units<'a> {
+    fn new(design: &'a Design, shape: &'a Shape) -> Units<'a> {
+        Units {
+            design,
+            shape,
+            uris: Vec::new(),
+            tags: Vec::new(),
+            tag_code: HashMap::default(),
+            comparators: Vec::new(),
+            counters: Vec::new(),
+            bits: vec![None; design.conds.len()],
+        }
+    }
+
+    fn uri(&mut self, uri: &[u8]) -> Result<u32, ConfigureError> {
+        if let Some(i) = self.uris.iter().position(|u| u == uri) {
+            return Ok(i as u32);
+        }
+        if uri.len() > self.shape.uri_bytes {
+            return Err(does_not_fit(
+                "bytes of namespace URI",
+                uri.len(),
+                self.shape.uri_bytes,
+                String::from_utf8_lossy(uri).into_owned(),
+            ));
+        }
+        self.uris.push(uri.to_vec());
+        Ok(self.uris.len() as u32 - 1)
+    }
+
+    /// A design name (Clark notation under namespace-aware names) as the
+    /// decoder compares it.
+    fn name(&mut self, name: &[u8]) -> Result<Name, ConfigureError> {
+        let local = clark_local(name);
+        if local.len() > self.shape.tag_bytes {
+            return Err(does_not_fit(
+                "bytes of name",
+                local.len(),
+                self.shape.tag_bytes,
+                String::from_utf8_lossy(name).into_owned(),
+            ));
+        }
+        let uri = clark_uri(name).map(|u| self.uri(u)).transpose()?;
+        Ok(Name {
+            uri,
+            local: local.to_vec(),
+        })
+    }
+
+    fn tag(&mut self, test: Test) -> Result<Option<u32>, ConfigureError> {
+        let Test::Tag(t) = test else { return Ok(None) };
+        if let Some(&c) = self.tag_code.get(&t) {
+            return Ok(Some(c));
+        }
+        let name = self.name(self.design.tags.name(t))?;
+        self.tags.push(name);
+        let code = self.tags.len() as u32;
+        self.tag_code.insert(t, code);
+        Ok(Some(code))
+    }
+
+    fn literal(&self, c: &crate::ir::xpath::Compare) -> Result<(), ConfigureError> {
+        if let crate::ir::xpath::Value::Str(s) = &c.value {
+            if s.len() > self.shape.literal_bytes {
+                return Err(does_not_fit(
+                    "bytes of literal",
+                    s.len(),
+                    self.shape.literal_bytes,
+                    String::from_utf8_lossy(s).into_owned(),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn build(&mut self) -> Result<(), ConfigureError> {
+        let d = self.design;
+        for n in &d.nodes {
+            self.tag(n.test)?;
+        }
+        for (i, c) in d.conds.iter().enumerate() {
+            let unit = match c {
+                CondKind::AttrExists(a) => Unit::AttrExists(self.name(d.attrs.name(*a))?),
+                CondKind::AttrCmp(a, cmp) => {
+                    self.literal(cmp)?;
+                    Unit::AttrCmp(self.name(d.attrs.name(*a))?, cmp.clone())
+                }
+                CondKind::TextExists => Unit::TextExists,
+                CondKind::TextCmp(cmp) => {
+                    self.literal(cmp)?;
+                    Unit::TextCmp(cmp.clone())
+                }
+                CondKind::InNamespace(uri) => Unit::InNamespace(self.uri(uri)?),
+                CondKind::Position { .. } => continue,
+            };
+            self.bits[i] = Some(Bit::Comparator(self.comparators.len() as u32));
+            self.comparators.push(unit);
+        }
+        // Positional units in counter order: a guard reads earlier ones.
+        for (k, counter) in d.counters.iter().enumerate() {
+            let test = self.tag(counter.test)?;
+            let guard: Vec<Bit> = counter
+                .guard
+                .iter()
+                .map(|g| self.bits[g.index()].expect("guards read earlier conditions"))
+                .collect();
+            for (i, c) in d.conds.iter().enumerate() {
+                if let CondKind::Position { counter, op, value } = c {
+                    if counter.index() == k {
+                        self.bits[i] = Some(Bit::Counter(self.counters.len() as u32));
+                        self.counters.push(Counter {
+                            test,
+                            guard: guard.clone(),
+                            op: *op,
+                            value: f64::from_bits(*value),
+                        });
+                    }
+                }
+            }
+        }
+        let s = self.shape;
+        let checks = [
+            ("tag entries", self.tags.len(), s.tags),
+            ("namespace URIs", self.uris.len(), s.uris),
+            ("comparators", self.comparators.len(), s.comparators),
+            ("positional counters", self.counters.len(), s.counters),
+        ];
+        for (what, needs, has) in checks {
+            if needs > has {
+                return Err(does_not_fit(what, needs, has, String::new()));
+            }
+        }
+        Ok(())
+    }
+
+    fn bits_of(&self, conds: &[CondId]) -> Vec<Bit> {
+        let mut out: Vec<Bit> = conds
+            .iter()
+            .map(|c| self.bits[c.index()].expect("every condition has a bit"))
+            .collect();
+        out.sort_unstable();
+        out
+    }
+}
+
+/// A node of the merged query trees.
+struct TNode {
+    parent: Option<usize>,
+    axis: Axis,
+    tag: Option<u32>,
+    open: Vec<Bit>,
+    children: Vec<usize>,
+    pop: Option<TPop>,
+    flag: bool,
+    /// Slots of its subtree (without copies).
+    size: usize,
+}
+
+struct TPop {
+    axis: Axis,
+    close: Vec<Bit>,
+    to_parent: bool,
+    /// `--ordered`: the previous sibling's node.
+    prev: Option<usize>,
+}
+
+/// Step 2: the query trees, prefixes merged.
+struct Trie {
+    nodes: Vec<TNode>,
+    roots: Vec<usize>,
+    /// Per design part, the node holding its flag.
+    part_flag: Vec<usize>,
+}
+
+type TrieKey = (Option<usize>, Axis, Option<u32>, Vec<Bit>);
+
+impl Trie {
+    fn build(design: &Design, units: &Units) -> Trie {
+        let mut t = Trie {
+            nodes: Vec::new(),
+            roots: Vec::new(),
+            part_flag: Vec::with_capacity(design.parts.len()),
+        };
+        let mut index: HashMap<TrieKey, usize> = HashMap::default();
+        for part in &design.parts {
+            let pop_root = part.pop_root(design);
+            let mut at = None;
+            let mut n = Some(part.root);
+            while let Some(id) = n.filter(|&id| Some(id) != pop_root) {
+                let node = design.node(id);
+                let key = (
+                    at,
+                    node.axis,
+                    units.tag_code.get(&tag_of(node.test)).copied(),
+                    units.bits_of(&node.open_conds),
+                );
+                let next = match index.get(&key) {
+                    Some(&i) => i,
+                    None => {
+                        let i = t.add(at, node.axis, key.2, key.3.clone(), None);
+                        index.insert(key, i);
+                        i
+                    }
+                };
+                at = Some(next);
+                n = node.children.first().copied();
+            }
+            let flag = match pop_root {
+                None => at.expect("a part has a node"),
+                Some(r) => t.twig(design, units, r, at, None),
+            };
+            t.nodes[flag].flag = true;
+            t.part_flag.push(flag);
+        }
+        for i in (0..t.nodes.len()).rev() {
+            t.nodes[i].size += 1;
+            if let Some(p) = t.nodes[i].parent {
+                t.nodes[p].size += t.nodes[i].size;
+            }
+        }
+        t
+    }
+
+    fn add(
+        &mut self,
+        parent: Option<usize>,
+        axis: Axis,
+        tag: Option<u32>,
+        open: Vec<Bit>,
+        pop: Option<TPop>,
+    ) -> usize {
+        let i = self.nodes.len();
+        self.nodes.push(TNode {
+            parent,
+            axis,
+            tag,
+            open,
+            children: Vec::new(),
+            pop,
+            flag: false,
+            size: 0,
+        });
+        match parent {
+            Some(p) => self.nodes[p].children.push(i),
+            None => self.roots.push(i),
+        }
+        i
+    }
+
+    /// The pop subtree of design node `n` under trie node `at`; `prev`:
+    /// its previous sibling's trie node under `--ordered`.
+    fn twig(
+        &mut self,
+        design: &Design,
+        units: &Units,
+        n: NodeId,
+        at: Option<usize>,
+        prev: Option<usize>,
+    ) -> usize {
+        let node = design.node(n);
+        let is_root = at.is_none_or(|a| self.nodes[a].pop.is_none());
+        let pop = TPop {
+            axis: node.axis,
+            close: units.bits_of(&node.close_conds),
+            to_parent: !is_root,
+            prev,
+        };
+        let tag = units.tag_code.get(&tag_of(node.test)).copied();
+        let me = self.add(at, node.axis, tag, units.bits_of(&node.open_conds), Some(pop));
+        let mut prev = None;
+        for &c in &node.children {
+            let child = self.twig(design, units, c, Some(me), prev);
+            if design.order == SiblingOrder::Ordered {
+                prev = Some(child);
+            }
+        }
+        me
+    }
+}
+
+fn tag_of(test: Test) -> TagId {
+    match test {
+        Test::Tag(t) => t,
+        Test::Any => TagId(u32::MAX),
+    }
+}
+
+/// Step 3: slots in clusters.
+struct Layout<'a> {
+    shape: &'a Shape,
+    trie: &'a Trie,
+    /// Every cluster laid out so far (more than the design has when the set
+    /// does not fit: the count is the refusal's figure).
+    clusters: Vec<Vec<(Slot, Vec<Bit>)>>,
+    lanes: Vec<Vec<Bit>>,
+    /// Per trie node, the slot representing it now (a copy after one is
+    /// made) and where it was first placed (its flag and pop).
+    rep: Vec<Option<FlagRef>>,
+    home: Vec<Option<FlagRef>>,
+    copies: usize,
+}
+
+impl<'a> Layout<'a> {
+    fn new(shape: &'a Shape, trie: &'a Trie) -> Layout<'a> {
+        Layout {
+            shape,
+            trie,
+            clusters: vec![Vec::new()],
+            lanes: vec![Vec::new()],
+            rep: vec![None; trie.nodes.len()],
+            home: vec![None; trie.nodes.len()],
+            copies: 0,
+        }
+    }
+
+    fn cur(&self) -> u32 {
+        self.clusters.len() as u32 - 1
+    }
+
+    fn room(&self) -> usize {
+        self.shape.cluster_size - self.clusters.last().expect("a cluster").len()
+    }
+
+    /// Lanes the current cluster would need with `bits` added.
+    fn lanes_with(&self, bits: &[Bit]) -> usize {
+        let lanes = self.lanes.last().expect("a cluster");
+        lanes.len() + bits.iter().filter(|b| !lanes.contains(b)).count()
+    }
+
+    fn new_cluster(&mut self) {
+        self.clusters.push(Vec::new());
+        self.lanes.push(Vec::new());
+    }
+
+    /// Start a new cluster unless this one has room for `slots` slots
+    /// with lanes for `bits`, after the copies of the ancestors from
+    /// `parent` up that it cannot reach; refused when a fresh cluster has
+    /// no room either.
+    fn make_room(
+        &mut self,
+        parent: Option<usize>,
+        slots: usize,
+        bits: &[Bit],
+    ) -> Result<(), ConfigureError> {
+        for fresh in [false, true] {
+            let (chain, mut all) = self.unreached_chain(parent);
+            all.extend(bits);
+            all.sort_unstable();
+            all.dedup();
+            let lanes = self.lanes_with(&all);
+            if self.room() >= slots + chain && lanes <= self.shape.lanes {
+                return Ok(());
+            }
+            if fresh {
+                let (resource, needs, has) = if lanes > self.shape.lanes {
+                    ("condition lanes in one cluster", lanes, self.shape.lanes)
+                } else {
+                    ("columns in one cluster", slots + chain, self.shape.cluster_size)
+                };
+                return Err(does_not_fit(
+                    resource,
+                    needs,
+                    has,
+                    "for one query tree: a twig and the steps above it stay in one cluster".into(),
+                ));
+            }
+            self.new_cluster();
+        }
+        unreachable!("the fresh cluster either fits or refuses")
+    }
+
+    /// How far back `r` is from the next slot, if a link can reach it.
+    fn reach(&self, r: Option<FlagRef>) -> Option<u32> {
+        let (c, s) = r?;
+        let next = self.clusters.last().expect("a cluster").len() as u32;
+        (c == self.cur() && next - s <= self.shape.window as u32).then_some(next - s)
+    }
+
+    fn tree(&mut self, n: usize) -> Result<(), ConfigureError> {
+        let t = self.trie;
+        let node = &t.nodes[n];
+        // A twig's subtree goes into one cluster, reserved at its root.
+        if node.pop.as_ref().is_none_or(|p| !p.to_parent) {
+            let (slots, bits) = match node.pop {
+                Some(_) => (node.size, subtree_bits(t, n)),
+                None => (1, node.open.clone()),
+            };
+            self.make_room(node.parent, slots, &bits)?;
+        }
+        let link = self.link_of(n)?;
+        let at = self.place(n, link);
+        self.home[n] = Some(at);
+        let mut kids = node.children.clone();
+        kids.sort_by_key(|&k| t.nodes[k].size);
+        for k in kids {
+            self.tree(k)?;
+        }
+        Ok(())
+    }
+
+    /// The ancestors from `parent` up that the next slot cannot reach
+    /// (they would be copied) and the condition bits of those copies.
+    fn unreached_chain(&self, parent: Option<usize>) -> (usize, Vec<Bit>) {
+        let mut n = 0;
+        let mut bits = Vec::new();
+        let mut p = parent;
+        while let Some(i) = p {
+            if self.reach(self.rep[i]).is_some() {
+                break;
+            }
+            n += 1;
+            bits.extend(&self.trie.nodes[i].open);
+            p = self.trie.nodes[i].parent;
+        }
+        (n, bits)
+    }
+
+    /// The link of node `n`, copying its ancestors into this cluster when
+    /// its parent is out of reach.
+    fn link_of(&mut self, n: usize) -> Result<Link, ConfigureError> {
+        let node = &self.trie.nodes[n];
+        let Some(parent) = node.parent else {
+            return Ok(Link::Root(node.axis));
+        };
+        if self.reach(self.rep[parent]).is_none() {
+            if self.trie.nodes[parent].pop.is_some() {
+                return Err(does_not_fit(
+                    "window places between a twig step and its child",
+                    self.clusters.last().expect("a cluster").len()
+                        - self.rep[parent].expect("placed").1 as usize,
+                    self.shape.window,
+                    "a wider --window fits it".into(),
+                ));
+            }
+            self.copy(parent);
+        }
+        let back = self.reach(self.rep[parent]).expect("reached after copying");
+        Ok(Link::Parent {
+            back,
+            axis: node.axis,
+        })
+    }
+
+    /// A copy of pop-less node `n` (after copies of its ancestors out of
+    /// reach) at the next slot; `make_room` left room for the chain.
+    fn copy(&mut self, n: usize) {
+        let node = &self.trie.nodes[n];
+        let link = match node.parent {
+            None => Link::Root(node.axis),
+            Some(p) => {
+                if self.reach(self.rep[p]).is_none() {
+                    self.copy(p);
+                }
+                Link::Parent {
+                    back: self.reach(self.rep[p]).expect("reached after copying"),
+                    axis: node.axis,
+                }
+            }
+        };
+        let slot = Slot {
+            tag: node.tag,
+            link,
+            open_lanes: 0,
+            pop: None,
+            flag: false,
+        };
+        let at = self.push(slot, node.open.clone(), &[]);
+        self.rep[n] = Some(at);
+        self.copies += 1;
+    }
+
+    fn place(&mut self, n: usize, link: Link) -> FlagRef {
+        let node = &self.trie.nodes[n];
+        let slot = Slot {
+            tag: node.tag,
+            link,
+            open_lanes: 0,
+            pop: node.pop.as_ref().map(|p| Pop {
+                axis: p.axis,
+                close_lanes: 0,
+                to_parent: p.to_parent,
+                prev: None,
+            }),
+            flag: node.flag,
+        };
+        let close = node.pop.as_ref().map_or(&[][..], |p| &p.close[..]);
+        let at = self.push(slot, node.open.clone(), close);
+        self.rep[n] = Some(at);
+        at
+    }
+
+    /// Append `slot` (with its open-time bits; `close`: its pop's) to the
+    /// current cluster, taking lanes for bits it has none for.
+    fn push(&mut self, slot: Slot, open: Vec<Bit>, close: &[Bit]) -> FlagRef {
+        let lanes = self.lanes.last_mut().expect("a cluster");
+        for b in open.iter().chain(close) {
+            if !lanes.contains(b) {
+                lanes.push(*b);
+            }
+        }
+        let cl = self.clusters.last_mut().expect("a cluster");
+        cl.push((slot, open));
+        let at = cl.len() as u32 - 1;
+        (self.cur(), at)
+    }
+
+    /// Lanes, lane masks and `--ordered` links; the refusal if the slots
+    /// overflow the design.
+    fn finish(&mut self) -> Result<Vec<ClusterConfig>, ConfigureError> {
+        let used: usize = self.clusters.iter().map(|c| c.len()).sum();
+        if self.clusters.len() > self.shape.clusters() {
+            let needs = (self.clusters.len() - 1) * self.shape.cluster_size
+                + self.clusters.last().map_or(0, |c| c.len());
+            return Err(does_not_fit(
+                "columns",
+                needs,
+                self.shape.columns,
+                format!(
+                    "{used} slots in {} clusters of {}, {} of them copies",
+                    self.clusters.len(),
+                    self.shape.cluster_size,
+                    self.copies
+                ),
+            ));
+        }
+        let mut pops = Vec::new();
+        for (n, node) in self.trie.nodes.iter().enumerate() {
+            if let Some(p) = &node.pop {
+                pops.push((n, p));
+            }
+        }
+        let mut out: Vec<ClusterConfig> = Vec::new();
+        for (cl, lanes) in self.clusters.iter().zip(&self.lanes) {
+            let mut lanes = lanes.clone();
+            let mut slots = Vec::new();
+            for (slot, open) in cl {
+                let mut slot = *slot;
+                slot.open_lanes = lane_mask(&mut lanes, open);
+                slots.push(slot);
+            }
+            out.push(ClusterConfig { lanes, slots });
+        }
+        for (n, p) in pops {
+            let (c, s) = self.home[n].expect("placed");
+            let close_lanes = lane_mask(&mut out[c as usize].lanes, &p.close);
+            let prev = match p.prev {
+                None => None,
+                Some(q) => {
+                    let (qc, qs) = self.home[q].expect("placed");
+                    let d = qs as i64 - s as i64;
+                    if qc != c || d.unsigned_abs() as usize > self.shape.window {
+                        return Err(does_not_fit(
+                            "window places between ordered siblings",
+                            d.unsigned_abs() as usize,
+                            self.shape.window,
+                            String::new(),
+                        ));
+                    }
+                    Some(d as i32)
+                }
+            };
+            let pop = out[c as usize].slots[s as usize]
+                .pop
+                .as_mut()
+                .expect("a pop slot");
+            pop.close_lanes = close_lanes;
+            pop.prev = prev;
+        }
+        for (k, cl) in out.iter().enumerate() {
+            if cl.lanes.len() > self.shape.lanes {
+                return Err(does_not_fit(
+                    "condition lanes in one cluster",
+                    cl.lanes.len(),
+                    self.shape.lanes,
+                    format!("cluster {k}"),
+                ));
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn subtree_bits(t: &Trie, n: usize) -> Vec<Bit> {
+    let mut bits = Vec::new();
+    let mut stack = vec![n];
+    while let Some(i) = stack.pop() {
+        let node = &t.nodes[i];
+        bits.extend(&node.open);
+        if let Some(p) = &node.pop {
+            bits.extend(&p.close);
+        }
+        stack.extend(&node.children);
+    }
+    bits.sort_unstable();
+    bits.dedup();
+    bits
+}
+
+/// The mask of `bits` over `lanes`, adding lanes for new bits.
+fn lane_mask(lanes: &mut Vec<Bit>, bits: &[Bit]) -> u32 {
+    let mut mask = 0;
+    for b in bits {
+        let i = match lanes.iter().position(|l| l == b) {
+            Some(i) => i,
+            None => {
+                lanes.push(*b);
+                lanes.len() - 1
+            }
+        };
+        if i < 32 {
+            mask |= 1 << i;
+        }
+    }
+    mask
+}
