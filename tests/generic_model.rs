@@ -12,7 +12,7 @@ use common::{
     design_from_text, nitf_dir, nitf_docs, random_docs, random_queries, random_twig_queries,
     raw_design_from_text,
 };
-use qrtl_xpath::ir::generic::Shape;
+use qrtl_xpath::ir::generic::{Config, Shape};
 use qrtl_xpath::ir::xpath::{Design, Mode, Namespaces, SiblingOrder};
 use qrtl_xpath::lower::generic::{configure, ConfigureError};
 use qrtl_xpath::refmodel::generic::run_document;
@@ -26,7 +26,7 @@ fn roomy(namespaces: Namespaces) -> Shape {
         tags: 1024,
         comparators: 1024,
         counters: 64,
-        lanes: 32,
+        lanes: 12,
         literal_bytes: 64,
         ..Shape::with_columns(16384)
     }
@@ -43,7 +43,16 @@ fn cramped(namespaces: Namespaces) -> Shape {
 
 fn check(name: &str, design: &Design, shape: &Shape, docs: &[Vec<u8>]) {
     let xml = XmlConfig::with_max_depth(shape.max_depth);
-    let config = configure(design, shape).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let made = configure(design, shape).unwrap_or_else(|e| panic!("{name}: {e}"));
+    // The model runs what the design reads: the configuration stream.
+    let (mut config, id) = Config::from_words(shape, &made.words(7))
+        .unwrap_or_else(|e| panic!("{name}: the stream does not read back: {e}"));
+    config.copies = made.copies;
+    assert_eq!(id, 7, "{name}: the configuration id");
+    assert!(
+        config == made,
+        "{name}: the stream does not read back as written"
+    );
     let mut engine = Engine::new(
         design,
         EngineConfig {
@@ -75,12 +84,7 @@ fn nitf_text(suite: &str) -> String {
 #[test]
 fn nitf_suites_in_every_mode() {
     let docs = nitf_docs();
-    for suite in [
-        "simple_paths",
-        "simple_predicates",
-        "mixed",
-        "nested_paths",
-    ] {
+    for suite in ["simple_paths", "simple_predicates", "mixed", "nested_paths"] {
         let text = nitf_text(suite);
         for mode in [Mode::Holistic, Mode::Paths, Mode::Pairs] {
             let design = raw_design_from_text(suite, &text, mode);

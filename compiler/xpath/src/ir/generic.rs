@@ -37,6 +37,9 @@
 use super::xpath::{Axis, CmpOp, Compare, Namespaces, SiblingOrder};
 use std::fmt::{self, Write as _};
 
+/// Most condition lanes a cluster may have.
+pub const MAX_LANES: usize = 12;
+
 /// The sizes of a programmable design.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shape {
@@ -63,7 +66,8 @@ pub struct Shape {
     pub literal_bytes: usize,
     /// Positional units.
     pub counters: usize,
-    /// Condition lanes per cluster (at most 32).
+    /// Condition lanes per cluster (at most 12: a slot's two lane masks
+    /// and its links fit one 64-bit configuration word).
     pub lanes: usize,
     pub max_depth: u32,
     pub namespaces: Namespaces,
@@ -107,11 +111,14 @@ impl Shape {
         if !(1..=32).contains(&self.window) {
             return Err(format!("window {}: must be 1 to 32", self.window));
         }
-        if !(1..=32).contains(&self.lanes) {
-            return Err(format!("{} lanes: must be 1 to 32", self.lanes));
+        if !(1..=MAX_LANES).contains(&self.lanes) {
+            return Err(format!("{} lanes: must be 1 to {MAX_LANES}", self.lanes));
         }
-        if self.tag_bytes == 0 || self.literal_bytes == 0 {
-            return Err("names and literals need at least one byte".into());
+        if !(1..=255).contains(&self.tag_bytes) || self.literal_bytes == 0 {
+            return Err("names hold 1 to 255 bytes, literals at least one".into());
+        }
+        if self.tags > 0xFFFF || self.uris > 254 {
+            return Err("at most 65,535 tag entries and 254 namespace URIs".into());
         }
         Ok(())
     }
@@ -260,7 +267,10 @@ impl Config {
     fn name_text(&self, n: &Name) -> String {
         let local = String::from_utf8_lossy(&n.local);
         match n.uri {
-            Some(u) => format!("{{{}}}{local}", String::from_utf8_lossy(&self.uris[u as usize])),
+            Some(u) => format!(
+                "{{{}}}{local}",
+                String::from_utf8_lossy(&self.uris[u as usize])
+            ),
             None => local.into_owned(),
         }
     }

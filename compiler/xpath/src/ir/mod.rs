@@ -3,6 +3,7 @@
 //! arenas only (`qrtl_core::id_type!`): every cross reference is a typed
 //! `u32` index, never a pointer.
 
+pub mod config_words;
 pub mod generic;
 pub mod print;
 pub mod stacks;

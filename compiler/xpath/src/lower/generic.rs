@@ -36,7 +36,10 @@ pub enum ConfigureError {
     /// The design's sizes are not buildable.
     Shape(String),
     /// The queries read names one way and the design the other.
-    Namespaces { design: &'static str, queries: &'static str },
+    Namespaces {
+        design: &'static str,
+        queries: &'static str,
+    },
     /// A resource is too small: what, how much the set needs, how much the
     /// design has, and (where one query or cluster decides it) which.
     DoesNotFit {
@@ -71,7 +74,12 @@ impl fmt::Display for ConfigureError {
     }
 }
 
-fn does_not_fit(resource: &'static str, needs: usize, has: usize, detail: String) -> ConfigureError {
+fn does_not_fit(
+    resource: &'static str,
+    needs: usize,
+    has: usize,
+    detail: String,
+) -> ConfigureError {
     ConfigureError::DoesNotFit {
         resource,
         needs,
@@ -406,7 +414,13 @@ impl Trie {
             prev,
         };
         let tag = units.tag_code.get(&tag_of(node.test)).copied();
-        let me = self.add(at, node.axis, tag, units.bits_of(&node.open_conds), Some(pop));
+        let me = self.add(
+            at,
+            node.axis,
+            tag,
+            units.bits_of(&node.open_conds),
+            Some(pop),
+        );
         let mut prev = None;
         for &c in &node.children {
             let child = self.twig(design, units, c, Some(me), prev);
@@ -495,7 +509,11 @@ impl<'a> Layout<'a> {
                 let (resource, needs, has) = if lanes > self.shape.lanes {
                     ("condition lanes in one cluster", lanes, self.shape.lanes)
                 } else {
-                    ("columns in one cluster", slots + chain, self.shape.cluster_size)
+                    (
+                        "columns in one cluster",
+                        slots + chain,
+                        self.shape.cluster_size,
+                    )
                 };
                 return Err(does_not_fit(
                     resource,

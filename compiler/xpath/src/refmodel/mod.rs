@@ -4,9 +4,9 @@
 //! as the RTL does.
 
 mod engine;
+pub mod generic;
 mod program;
 mod rows;
-pub mod generic;
 pub mod stacks;
 #[cfg(test)]
 mod tests;

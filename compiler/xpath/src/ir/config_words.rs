@@ -1,0 +1,571 @@
+//! A programmable design's configuration as the 64-bit words of its
+//! configuration stream (`CONFIG.bin`, little-endian words), and back.
+//!
+//! The stream is a list of **records**: a header word, then `len` data
+//! words. Header: bits 63..56 the kind, 55..32 an index, 31..0 a payload;
+//! `len` is part of the payload where a record has data (bits 31..16 of
+//! it, at most 65,535 words). Records the hardware does not know (kinds
+//! from [`HOST`] up) are skipped by their length: they carry what the
+//! host needs to read results (each query's flags, its text).
+//!
+//! | kind | index | payload | data |
+//! |---|---|---|---|
+//! | `HEADER` 0x01 | 1 with `--ordered`, else 0 | bits 15..0: format version | 1 word: the shape's signature ([`shape_signature`]) |
+//! | `TAG` 0x02 | entry (code − 1) | len, bits 15..8: URI + 1 (0: none), bits 7..0: bytes | the name, 8 bytes a word, first byte lowest |
+//! | `URI` 0x03 | URI index | len, bits 15..0: bytes | the URI's bytes |
+//! | `COMPARATOR` 0x04 | unit | len, bits 15..12: kind, 11..8: operator, 7..0: name bytes | the attribute name's URI + 1 (a word), its bytes, then the literal: a word with its kind (0 string, 1 number) and length, its bytes or the f64's bits |
+//! | `COUNTER` 0x05 | unit | len, bits 15..12: operator | 1 word: the tag code (0: every element), 1 word: the f64 bits of the position, then the guard bits, one per word (bit 63: a counter's) |
+//! | `LANES` 0x06 | cluster | len | one word per lane: its bit (bit 63: a counter's) |
+//! | `SLOTS` 0x07 | first slot (cluster × size + slot) | len | one [`slot_word`] per slot; a slot word of 0 is off |
+//! | `COUNTS` 0x08 | 0: tag entries, 1: clusters | how many are in use (the others never match) | — |
+//! | `COMMIT` 0x0F | 0 | configuration id | — (takes effect at the next document boundary) |
+//! | `QUERY` 0x10 | query id | len | its flags, a word each: cluster << 32 \| slot; then its line and text |
+
+use super::generic::{
+    Bit, ClusterConfig, Config, Counter, FlagRef, Link, Name, Pop, Shape, Slot, Unit,
+};
+use super::xpath::{Axis, CmpOp, Compare, Namespaces, SiblingOrder, Value};
+
+pub const HEADER: u8 = 0x01;
+pub const TAG: u8 = 0x02;
+pub const URI: u8 = 0x03;
+pub const COMPARATOR: u8 = 0x04;
+pub const COUNTER: u8 = 0x05;
+pub const LANES: u8 = 0x06;
+pub const SLOTS: u8 = 0x07;
+pub const COUNTS: u8 = 0x08;
+pub const COMMIT: u8 = 0x0F;
+/// The first kind the hardware skips.
+pub const HOST: u8 = 0x10;
+pub const QUERY: u8 = 0x10;
+/// Bumped when the format changes.
+pub const VERSION: u32 = 1;
+
+fn header(kind: u8, index: u32, payload: u32) -> u64 {
+    (kind as u64) << 56 | ((index as u64) & 0xFF_FFFF) << 32 | payload as u64
+}
+
+/// The slot's configuration word: bits 15..0 the tag code (0: `*`); 17..16
+/// the link (0: root `/`, 1: root `//`, 2: parent over `/`, 3: over `//`);
+/// 23..18 how far back the parent is; 35..24 the open lanes; 47..36 the
+/// close lanes; 48 a pop; 49 the pop's axis is `//`; 50 it reports to the
+/// parent's pop; 51 a flag; 52 an `--ordered` predecessor, 59..53 its
+/// offset (two's complement); 63 the slot is on.
+pub fn slot_word(s: &Slot) -> u64 {
+    let (link, back) = match s.link {
+        Link::Root(Axis::Child) => (0, 0),
+        Link::Root(Axis::Descendant) => (1, 0),
+        Link::Parent { back, axis } => (if axis == Axis::Child { 2 } else { 3 }, back),
+    };
+    let mut w = s.tag.unwrap_or(0) as u64 | link << 16 | (back as u64) << 18;
+    w |= (s.open_lanes as u64 & 0xFFF) << 24;
+    if let Some(p) = s.pop {
+        w |= (p.close_lanes as u64 & 0xFFF) << 36 | 1 << 48;
+        w |= ((p.axis == Axis::Descendant) as u64) << 49 | (p.to_parent as u64) << 50;
+        if let Some(d) = p.prev {
+            w |= 1 << 52 | ((d as u64) & 0x7F) << 53;
+        }
+    }
+    w | (s.flag as u64) << 51 | 1 << 63
+}
+
+fn slot_of_word(w: u64) -> Slot {
+    let field = |lo: u32, bits: u32| (w >> lo) & ((1 << bits) - 1);
+    let axis = |b: u64| {
+        if b == 1 {
+            Axis::Descendant
+        } else {
+            Axis::Child
+        }
+    };
+    let link = match field(16, 2) {
+        0 => Link::Root(Axis::Child),
+        1 => Link::Root(Axis::Descendant),
+        k => Link::Parent {
+            back: field(18, 6) as u32,
+            axis: axis(k - 2),
+        },
+    };
+    let tag = field(0, 16) as u32;
+    Slot {
+        tag: (tag != 0).then_some(tag),
+        link,
+        open_lanes: field(24, 12) as u32,
+        pop: (field(48, 1) == 1).then(|| Pop {
+            axis: axis(field(49, 1)),
+            close_lanes: field(36, 12) as u32,
+            to_parent: field(50, 1) == 1,
+            prev: (field(52, 1) == 1).then(|| ((field(53, 7) as i32) << 25) >> 25),
+        }),
+        flag: field(51, 1) == 1,
+    }
+}
+
+/// The sizes a configuration must have been made for: the design checks
+/// the header's word against its own.
+pub fn shape_signature(s: &Shape) -> u64 {
+    let fields = [
+        s.columns,
+        s.cluster_size,
+        s.window,
+        s.tags,
+        s.tag_bytes,
+        s.uris,
+        s.uri_bytes,
+        s.comparators,
+        s.literal_bytes,
+        s.counters,
+        s.lanes,
+        s.max_depth as usize,
+        (s.namespaces == Namespaces::Xpath) as usize,
+    ];
+    // FNV-1a over the fields' bytes.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for f in fields {
+        for b in (f as u64).to_le_bytes() {
+            h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    h
+}
+
+fn bytes_words(bytes: &[u8], out: &mut Vec<u64>) {
+    for chunk in bytes.chunks(8) {
+        let mut w = [0u8; 8];
+        w[..chunk.len()].copy_from_slice(chunk);
+        out.push(u64::from_le_bytes(w));
+    }
+}
+
+fn op_code(op: CmpOp) -> u32 {
+    op as u32
+}
+
+fn op_of(code: u64) -> Option<CmpOp> {
+    use CmpOp::*;
+    [Eq, Ne, Lt, Le, Gt, Ge].get(code as usize).copied()
+}
+
+fn bit_word(b: Bit) -> u64 {
+    match b {
+        Bit::Comparator(k) => k as u64,
+        Bit::Counter(k) => 1 << 63 | k as u64,
+    }
+}
+
+fn bit_of_word(w: u64) -> Bit {
+    if w >> 63 == 1 {
+        Bit::Counter(w as u32)
+    } else {
+        Bit::Comparator(w as u32)
+    }
+}
+
+/// Records written one after another.
+struct Writer {
+    out: Vec<u64>,
+}
+
+impl Writer {
+    fn record(&mut self, kind: u8, index: u32, low: u32, data: &[u64]) {
+        assert!(data.len() <= 0xFFFF, "a record of {} words", data.len());
+        self.out.push(header(
+            kind,
+            index,
+            (data.len() as u32) << 16 | (low & 0xFFFF),
+        ));
+        self.out.extend_from_slice(data);
+    }
+}
+
+fn name_words(n: &Name, out: &mut Vec<u64>) {
+    out.push(n.uri.map_or(0, |u| u as u64 + 1));
+    bytes_words(&n.local, out);
+}
+
+fn compare_words(c: &Compare, out: &mut Vec<u64>) {
+    match &c.value {
+        Value::Str(s) => {
+            out.push(s.len() as u64);
+            bytes_words(s, out);
+        }
+        Value::Num(bits) => {
+            out.push(1 << 32);
+            out.push(*bits);
+        }
+    }
+}
+
+impl Config {
+    /// The configuration stream, ending with `COMMIT` of id `id`, followed
+    /// by the host's records.
+    pub fn words(&self, id: u32) -> Vec<u64> {
+        let mut w = Writer { out: Vec::new() };
+        let ordered = (self.order == SiblingOrder::Ordered) as u32;
+        w.record(HEADER, ordered, VERSION, &[shape_signature(&self.shape)]);
+        for (i, u) in self.uris.iter().enumerate() {
+            let mut d = Vec::new();
+            bytes_words(u, &mut d);
+            w.record(URI, i as u32, u.len() as u32, &d);
+        }
+        for (i, t) in self.tags.iter().enumerate() {
+            let mut d = Vec::new();
+            bytes_words(&t.local, &mut d);
+            let uri = t.uri.map_or(0, |u| u + 1);
+            w.record(TAG, i as u32, uri << 8 | t.local.len() as u32, &d);
+        }
+        w.record(COUNTS, 0, self.tags.len() as u32, &[]);
+        w.record(COUNTS, 1, self.clusters.len() as u32, &[]);
+        for (i, u) in self.comparators.iter().enumerate() {
+            let mut d = Vec::new();
+            let (kind, op, name_len) = match u {
+                Unit::AttrExists(n) => {
+                    name_words(n, &mut d);
+                    (0, 0, n.local.len())
+                }
+                Unit::AttrCmp(n, c) => {
+                    name_words(n, &mut d);
+                    compare_words(c, &mut d);
+                    (1, op_code(c.op), n.local.len())
+                }
+                Unit::TextExists => (2, 0, 0),
+                Unit::TextCmp(c) => {
+                    compare_words(c, &mut d);
+                    (3, op_code(c.op), 0)
+                }
+                Unit::InNamespace(uri) => {
+                    d.push(*uri as u64);
+                    (4, 0, 0)
+                }
+            };
+            w.record(
+                COMPARATOR,
+                i as u32,
+                kind << 12 | op << 8 | name_len as u32,
+                &d,
+            );
+        }
+        for (i, c) in self.counters.iter().enumerate() {
+            let mut d = vec![c.test.unwrap_or(0) as u64, c.value.to_bits()];
+            d.extend(c.guard.iter().map(|b| bit_word(*b)));
+            w.record(COUNTER, i as u32, op_code(c.op) << 12, &d);
+        }
+        let size = self.shape.cluster_size as u32;
+        for (k, cl) in self.clusters.iter().enumerate() {
+            let lanes: Vec<u64> = cl.lanes.iter().map(|b| bit_word(*b)).collect();
+            w.record(LANES, k as u32, 0, &lanes);
+            let mut slots: Vec<u64> = cl.slots.iter().map(slot_word).collect();
+            // Slots past the last in use are switched off.
+            slots.resize(self.shape.cluster_size, 0);
+            for (j, chunk) in slots.chunks(0xFFFF).enumerate() {
+                w.record(SLOTS, k as u32 * size + (j * 0xFFFF) as u32, 0, chunk);
+            }
+        }
+        w.record(COMMIT, 0, id, &[]);
+        for (q, flags) in self.queries.iter().enumerate() {
+            let mut d: Vec<u64> = flags
+                .iter()
+                .map(|&(c, s)| (c as u64) << 32 | s as u64)
+                .collect();
+            let (line, text) = &self.texts[q];
+            d.push(*line as u64);
+            d.push(text.len() as u64);
+            bytes_words(text.as_bytes(), &mut d);
+            w.record(QUERY, q as u32, flags.len() as u32, &d);
+        }
+        w.out
+    }
+
+    /// A configuration stream read back for the design of `shape`; what
+    /// is wrong with it, if anything.
+    pub fn from_words(shape: &Shape, words: &[u64]) -> Result<(Config, u32), String> {
+        Reader::new(shape, words).read()
+    }
+}
+
+struct Reader<'a> {
+    words: &'a [u64],
+    at: usize,
+    config: Config,
+}
+
+impl<'a> Reader<'a> {
+    fn new(shape: &Shape, words: &'a [u64]) -> Reader<'a> {
+        Reader {
+            words,
+            at: 0,
+            config: Config {
+                shape: *shape,
+                uris: Vec::new(),
+                tags: Vec::new(),
+                comparators: Vec::new(),
+                counters: Vec::new(),
+                order: SiblingOrder::Unordered,
+                clusters: vec![ClusterConfig::default(); shape.clusters()],
+                queries: Vec::new(),
+                texts: Vec::new(),
+                copies: 0,
+            },
+        }
+    }
+
+    fn read(mut self) -> Result<(Config, u32), String> {
+        let mut id = None;
+        let mut clusters = None;
+        let mut seen_header = false;
+        while self.at < self.words.len() {
+            let h = self.words[self.at];
+            let (kind, index) = ((h >> 56) as u8, (h >> 32) as u32 & 0xFF_FFFF);
+            let low = h as u32 & 0xFFFF;
+            let len = (h as u32 >> 16) as usize;
+            let at = self.at;
+            if !seen_header && kind != HEADER {
+                return Err(format!(
+                    "word {at}: the stream does not begin with a header"
+                ));
+            }
+            let data = self
+                .words
+                .get(at + 1..at + 1 + len)
+                .ok_or_else(|| format!("word {at}: a record of {len} words runs past the end"))?;
+            self.at += 1 + len;
+            match kind {
+                HEADER => {
+                    if low != VERSION || data.first() != Some(&shape_signature(&self.config.shape))
+                    {
+                        return Err("the configuration was made for another design".into());
+                    }
+                    seen_header = true;
+                    if index == 1 {
+                        self.config.order = SiblingOrder::Ordered;
+                    }
+                }
+                URI => self.config.uris.push(bytes_of(data, low as usize)),
+                TAG => self.config.tags.push(Name {
+                    uri: (low >> 8).checked_sub(1),
+                    local: bytes_of(data, (low & 0xFF) as usize),
+                }),
+                COUNTS if index == 1 => clusters = Some(low as usize),
+                COUNTS => {}
+                COMPARATOR => self.config.comparators.push(unit_of(low, data)?),
+                COUNTER => self.config.counters.push(Counter {
+                    test: (data[0] != 0).then_some(data[0] as u32),
+                    value: f64::from_bits(data[1]),
+                    guard: data[2..].iter().map(|&w| bit_of_word(w)).collect(),
+                    op: op_of((low >> 12) as u64).ok_or("a bad operator")?,
+                }),
+                LANES => {
+                    self.cluster(index)?.lanes = data.iter().map(|&w| bit_of_word(w)).collect()
+                }
+                SLOTS => self.slots(index, data)?,
+                COMMIT => id = Some(h as u32),
+                QUERY => self.query(low as usize, data)?,
+                _ if kind >= HOST => {}
+                _ => return Err(format!("word {at}: unknown record kind {kind:#04x}")),
+            }
+        }
+        let id = id.ok_or("the stream has no commit")?;
+        let clusters = clusters.ok_or("the stream does not say how many clusters are in use")?;
+        if clusters > self.config.clusters.len() {
+            return Err(format!(
+                "{clusters} clusters in use; the design has {}",
+                self.config.clusters.len()
+            ));
+        }
+        self.config.clusters.truncate(clusters);
+        Ok((self.config, id))
+    }
+
+    fn cluster(&mut self, k: u32) -> Result<&mut ClusterConfig, String> {
+        self.config
+            .clusters
+            .get_mut(k as usize)
+            .ok_or_else(|| format!("cluster {k} is past the design's"))
+    }
+
+    fn slots(&mut self, first: u32, data: &[u64]) -> Result<(), String> {
+        let size = self.config.shape.cluster_size as u32;
+        let (k, s0) = (first / size, first % size);
+        let cl = self.cluster(k)?;
+        for (j, &w) in data.iter().enumerate() {
+            if w >> 63 == 0 {
+                continue;
+            }
+            let s = (s0 + j as u32) as usize;
+            if s != cl.slots.len() {
+                return Err(format!("cluster {k}: slot {s} is on after an off slot"));
+            }
+            cl.slots.push(slot_of_word(w));
+        }
+        Ok(())
+    }
+
+    fn query(&mut self, flags: usize, data: &[u64]) -> Result<(), String> {
+        let bad = || "a short query record".to_string();
+        let refs: Vec<FlagRef> = data
+            .get(..flags)
+            .ok_or_else(bad)?
+            .iter()
+            .map(|&w| ((w >> 32) as u32, w as u32))
+            .collect();
+        let line = *data.get(flags).ok_or_else(bad)? as usize;
+        let len = *data.get(flags + 1).ok_or_else(bad)? as usize;
+        let text = bytes_of(data.get(flags + 2..).ok_or_else(bad)?, len);
+        self.config.queries.push(refs);
+        self.config
+            .texts
+            .push((line, String::from_utf8_lossy(&text).into_owned()));
+        Ok(())
+    }
+}
+
+fn bytes_of(words: &[u64], len: usize) -> Vec<u8> {
+    let mut out: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    out.truncate(len);
+    out
+}
+
+fn name_of(data: &[u64], len: usize) -> (Name, &[u64]) {
+    let nwords = len.div_ceil(8);
+    let name = Name {
+        uri: (data[0] as u32).checked_sub(1),
+        local: bytes_of(&data[1..1 + nwords], len),
+    };
+    (name, &data[1 + nwords..])
+}
+
+fn compare_of(op: CmpOp, data: &[u64]) -> Compare {
+    let value = if data[0] >> 32 == 1 {
+        Value::Num(data[1])
+    } else {
+        let len = data[0] as usize;
+        Value::Str(bytes_of(&data[1..], len).into())
+    };
+    Compare { op, value }
+}
+
+fn unit_of(low: u32, data: &[u64]) -> Result<Unit, String> {
+    let op = op_of((low >> 8 & 0xF) as u64).ok_or("a bad operator")?;
+    let name_len = (low & 0xFF) as usize;
+    Ok(match low >> 12 {
+        0 => Unit::AttrExists(name_of(data, name_len).0),
+        1 => {
+            let (n, rest) = name_of(data, name_len);
+            Unit::AttrCmp(n, compare_of(op, rest))
+        }
+        2 => Unit::TextExists,
+        3 => Unit::TextCmp(compare_of(op, data)),
+        4 => Unit::InNamespace(data[0] as u32),
+        k => return Err(format!("comparator kind {k}")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slot_words_read_back() {
+        let slots = [
+            Slot {
+                tag: None,
+                link: Link::Root(Axis::Descendant),
+                open_lanes: 0,
+                pop: None,
+                flag: true,
+            },
+            Slot {
+                tag: Some(0xFFFF),
+                link: Link::Parent {
+                    back: 32,
+                    axis: Axis::Descendant,
+                },
+                open_lanes: 0xFFF,
+                pop: Some(Pop {
+                    axis: Axis::Descendant,
+                    close_lanes: 0x801,
+                    to_parent: true,
+                    prev: Some(-32),
+                }),
+                flag: false,
+            },
+            Slot {
+                tag: Some(3),
+                link: Link::Parent {
+                    back: 1,
+                    axis: Axis::Child,
+                },
+                open_lanes: 5,
+                pop: Some(Pop {
+                    axis: Axis::Child,
+                    close_lanes: 0,
+                    to_parent: false,
+                    prev: Some(31),
+                }),
+                flag: true,
+            },
+        ];
+        for s in slots {
+            let w = slot_word(&s);
+            assert_eq!(w >> 63, 1, "an on slot's word has bit 63");
+            assert_eq!(slot_of_word(w), s);
+        }
+    }
+
+    fn config(shape: Shape) -> Config {
+        Config {
+            shape,
+            uris: vec![b"urn:x".to_vec()],
+            tags: vec![Name {
+                uri: Some(0),
+                local: b"a-longer-name".to_vec(),
+            }],
+            comparators: vec![Unit::TextCmp(Compare {
+                op: CmpOp::Ge,
+                value: Value::num(2.5),
+            })],
+            counters: vec![],
+            order: SiblingOrder::Unordered,
+            clusters: vec![ClusterConfig {
+                lanes: vec![Bit::Comparator(0)],
+                slots: vec![Slot {
+                    tag: Some(1),
+                    link: Link::Root(Axis::Child),
+                    open_lanes: 0,
+                    pop: Some(Pop {
+                        axis: Axis::Child,
+                        close_lanes: 1,
+                        to_parent: false,
+                        prev: None,
+                    }),
+                    flag: true,
+                }],
+            }],
+            queries: vec![vec![(0, 0)]],
+            texts: vec![(1, "/x:a-longer-name[text() >= 2.5]".into())],
+            copies: 0,
+        }
+    }
+
+    #[test]
+    fn bad_streams_are_refused() {
+        let shape = Shape::with_columns(64);
+        let c = config(shape);
+        let words = c.words(3);
+        assert_eq!(Config::from_words(&shape, &words), Ok((c.clone(), 3)));
+        let other = Shape { window: 4, ..shape };
+        let e = Config::from_words(&other, &words).unwrap_err();
+        assert!(e.contains("another design"), "{e}");
+        let e = Config::from_words(&shape, &words[1..]).unwrap_err();
+        assert!(e.contains("header"), "{e}");
+        let e = Config::from_words(&shape, &words[..words.len() - 1]).unwrap_err();
+        assert!(e.contains("past the end"), "{e}");
+        let no_commit: Vec<u64> = words
+            .iter()
+            .copied()
+            .filter(|w| (w >> 56) as u8 != COMMIT)
+            .collect();
+        let e = Config::from_words(&shape, &no_commit).unwrap_err();
+        assert!(e.contains("no commit"), "{e}");
+    }
+}
