@@ -1,0 +1,125 @@
+//! `--programmable`: the generic XPath engine's Verilog
+//! (`rtl-templates/xpath/generic.v`, around `qrtl_sax`), from its sizes
+//! alone: the queries are a configuration (`ir::config_words`) loaded at
+//! run time, so one build serves every query set that fits.
+
+use super::sax::{sax_module, SaxParams};
+use crate::ir::config_words::shape_signature;
+use crate::ir::generic::Shape;
+use crate::ir::xpath::Namespaces;
+use crate::xml::XmlConfig;
+use askama::Template;
+
+/// The modules whose sizes are parameters: emitted as they are.
+const GEN_LOADER: &str = include_str!("../../../../rtl-templates/xpath/gen_loader.v");
+const GEN_DECODER: &str = include_str!("../../../../rtl-templates/xpath/gen_decoder.v");
+const GEN_CLUSTER: &str = include_str!("../../../../rtl-templates/xpath/gen_cluster.v");
+
+/// Bits of the status word and the slots' flag bitmap words per document.
+pub fn result_words(shape: &Shape) -> usize {
+    1 + shape.columns.div_ceil(32)
+}
+
+/// What the generic hardware cannot build yet, for a usage error: value and
+/// positional units and namespace-aware names are configured in the model
+/// (`refmodel::generic`) but not yet in RTL; sizes the RTL's counters and
+/// one-hot links need.
+pub fn rtl_refusal(shape: &Shape) -> Option<String> {
+    if shape.namespaces == Namespaces::Xpath {
+        return Some(
+            "the programmable design compares names as raw bytes for now; add --namespaces raw"
+                .into(),
+        );
+    }
+    if shape.comparators > 0 || shape.counters > 0 {
+        return Some(
+            "the programmable design has no value or positional units yet: --comparators 0 --counters 0"
+                .into(),
+        );
+    }
+    if !shape.cluster_size.is_power_of_two() || shape.columns > 1 << 16 {
+        return Some(format!(
+            "{} columns in clusters of {}: the cluster size must be a power of two and the columns at most 65,536",
+            shape.columns, shape.cluster_size
+        ));
+    }
+    None
+}
+
+#[derive(Template)]
+#[template(path = "generic.v", escape = "none")]
+struct GenericTemplate {
+    module: String,
+    columns: usize,
+    clusters: usize,
+    cluster_size: usize,
+    window: usize,
+    tags: usize,
+    tag_bytes: usize,
+    max_depth: u32,
+    lanes: usize,
+    code_w: u32,
+    aw_tag: u32,
+    pos_w: u32,
+    sp_w: u32,
+    da: u32,
+    aw_slot: u32,
+    slot_w: u32,
+    result_words: usize,
+    words_w: u32,
+    pad_bits: usize,
+    signature: String,
+    name_stack_bytes: u32,
+    max_attributes: u32,
+    attr_name_bytes: u32,
+}
+
+/// Bits that hold the values 0..=n.
+fn bits_for(n: usize) -> u32 {
+    (usize::BITS - n.leading_zeros()).max(1)
+}
+
+/// The design's Verilog files: `(file name, text)`, the top module first.
+/// The caller has checked [`rtl_refusal`].
+pub fn generic_files(shape: &Shape, xml: &XmlConfig, module: &str) -> Vec<(String, String)> {
+    let words = result_words(shape);
+    let mut top = GenericTemplate {
+        module: module.to_string(),
+        columns: shape.columns,
+        clusters: shape.clusters(),
+        cluster_size: shape.cluster_size,
+        window: shape.window,
+        tags: shape.tags,
+        tag_bytes: shape.tag_bytes,
+        max_depth: shape.max_depth,
+        lanes: shape.lanes,
+        code_w: bits_for(shape.tags),
+        aw_tag: bits_for(shape.tag_bytes - 1),
+        pos_w: bits_for(shape.tag_bytes),
+        sp_w: bits_for(shape.max_depth as usize),
+        da: bits_for(shape.max_depth as usize - 1),
+        aw_slot: bits_for(shape.cluster_size - 1),
+        slot_w: bits_for(shape.columns - 1),
+        result_words: words,
+        words_w: bits_for(words),
+        pad_bits: 32 * (words - 1) - shape.columns,
+        signature: format!("{:016x}", shape_signature(shape)),
+        name_stack_bytes: xml.name_stack_bytes,
+        max_attributes: xml.max_attributes,
+        attr_name_bytes: xml.attr_name_bytes,
+    }
+    .render()
+    .expect("the generic.v template renders");
+    if !top.ends_with('\n') {
+        top.push('\n');
+    }
+    let sax = sax_module(&SaxParams::from(*xml));
+    let fixed = |name: &str, text: &str| (name.to_string(), text.to_string());
+    vec![
+        (format!("{module}.v"), top),
+        ("qrtl_sax.v".to_string(), sax),
+        fixed("qrtl_gen_loader.v", GEN_LOADER),
+        fixed("qrtl_gen_decoder.v", GEN_DECODER),
+        fixed("qrtl_gen_cluster.v", GEN_CLUSTER),
+    ]
+}

@@ -1,0 +1,99 @@
+// qrtl_gen_decoder: the tag decoder of the programmable XPath engine
+// (--programmable; emitted as is by compiler/xpath/src/emit/generic.rs).
+`default_nettype none
+
+// ---- the programmable tag decoder -------------------------------------------
+// TAGS entries, each a name of up to TAG_BYTES bytes in a small memory of
+// two banks: documents read the active bank, the configuration writes the
+// other, and a commit swaps them. Per entry an `alive` bit follows the
+// element name byte by byte; at the name's end the entry whose bytes and
+// length match gives the code (entry + 1; 0: none).
+module qrtl_gen_decoder #(
+    parameter TAGS = 64,
+    parameter TAG_BYTES = 32,
+    parameter CODE_W = 7,   // holds 0..TAGS
+    parameter AW = 5,       // addresses TAG_BYTES bytes
+    parameter POS_W = 6     // holds 0..TAG_BYTES
+) (
+    input  wire              clk,
+    input  wire              rst,
+    // configuration writes (shadow bank and registers)
+    input  wire              w_byte_en,
+    input  wire [CODE_W-1:0] w_entry,
+    input  wire [AW-1:0]     w_pos,
+    input  wire [7:0]        w_byte,
+    input  wire              w_len_en,
+    input  wire [7:0]        w_len,
+    input  wire              w_count_en,
+    input  wire [CODE_W-1:0] w_count,
+    input  wire              commit,
+    // the parser's events
+    input  wire              in_name_byte,
+    input  wire              in_name_first,
+    input  wire              in_name_end,
+    input  wire [7:0]        in_byte,
+    // the current element's code: from in_name_end on, until the next name
+    output wire [CODE_W-1:0] code
+);
+    reg              bank;        // the active bank
+    reg [CODE_W-1:0] count_sh, count_ac;
+    reg [POS_W-1:0]  pos;         // name bytes seen, saturating at TAG_BYTES
+    reg [CODE_W-1:0] code_q;
+    wire [POS_W-1:0] pos_cur = in_name_first ? {POS_W{1'b0}} : pos;
+    wire [TAGS-1:0]  hit;         // entry e matches the whole name
+
+    genvar e;
+    generate
+        for (e = 0; e < TAGS; e = e + 1) begin : entry
+            reg [7:0] name [0:(2 << AW) - 1];
+            reg [7:0] len_sh, len_ac;
+            reg       alive;
+            always @(posedge clk) begin
+                if (w_byte_en && w_entry == e) name[{~bank, w_pos}] <= w_byte;
+            end
+            wire in_len = {{(8 - POS_W){1'b0}}, pos_cur} < len_ac;
+            wire same   = name[{bank, pos_cur[AW-1:0]}] == in_byte;
+            always @(posedge clk) begin
+                if (rst) begin
+                    len_sh <= 8'd0;
+                    len_ac <= 8'd0;
+                    alive  <= 1'b0;
+                end else begin
+                    if (w_len_en && w_entry == e) len_sh <= w_len;
+                    if (commit) len_ac <= len_sh;
+                    if (in_name_byte) alive <= (in_name_first || alive) && in_len && same;
+                end
+            end
+            assign hit[e] = alive && {{(8 - POS_W){1'b0}}, pos} == len_ac && e < count_ac;
+        end
+    endgenerate
+
+    // At most one entry of the active configuration holds a name.
+    reg [CODE_W-1:0] found;
+    integer i;
+    always @* begin
+        found = {CODE_W{1'b0}};
+        for (i = 0; i < TAGS; i = i + 1)
+            if (hit[i]) found = found | i[CODE_W-1:0] + 1'b1;
+    end
+
+    always @(posedge clk) begin
+        if (rst) begin
+            bank     <= 1'b0;
+            count_sh <= {CODE_W{1'b0}};
+            count_ac <= {CODE_W{1'b0}};
+            pos      <= {POS_W{1'b0}};
+            code_q   <= {CODE_W{1'b0}};
+        end else begin
+            if (w_count_en) count_sh <= w_count;
+            if (commit) begin
+                bank     <= ~bank;
+                count_ac <= count_sh;
+            end
+            if (in_name_byte && pos_cur != TAG_BYTES[POS_W-1:0]) pos <= pos_cur + 1'b1;
+            else if (in_name_byte) pos <= pos_cur;
+            if (in_name_end) code_q <= found;
+        end
+    end
+    assign code = in_name_end ? found : code_q;
+endmodule

@@ -1,0 +1,144 @@
+// qrtl_gen_loader: the configuration reader of the programmable XPath engine
+// (--programmable; emitted as is by compiler/xpath/src/emit/generic.rs).
+`default_nettype none
+
+// ---- the configuration stream's reader ------------------------------------------
+// Records (config_words.rs): a header word (kind 63:56, index 55:32, data
+// words 31:16, payload 15:0), then its data words. It writes the shadow
+// copies of the tag decoder and the clusters; a tag's bytes take a clock
+// each (tready low meanwhile), every other data word one clock. COMMIT,
+// after a HEADER whose signature is this design's, asks for the new
+// configuration (`pending`) and holds the stream until it is active.
+module qrtl_gen_loader #(
+    parameter [63:0] SIGNATURE = 64'd0,
+    parameter CODE_W = 7,
+    parameter AW_TAG = 5,
+    parameter SLOT_W = 16     // a global slot index
+) (
+    input  wire              clk,
+    input  wire              rst,
+    input  wire [63:0]       s_cfg_tdata,
+    input  wire              s_cfg_tvalid,
+    output wire              s_cfg_tready,
+    input  wire              s_cfg_tlast,
+    input  wire              commit_go,    // the top takes the pending configuration
+    input  wire              busy,         // the last commit is still travelling
+    // tag decoder writes
+    output reg               w_byte_en,
+    output reg  [CODE_W-1:0] w_entry,
+    output reg  [AW_TAG-1:0] w_pos,
+    output reg  [7:0]        w_byte,
+    output reg               w_len_en,
+    output reg  [7:0]        w_len,
+    output reg               w_count_en,
+    output reg  [CODE_W-1:0] w_count,
+    // slot words
+    output reg               w_slot_en,
+    output reg  [SLOT_W-1:0] w_slot,
+    output reg  [63:0]       w_word,
+    // the rest of the shadow configuration
+    output reg  [15:0]       clusters_sh,
+    output reg               ordered_sh,
+    output reg  [15:0]       id_sh,
+    output reg               pending
+);
+    localparam [7:0] K_HEADER = 8'h01, K_TAG = 8'h02, K_SLOTS = 8'h07, K_COUNTS = 8'h08,
+                     K_COMMIT = 8'h0F;
+    reg        in_data;       // reading a record's data words
+    reg        in_bytes;      // writing a tag word's bytes
+    reg [7:0]  kind;
+    reg [23:0] index;
+    reg [15:0] low;
+    reg [15:0] left;          // data words still to come
+    reg [15:0] at;            // data words read
+    reg        header_ok;     // a header of this design began the configuration
+    reg [63:0] held;          // the tag word whose bytes are written
+    reg [2:0]  lane;
+    reg [10:0] byte_at;       // the tag byte written now
+
+    assign s_cfg_tready = !in_bytes && !pending && !busy;
+    wire take = s_cfg_tvalid && s_cfg_tready;
+    wire [15:0] words = s_cfg_tdata[31:16];
+    // Records end by their length; an index holds at most SLOT_W bits here.
+    wire unused_bits = &{1'b0, s_cfg_tlast, index[23:SLOT_W]};
+
+    always @(posedge clk) begin
+        w_byte_en  <= 1'b0;
+        w_len_en   <= 1'b0;
+        w_count_en <= 1'b0;
+        w_slot_en  <= 1'b0;
+        if (rst) begin
+            in_data <= 1'b0;
+            in_bytes <= 1'b0;
+            header_ok <= 1'b0;
+            pending <= 1'b0;
+            clusters_sh <= 16'd0;
+            ordered_sh <= 1'b0;
+            id_sh <= 16'd0;
+        end else if (pending) begin
+            // The loader waits for the top to take the configuration.
+            if (commit_go) pending <= 1'b0;
+        end else if (in_bytes) begin
+            // One tag byte per clock, while it is within the name.
+            w_byte_en <= byte_at < {3'd0, low[7:0]};
+            w_byte    <= held[8 * lane +: 8];
+            w_pos     <= byte_at[AW_TAG-1:0];
+            lane      <= lane + 3'd1;
+            byte_at   <= byte_at + 11'd1;
+            if (lane == 3'd7) in_bytes <= 1'b0;
+        end else if (take && !in_data) begin
+            kind  <= s_cfg_tdata[63:56];
+            index <= s_cfg_tdata[55:32];
+            low   <= s_cfg_tdata[15:0];
+            left  <= words;
+            at    <= 16'd0;
+            in_data <= words != 16'd0;
+            case (s_cfg_tdata[63:56])
+                K_HEADER: begin
+                    header_ok <= 1'b0;
+                    ordered_sh <= s_cfg_tdata[32];
+                end
+                K_TAG: begin
+                    w_len_en <= 1'b1;
+                    w_entry  <= s_cfg_tdata[32 +: CODE_W];
+                    w_len    <= s_cfg_tdata[7:0];
+                end
+                K_COUNTS: begin
+                    if (s_cfg_tdata[55:32] == 24'd0) begin
+                        w_count_en <= 1'b1;
+                        w_count    <= s_cfg_tdata[CODE_W-1:0];
+                    end else if (s_cfg_tdata[55:32] == 24'd1) begin
+                        clusters_sh <= s_cfg_tdata[15:0];
+                    end
+                end
+                K_COMMIT: begin
+                    if (header_ok) begin
+                        id_sh <= s_cfg_tdata[15:0];
+                        pending <= 1'b1;
+                    end
+                    header_ok <= 1'b0;
+                end
+                default: ;
+            endcase
+        end else if (take) begin
+            left <= left - 16'd1;
+            at   <= at + 16'd1;
+            if (left == 16'd1) in_data <= 1'b0;
+            case (kind)
+                K_HEADER: header_ok <= at == 16'd0 && low == 16'd1 && s_cfg_tdata == SIGNATURE;
+                K_TAG: begin
+                    held     <= s_cfg_tdata;
+                    in_bytes <= 1'b1;
+                    lane     <= 3'd0;
+                    byte_at  <= {at[7:0], 3'd0};
+                end
+                K_SLOTS: begin
+                    w_slot_en <= 1'b1;
+                    w_slot    <= index[SLOT_W-1:0] + at[SLOT_W-1:0];
+                    w_word    <= s_cfg_tdata;
+                end
+                default: ;
+            endcase
+        end
+    end
+endmodule
