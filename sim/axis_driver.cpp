@@ -200,7 +200,8 @@ Stimulus read_stimulus(const char* path) {
         const uint32_t len = get_u32(b, at, path);
         check_length(path, i, cfg, len);
         if (at + len > b.size()) fail(kExitUsage, "%s: truncated packet %u", path, i);
-        stim.packets.push_back(Packet{cfg, std::vector<uint8_t>(b.begin() + at, b.begin() + at + len)});
+        stim.packets.push_back(
+            Packet{cfg, std::vector<uint8_t>(b.begin() + at, b.begin() + at + len)});
         stim.docs += !cfg;
         at += len;
     }
