@@ -5,10 +5,17 @@
 //                                [--reset-at CYCLE:LEN]...
 //
 // STIMULUS: "QRTLSTM1", u32 packet count, then per packet u32 length and the
-//           bytes (all integers little-endian; no zero-length packets). The
-//           bytes go in {{ in_bytes }} per beat ({{ in_prefix }}_tdata[{{ in_bits }}-1:0], byte i
-//           of a beat on bits 8i+7..8i); a packet's last beat may be partial:
-//           {% if in_keep %}{{ in_prefix }}_tkeep marks its bytes (low lanes), the rest are 0.{% else %}the design has no tkeep, so packets are whole beats.{% endif %}
+//           bytes (all integers little-endian; no zero-length packets): the
+//           documents. The bytes go in {{ in_bytes }} per beat ({{ in_prefix }}_tdata[{{ in_bits }}-1:0],
+//           byte i of a beat on bits 8i+7..8i); a packet's last beat may be
+//           partial: {% if in_keep %}{{ in_prefix }}_tkeep marks its bytes (low lanes), the rest are 0.{% else %}the design has no tkeep, so packets are whole beats.{% endif %}
+//           Or "QRTLSTM2", u32 packet count, u32 document count, then per
+//           packet a stream byte (0 document, 1 configuration), u32 length
+//           and the bytes. {% if has_cfg %}Configuration packets go to {{ cfg_prefix }}_tdata[{{ cfg_bits }}-1:0],
+//           {{ cfg_bytes }} bytes per beat (whole beats, no tkeep), tlast on the last.{% else %}This design has no configuration stream: a
+//           configuration packet is an error.{% endif %} Packets are sent in
+//           file order, each after the previous one's last beat was accepted;
+//           only documents have results.
 // RESULTS:  "QRTLRES1", u32 packet count, then records:
 //           'W' u32 word      a result word of the current output packet
 //                             ({{ out_prefix }}_tdata of at most 32 bits)
@@ -22,8 +29,9 @@
 // Exit status: 0 done, 1 usage or file error, 2 AXI protocol violation by
 // the DUT, 3 timeout (no transfer on either stream for CYCLES cycles).
 //
-// --reset-at CYCLE:LEN (repeatable, increasing CYCLEs): at loop cycle
-// CYCLE the driver drops both streams (tvalid and tready low) and holds the
+// --reset-at CYCLE:LEN (repeatable, increasing CYCLEs; not with
+// configuration packets, which the reset would undo): at loop cycle
+// CYCLE the driver drops all streams (tvalid and tready low) and holds the
 // reset high for LEN clocks, then sends again, from its first byte, every
 // packet whose result it has not received whole: the results file is the
 // one a run without the reset would write (but for cycle counts), which
@@ -31,9 +39,10 @@
 // whose result is still incomplete at the reset is discarded.
 //
 // Per cycle: inputs are set while {{ clock }} is low, the design is
-// evaluated, both handshakes are sampled, then {{ clock }} rises. Random
-// tvalid gaps and tready stalls come from xorshift64 seeded by --seed; the
-// Icarus test bench (sim/axis_tb.v) draws the same sequence.
+// evaluated, the handshakes are sampled, then {{ clock }} rises. Random
+// tvalid gaps (on the stream of the packet being sent) and tready stalls
+// come from xorshift64 seeded by --seed, two draws per cycle; the Icarus
+// test bench (sim/axis_tb.v) draws the same sequence.
 
 #include "V{{ top }}.h"
 #include "verilated.h"
@@ -60,6 +69,8 @@ const int kExitTimeout = 3;
 const unsigned kResetCycles = {{ reset_cycles }};
 const unsigned kDrainCycles = 64;
 const size_t kInBytes = {{ in_bytes }};    // bytes per input beat
+const size_t kCfgBytes = {{ cfg_bytes }};  // bytes per configuration beat{% if !has_cfg %} (no such stream){% endif %}
+const size_t kMaxBeat = kInBytes > kCfgBytes ? kInBytes : kCfgBytes;
 const size_t kOutBits = {{ out_bits }};    // bits of {{ out_prefix }}_tdata
 const size_t kOutBytes = {{ out_bytes }};  // bytes of a result beat
 
@@ -133,7 +144,40 @@ uint32_t get_u32(const std::vector<uint8_t>& b, size_t& at, const char* path) {
     return v;
 }
 
-std::vector<std::vector<uint8_t>> read_stimulus(const char* path) {
+struct Packet {
+    bool cfg;  // a configuration packet (no result), else a document
+    std::vector<uint8_t> bytes;
+};
+
+struct Stimulus {
+    std::vector<Packet> packets;
+    size_t docs = 0;  // documents among them: one result each
+};
+
+// A packet's length against its stream's beats.
+void check_length(const char* path, uint32_t i, bool cfg, uint32_t len) {
+    if (len == 0) fail(kExitUsage, "%s: packet %u is empty", path, i);
+{%- if has_cfg %}
+    if (cfg && len % kCfgBytes != 0)
+        fail(kExitUsage,
+             "%s: configuration packet %u has %u bytes, not whole %zu-byte beats", path, i,
+             len, kCfgBytes);
+{%- else %}
+    if (cfg)
+        fail(kExitUsage,
+             "%s: packet %u is a configuration packet, but the design has no configuration "
+             "stream",
+             path, i);
+{%- endif %}
+{%- if !in_keep %}
+    if (!cfg && len % kInBytes != 0)
+        fail(kExitUsage,
+             "%s: packet %u has %u bytes, not whole %zu-byte beats (the design has no tkeep)",
+             path, i, len, kInBytes);
+{%- endif %}
+}
+
+Stimulus read_stimulus(const char* path) {
     FILE* f = std::fopen(path, "rb");
     if (!f) fail(kExitUsage, "%s: cannot open stimulus: %s", path, std::strerror(errno));
     std::vector<uint8_t> b;
@@ -141,27 +185,30 @@ std::vector<std::vector<uint8_t>> read_stimulus(const char* path) {
     size_t n;
     while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) b.insert(b.end(), buf, buf + n);
     std::fclose(f);
-    if (b.size() < 12 || std::memcmp(b.data(), "QRTLSTM1", 8) != 0)
-        fail(kExitUsage, "%s: not a qrtl stimulus file (magic QRTLSTM1)", path);
+    const bool steps = b.size() >= 8 && std::memcmp(b.data(), "QRTLSTM2", 8) == 0;
+    if (b.size() < 12 || (!steps && std::memcmp(b.data(), "QRTLSTM1", 8) != 0))
+        fail(kExitUsage, "%s: not a qrtl stimulus file (magic QRTLSTM1 or QRTLSTM2)", path);
     size_t at = 8;
-    uint32_t count = get_u32(b, at, path);
-    std::vector<std::vector<uint8_t>> packets;
-    packets.reserve(count);
+    const uint32_t count = get_u32(b, at, path);
+    const uint32_t docs = steps ? get_u32(b, at, path) : count;
+    Stimulus stim;
+    stim.packets.reserve(count);
     for (uint32_t i = 0; i < count; i++) {
-        uint32_t len = get_u32(b, at, path);
-        if (len == 0) fail(kExitUsage, "%s: packet %u is empty", path, i);
+        if (steps && (at >= b.size() || b[at] > 1))
+            fail(kExitUsage, "%s: packet %u: no stream byte 0 or 1", path, i);
+        const bool cfg = steps && b[at++] == 1;
+        const uint32_t len = get_u32(b, at, path);
+        check_length(path, i, cfg, len);
         if (at + len > b.size()) fail(kExitUsage, "%s: truncated packet %u", path, i);
-{%- if !in_keep %}
-        if (len % kInBytes != 0)
-            fail(kExitUsage,
-                 "%s: packet %u has %u bytes, not whole %zu-byte beats (the design has no tkeep)",
-                 path, i, len, kInBytes);
-{%- endif %}
-        packets.emplace_back(b.begin() + at, b.begin() + at + len);
+        stim.packets.push_back(
+            Packet{cfg, std::vector<uint8_t>(b.begin() + at, b.begin() + at + len)});
+        stim.docs += !cfg;
         at += len;
     }
     if (at != b.size()) fail(kExitUsage, "%s: %zu trailing bytes", path, b.size() - at);
-    return packets;
+    if (stim.docs != docs)
+        fail(kExitUsage, "%s: %zu documents, the header says %u", path, stim.docs, docs);
+    return stim;
 }
 
 struct Writer {
@@ -251,8 +298,12 @@ int main(int argc, char** argv) {
     if (!resets.empty()) fail(kExitUsage, "--reset-at: the design has no reset port");
 {%- endif %}
 
-    const std::vector<std::vector<uint8_t>> packets = read_stimulus(stim_path);
-    const size_t n = packets.size();
+    const Stimulus stim = read_stimulus(stim_path);
+    const std::vector<Packet>& packets = stim.packets;
+    const size_t steps = packets.size(), n = stim.docs;
+    if (!resets.empty() && n != steps)
+        fail(kExitUsage,
+             "--reset-at with configuration packets: the reset would undo the configuration");
 
     FILE* rf = std::fopen(res_path, "wb");
     if (!rf) fail(kExitUsage, "%s: cannot create results: %s", res_path, std::strerror(errno));
@@ -289,17 +340,30 @@ int main(int argc, char** argv) {
         time++;
     };
 
-    // Reset: both streams idle.
-    const uint8_t zeros[kInBytes] = {};
+    // Present a beat of `len` bytes at `b` on the input streams: on the
+    // configuration stream if `cfg`, else on the document stream; the other
+    // stream idles. len == 0: both idle.
+    const uint8_t zeros[kMaxBeat] = {};
     uint8_t keep[(kInBytes + 7) / 8];
-    auto idle_streams = [&]() {
-        top->{{ in_prefix }}_tvalid = 0;
-        put_bytes(top->{{ in_prefix }}_tdata, zeros, kInBytes);
+    auto present = [&](bool cfg, const uint8_t* b, size_t len, bool last) {
+        const size_t doc = cfg ? 0 : len;
+        top->{{ in_prefix }}_tvalid = doc != 0;
+        put_bytes(top->{{ in_prefix }}_tdata, doc ? b : zeros, doc);
 {%- if in_keep %}
-        keep_mask(keep, 0);
+        keep_mask(keep, doc);
         put_bytes(top->{{ in_prefix }}_tkeep, keep, sizeof keep);
 {%- endif %}
-        top->{{ in_prefix }}_tlast = 0;
+        top->{{ in_prefix }}_tlast = doc && last;
+{%- if has_cfg %}
+        const size_t conf = cfg ? len : 0;
+        top->{{ cfg_prefix }}_tvalid = conf != 0;
+        put_bytes(top->{{ cfg_prefix }}_tdata, conf ? b : zeros, conf);
+        top->{{ cfg_prefix }}_tlast = conf && last;
+{%- endif %}
+    };
+    // Reset: all streams idle.
+    auto idle_streams = [&]() {
+        present(false, zeros, 0, false);
         top->{{ out_prefix }}_tready = 0;
     };
     idle_streams();
@@ -318,6 +382,7 @@ int main(int argc, char** argv) {
     const uint64_t kUnset = ~uint64_t(0);
     std::vector<uint64_t> start(n, kUnset);
     size_t in_pkt = 0, in_pos = 0;  // next byte to present (first of its beat)
+    size_t in_doc = 0;              // documents before packet in_pkt
     bool cur_valid = false;
     size_t out_pkt = 0;  // packet whose result words are arriving
     bool first_seen = false;
@@ -330,10 +395,10 @@ int main(int argc, char** argv) {
     size_t next_reset = 0;
 {%- endif %}
 
-    while (out_pkt < n) {
+    while (out_pkt < n || in_pkt < steps) {
 {%- if has_reset %}
         if (next_reset < resets.size() && resets[next_reset].at == cycle) {
-            // Both streams idle, the reset high for LEN clocks, then start
+            // All streams idle, the reset high for LEN clocks, then start
             // over from the first packet whose result is incomplete.
             idle_streams();
             top->{{ reset }} = 1;
@@ -344,7 +409,7 @@ int main(int argc, char** argv) {
             }
             top->{{ reset }} = 0;
             next_reset++;
-            in_pkt = out_pkt;
+            in_pkt = in_doc = out_pkt;  // documents only: packets are documents
             in_pos = 0;
             cur_valid = false;
             first_seen = false;
@@ -357,20 +422,19 @@ int main(int argc, char** argv) {
 {%- endif %}
         const bool gap = rng.next() % 100 < in_gap;
         const bool stall = rng.next() % 100 < out_stall;
-        if (!cur_valid && in_pkt < n && !gap) cur_valid = true;
-        const size_t beat =
-            cur_valid ? std::min(kInBytes, packets[in_pkt].size() - in_pos) : 0;
-        top->{{ in_prefix }}_tvalid = cur_valid;
-        put_bytes(top->{{ in_prefix }}_tdata, cur_valid ? &packets[in_pkt][in_pos] : zeros, beat);
-{%- if in_keep %}
-        keep_mask(keep, beat);
-        put_bytes(top->{{ in_prefix }}_tkeep, keep, sizeof keep);
-{%- endif %}
-        top->{{ in_prefix }}_tlast = cur_valid && in_pos + beat == packets[in_pkt].size();
+        if (!cur_valid && in_pkt < steps && !gap) cur_valid = true;
+        const Packet* p = cur_valid ? &packets[in_pkt] : nullptr;
+        const bool cfg = p && p->cfg;
+        const size_t beat = p ? std::min(cfg ? kCfgBytes : kInBytes, p->bytes.size() - in_pos) : 0;
+        present(cfg, p ? &p->bytes[in_pos] : zeros, beat, p && in_pos + beat == p->bytes.size());
         top->{{ out_prefix }}_tready = !stall;
         half(0);
 
+{%- if has_cfg %}
+        const bool s_ready = cfg ? top->{{ cfg_prefix }}_tready : top->{{ in_prefix }}_tready;
+{%- else %}
         const bool s_ready = top->{{ in_prefix }}_tready;
+{%- endif %}
         const bool m_valid = top->{{ out_prefix }}_tvalid;
         get_bytes(top->{{ out_prefix }}_tdata, m_data, kOutBits);
         const bool m_last = top->{{ out_prefix }}_tlast;
@@ -384,9 +448,10 @@ int main(int argc, char** argv) {
         if (m_valid && stall) out_stalls++;
         bool progress = false;
         if (cur_valid && s_ready) {
-            if (in_pos == 0) start[in_pkt] = cycle;
+            if (in_pos == 0 && !cfg) start[in_doc] = cycle;
             in_pos += beat;
-            if (in_pos == packets[in_pkt].size()) {
+            if (in_pos == p->bytes.size()) {
+                in_doc += !cfg;
                 in_pkt++;
                 in_pos = 0;
             }
@@ -394,6 +459,9 @@ int main(int argc, char** argv) {
             progress = true;
         }
         if (m_valid && !first_seen) {
+            if (out_pkt == n)
+                fail(kExitProtocol, "cycle %llu: output word after the last packet's result",
+                     (unsigned long long)cycle);
             if (start[out_pkt] == kUnset)
                 fail(kExitProtocol,
                      "cycle %llu: result for packet %zu before its first byte was accepted",
@@ -432,7 +500,7 @@ int main(int argc, char** argv) {
             fail(kExitTimeout,
                  "no transfer on either stream for %llu cycles (cycle %llu: %zu of %zu "
                  "packets sent, %zu results complete)",
-                 (unsigned long long)timeout, (unsigned long long)cycle, in_pkt, n, out_pkt);
+                 (unsigned long long)timeout, (unsigned long long)cycle, in_pkt, steps, out_pkt);
     }
     out.u8('T');
     out.u64(cycle);
@@ -440,8 +508,7 @@ int main(int argc, char** argv) {
     out.u64(out_stalls);
 
     // Nothing more may come out once every packet has its result.
-    top->{{ in_prefix }}_tvalid = 0;
-    top->{{ in_prefix }}_tlast = 0;
+    present(false, zeros, 0, false);
     top->{{ out_prefix }}_tready = 1;
     for (unsigned i = 0; i < kDrainCycles; i++) {
         half(0);

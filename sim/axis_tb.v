@@ -8,6 +8,10 @@
 // Input beats carry IN_BYTES bytes (byte i on bits 8i+7..8i); a packet's
 // last beat may be partial ({% if in_keep %}tkeep marks its low lanes{% else %}not here: the design has no tkeep{% endif %}). Result beats of up to
 // 32 bits are 'W' records, wider ones 'B' records (sim/README.md).
+// A QRTLSTM2 stimulus also holds configuration packets: {% if has_cfg %}CFG_BYTES bytes
+// per beat on {{ cfg_prefix }}_tdata, whole beats{% else %}an error here, the design
+// has no configuration stream{% endif %}. Packets go in file order, each after
+// the previous one's last beat was accepted.
 //
 // Ends with a line "QRTL_TB_DONE", "QRTL_TB_ERROR: ..." or
 // "QRTL_TB_TIMEOUT: ..." on stdout.
@@ -16,6 +20,8 @@ module qrtl_axis_tb;
     localparam OUT_BYTES = {{ out_bytes }};
     localparam IN_BYTES = {{ in_bytes }};
     localparam KEEP_W = {% if in_keep %}IN_BYTES{% else %}1{% endif %};
+    localparam CFG_BYTES = {{ cfg_bytes }};{% if !has_cfg %}  // no configuration stream{% endif %}
+    localparam MAX_BYTES = IN_BYTES > CFG_BYTES ? IN_BYTES : CFG_BYTES;
     localparam RESET_CYCLES = {{ reset_cycles }};
     localparam DRAIN_CYCLES = 64;
     localparam QUEUE = 4096;  // packets whose input began but whose result has not
@@ -27,6 +33,10 @@ module qrtl_axis_tb;
     reg s_tvalid = 1'b0;
     reg s_tlast = 1'b0;
     wire s_tready;
+    reg [8*CFG_BYTES-1:0] c_tdata = {8*CFG_BYTES{1'b0}};
+    reg c_tvalid = 1'b0;
+    reg c_tlast = 1'b0;
+    wire c_tready{% if !has_cfg %} = 1'b0{% endif %};
     wire [OUT_W-1:0] m_tdata;
     wire m_tvalid;
     wire m_tlast;
@@ -44,6 +54,12 @@ module qrtl_axis_tb;
         .{{ in_prefix }}_tvalid(s_tvalid),
         .{{ in_prefix }}_tready(s_tready),
         .{{ in_prefix }}_tlast(s_tlast),
+{%- if has_cfg %}
+        .{{ cfg_prefix }}_tdata(c_tdata),
+        .{{ cfg_prefix }}_tvalid(c_tvalid),
+        .{{ cfg_prefix }}_tready(c_tready),
+        .{{ cfg_prefix }}_tlast(c_tlast),
+{%- endif %}
         .{{ out_prefix }}_tdata(m_tdata),
         .{{ out_prefix }}_tvalid(m_tvalid),
         .{{ out_prefix }}_tready(m_tready),
@@ -56,11 +72,12 @@ module qrtl_axis_tb;
     reg [63:0] start_q [0:QUEUE-1];
     integer q_head, q_tail;
     integer in_gap, out_stall;
-    reg [31:0] npkts, in_pkt, out_pkt, cur_len, in_pos, v32, beat;
+    reg [31:0] npkts, ndocs, docs_read, in_pkt, out_pkt, cur_len, in_pos, v32, beat;
     reg [7:0] cur_byte;
-    reg [8*IN_BYTES-1:0] cur_data;
+    reg [8*MAX_BYTES-1:0] cur_data;
     reg [8*OUT_BYTES-1:0] m_bytes;
     reg cur_valid, gap, stall, first_seen, progress, held, held_last, s_ready, m_valid, m_last;
+    reg steps, cur_cfg, c_ready, in_ready;
     reg [OUT_W-1:0] held_data, m_data;
     reg [8*8-1:0] magic;
 
@@ -103,6 +120,32 @@ module qrtl_axis_tb;
         end
     endtask
 
+    // A packet's header: its stream byte (QRTLSTM2) and length.
+    task next_packet;
+        begin
+            cur_cfg = 1'b0;
+            if (steps) begin
+                get_byte(cur_byte);
+                if (cur_byte > 8'd1) fail("a packet's stream byte is not 0 or 1");
+                cur_cfg = cur_byte[0];
+            end
+            get_u32(cur_len);
+            if (cur_len == 0) fail("empty packet in stimulus");
+{%- if has_cfg %}
+            if (cur_cfg && cur_len % CFG_BYTES != 0)
+                fail("a configuration packet is not whole beats");
+{%- else %}
+            if (cur_cfg) fail("a configuration packet, but the design has no configuration stream");
+{%- endif %}
+{%- if !in_keep %}
+            if (!cur_cfg && cur_len % IN_BYTES != 0)
+                fail("a packet is not whole beats (the design has no tkeep)");
+{%- endif %}
+            if (!cur_cfg) docs_read = docs_read + 1;
+            if (docs_read > ndocs) fail("more documents than the stimulus header says");
+        end
+    endtask
+
     task put_u8;
         input [7:0] b;
         $fwrite(res_fd, "%c", b);
@@ -139,12 +182,16 @@ module qrtl_axis_tb;
             get_byte(cur_byte);
             magic = {magic[55:0], cur_byte};
         end
-        if (magic != "QRTLSTM1") fail("not a qrtl stimulus file (magic QRTLSTM1)");
+        steps = magic == "QRTLSTM2";
+        if (magic != "QRTLSTM1" && !steps)
+            fail("not a qrtl stimulus file (magic QRTLSTM1 or QRTLSTM2)");
         get_u32(npkts);
+        if (steps) get_u32(ndocs);
+        else ndocs = npkts;
         res_fd = $fopen(res_path, "wb");
         if (res_fd == 0) fail("cannot create results file");
         $fwrite(res_fd, "QRTLRES1");
-        put_u32(npkts);
+        put_u32(ndocs);
 
         // Reset: both streams idle.
         rst = 1'b1;
@@ -156,53 +203,53 @@ module qrtl_axis_tb;
 
         rng = seed ^ 64'h9E3779B97F4A7C15;
         if (rng == 64'd0) rng = 64'd1;
-        in_pkt = 0; in_pos = 0; cur_len = 0; beat = 0; cur_valid = 1'b0;
+        in_pkt = 0; in_pos = 0; cur_len = 0; beat = 0; cur_valid = 1'b0; cur_cfg = 1'b0;
+        docs_read = 0;
         out_pkt = 0; first_seen = 1'b0; first_cycle = 0; held = 1'b0;
         held_data = {OUT_W{1'b0}}; held_last = 1'b0;
         cycle = 0; idle = 0; in_stalls = 0; out_stalls = 0;
         q_head = 0; q_tail = 0;
 
-        while (out_pkt < npkts) begin
+        while (out_pkt < ndocs || in_pkt < npkts) begin
             next_rng;
             gap = (rng % 100) < in_gap;
             next_rng;
             stall = (rng % 100) < out_stall;
             if (!cur_valid && in_pkt < npkts && !gap) begin
-                if (in_pos == 0) begin
-                    get_u32(cur_len);
-                    if (cur_len == 0) fail("empty packet in stimulus");
-{%- if !in_keep %}
-                    if (cur_len % IN_BYTES != 0)
-                        fail("a packet is not whole beats (the design has no tkeep)");
-{%- endif %}
-                end
-                beat = (cur_len - in_pos < IN_BYTES) ? cur_len - in_pos : IN_BYTES;
-                cur_data = {8*IN_BYTES{1'b0}};
+                if (in_pos == 0) next_packet;
+                beat = cur_cfg ? CFG_BYTES : IN_BYTES;
+                if (cur_len - in_pos < beat) beat = cur_len - in_pos;
+                cur_data = {8*MAX_BYTES{1'b0}};
                 for (i = 0; i < beat; i = i + 1) begin
                     get_byte(cur_byte);
                     cur_data[8*i +: 8] = cur_byte;
                 end
                 cur_valid = 1'b1;
             end
-            s_tvalid = cur_valid;
-            s_tdata = cur_valid ? cur_data : {8*IN_BYTES{1'b0}};
-            for (i = 0; i < KEEP_W; i = i + 1) s_tkeep[i] = cur_valid && i < beat;
-            s_tlast = cur_valid && (in_pos + beat == cur_len);
+            s_tvalid = cur_valid && !cur_cfg;
+            s_tdata = s_tvalid ? cur_data[8*IN_BYTES-1:0] : {8*IN_BYTES{1'b0}};
+            for (i = 0; i < KEEP_W; i = i + 1) s_tkeep[i] = s_tvalid && i < beat;
+            s_tlast = s_tvalid && (in_pos + beat == cur_len);
+            c_tvalid = cur_valid && cur_cfg;
+            c_tdata = c_tvalid ? cur_data[8*CFG_BYTES-1:0] : {8*CFG_BYTES{1'b0}};
+            c_tlast = c_tvalid && (in_pos + beat == cur_len);
             m_tready = !stall;
             #5;
             s_ready = s_tready;
+            c_ready = c_tready;
+            in_ready = cur_cfg ? c_ready : s_ready;
             m_valid = m_tvalid;
             m_data = m_tdata;
             m_last = m_tlast;
             if (held && (!m_valid || m_data !== held_data || m_last !== held_last))
                 fail("m_axis_tvalid/tdata/tlast changed while m_axis_tready was low");
-            if (^{s_ready, m_valid, m_last} === 1'bx || (m_valid && ^m_data === 1'bx))
+            if (^{s_ready, c_ready, m_valid, m_last} === 1'bx || (m_valid && ^m_data === 1'bx))
                 fail("X on an AXI4-Stream output of the design");
-            if (cur_valid && !s_ready) in_stalls = in_stalls + 1;
+            if (cur_valid && !in_ready) in_stalls = in_stalls + 1;
             if (m_valid && stall) out_stalls = out_stalls + 1;
             progress = 1'b0;
-            if (cur_valid && s_ready) begin
-                if (in_pos == 0) begin
+            if (cur_valid && in_ready) begin
+                if (in_pos == 0 && !cur_cfg) begin
                     if (q_tail - q_head >= QUEUE) fail("too many packets without a result");
                     start_q[q_tail % QUEUE] = cycle;
                     q_tail = q_tail + 1;
@@ -216,6 +263,7 @@ module qrtl_axis_tb;
                 progress = 1'b1;
             end
             if (m_valid && !first_seen) begin
+                if (out_pkt == ndocs) fail("output word after the last packet's result");
                 if (q_head == q_tail) fail("result for a packet before its first byte was accepted");
                 first_seen = 1'b1;
                 first_cycle = cycle;
@@ -254,6 +302,7 @@ module qrtl_axis_tb;
                 $finish;
             end
         end
+        if (docs_read != ndocs) fail("fewer documents than the stimulus header says");
         put_u8("T");
         put_u64(cycle);
         put_u64(in_stalls);
@@ -264,6 +313,8 @@ module qrtl_axis_tb;
         s_tvalid = 1'b0;
         s_tkeep = {KEEP_W{1'b0}};
         s_tlast = 1'b0;
+        c_tvalid = 1'b0;
+        c_tlast = 1'b0;
         m_tready = 1'b1;
         for (i = 0; i < DRAIN_CYCLES; i = i + 1) begin
             #5;

@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use qrtl_core::sim::{
-    build, build_with, BuildOptions, Built, DriverSpec, ResetPulse, SimError, SimRun, Simulator,
-    Stalls,
+    build, build_with, BuildOptions, Built, CfgStream, DriverSpec, ResetPulse, SimError, SimRun,
+    Simulator, Stalls, Step,
 };
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -480,6 +480,28 @@ fn a_written_project_simulates() {
         .run(&packets, &Stalls::NONE, None)
         .unwrap();
     check_words(&run, &packets, "project");
+
+    // A project with `s_cfg_*` ports has a configuration stream.
+    let mut cfg = spec.clone();
+    cfg.name = "axis_cfg_key".into();
+    cfg.top = "axis_cfg_key".into();
+    cfg.rtl = fixture("axis_cfg_key.v");
+    cfg.ports.extend([
+        port("s_cfg_tdata", PortDir::Input, 64),
+        port("s_cfg_tvalid", PortDir::Input, 1),
+        port("s_cfg_tready", PortDir::Output, 1),
+        port("s_cfg_tlast", PortDir::Input, 1),
+    ]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    write_project(&dir, &cfg).unwrap();
+    let (driver, rtl) = qrtl_core::sim::project_sources(&dir).unwrap();
+    assert_eq!(driver, cfg_spec());
+    let steps = random_steps(13, 30);
+    let run = build(&driver, &rtl, Simulator::Icarus)
+        .unwrap()
+        .run_steps(&steps, &Stalls::NONE, None)
+        .unwrap();
+    check_keyed(&run, &steps, "cfg project");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -630,4 +652,235 @@ fn without_tkeep_packets_must_be_whole_beats() {
         built.run(&[vec![1; 13]], &Stalls::NONE, None),
         Err(SimError::InvalidSpec { .. })
     ));
+}
+
+/// axis_cfg_key's spec: axis_sum's streams and a 64-bit `s_cfg` stream.
+fn cfg_spec() -> DriverSpec {
+    DriverSpec {
+        cfg: Some(CfgStream {
+            prefix: "s_cfg".into(),
+            data_bits: 64,
+        }),
+        ..DriverSpec::axis("axis_cfg_key")
+    }
+}
+
+fn build_cfg_fixture(sim: Simulator) -> Built {
+    build(&cfg_spec(), &fixture("axis_cfg_key.v"), sim)
+        .unwrap_or_else(|e| panic!("building axis_cfg_key for {sim:?}: {e}"))
+}
+
+/// axis_cfg_key's answers: per document axis_sum's words xored with the
+/// key, the last 8 bytes of the last configuration packet before it (0
+/// before any).
+fn expected_keyed(steps: &[Step]) -> Vec<Vec<u32>> {
+    let mut key = 0u64;
+    let mut answers = Vec::new();
+    for step in steps {
+        match step {
+            Step::Config(bytes) => {
+                key = u64::from_le_bytes(bytes[bytes.len() - 8..].try_into().unwrap())
+            }
+            Step::Doc(doc) => {
+                let w = expected_words(doc);
+                answers.push(vec![w[0] ^ (key >> 32) as u32, w[1] ^ key as u32]);
+            }
+        }
+    }
+    answers
+}
+
+fn check_keyed(run: &SimRun, steps: &[Step], what: &str) {
+    let words: Vec<_> = run.packets.iter().map(|p| p.words.clone()).collect();
+    assert_eq!(words, expected_keyed(steps), "{what}");
+}
+
+/// Documents of 1 to 20 bytes and, about one step in three, configuration
+/// packets of one to three 8-byte words.
+fn random_steps(seed: u64, n: usize) -> Vec<Step> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    (0..n)
+        .map(|_| {
+            if rng.gen_ratio(1, 3) {
+                let len = 8 * rng.gen_range(1..=3);
+                Step::Config((0..len).map(|_| rng.gen()).collect())
+            } else {
+                let len = rng.gen_range(1..=20);
+                Step::Doc((0..len).map(|_| rng.gen()).collect())
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn config_steps_run_cycle_for_cycle_alike_in_both_simulators() {
+    let steps = random_steps(31, 150);
+    let stalls = Stalls {
+        seed: 0xc0f1,
+        in_gap_percent: 25,
+        out_stall_percent: 40,
+    };
+    let mut runs = Vec::new();
+    for sim in BOTH {
+        let built = build_cfg_fixture(sim);
+        for st in [Stalls::NONE, stalls] {
+            let run = built.run_steps(&steps, &st, None).unwrap();
+            check_keyed(&run, &steps, &format!("{sim:?} {st:?}"));
+            runs.push(run);
+        }
+    }
+    // Output backpressure holds s_cfg_tready low: input stalls.
+    assert!(runs[1].input_stall_cycles > 0 && runs[1].output_stall_cycles > 0);
+    assert!(runs[1].total_cycles > runs[0].total_cycles);
+    assert_eq!(runs[0], runs[2]);
+    assert_eq!(runs[1], runs[3]);
+}
+
+#[test]
+fn documents_before_any_config_and_configs_in_a_row() {
+    let doc = |n: u8| Step::Doc((1..=n).collect());
+    let cfg = |words: &[u64]| Step::Config(words.iter().flat_map(|w| w.to_le_bytes()).collect());
+    let steps = vec![
+        doc(3),
+        doc(7),
+        cfg(&[0x1111_2222_3333_4444]),
+        cfg(&[0xdead_beef_0000_0001, 0x0123_4567_89ab_cdef]),
+        cfg(&[0x8000_0000_0000_0008]),
+        doc(5),
+        doc(1),
+        cfg(&[0xffff_ffff_ffff_ffff]),
+        doc(9),
+        // A configuration at the end is sent, though it has no result.
+        cfg(&[42]),
+    ];
+    let docs: Vec<Vec<u8>> = steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Doc(d) => Some(d.clone()),
+            Step::Config(_) => None,
+        })
+        .collect();
+    for sim in BOTH {
+        let built = build_cfg_fixture(sim);
+        let run = built.run_steps(&steps, &Stalls::NONE, None).unwrap();
+        check_keyed(&run, &steps, &format!("{sim:?}"));
+        assert_eq!(run.packets[2].words[0], 5 ^ 0x8000_0000, "{sim:?}");
+        // 25 document bytes and 6 configuration beats, one a cycle, but a
+        // configuration waits until the results before it have left
+        // (s_cfg_tready is "FIFO empty"): 2 + 3 + 2 stall cycles. The last
+        // configuration beat, accepted after the last result, ends the run.
+        assert_eq!(
+            (run.total_cycles, run.input_stall_cycles),
+            (25 + 6 + 7, 7),
+            "{sim:?}"
+        );
+        // Without configuration steps the stream stays idle: key 0.
+        let plain = built.run(&docs, &Stalls::NONE, None).unwrap();
+        check_words(&plain, &docs, &format!("{sim:?} documents only"));
+        let doc_steps: Vec<Step> = docs.iter().cloned().map(Step::Doc).collect();
+        assert_eq!(
+            built.run_steps(&doc_steps, &Stalls::NONE, None).unwrap(),
+            plain
+        );
+    }
+}
+
+#[test]
+fn config_packets_must_be_whole_nonempty_beats() {
+    let built = build_cfg_fixture(Simulator::Icarus);
+    let err = built
+        .run_steps(
+            &[Step::Doc(vec![1]), Step::Config(vec![])],
+            &Stalls::NONE,
+            None,
+        )
+        .unwrap_err();
+    assert!(matches!(err, SimError::EmptyPacket { index: 1 }), "{err}");
+    for len in [1, 7, 12] {
+        let err = built
+            .run_steps(&[Step::Config(vec![1; len])], &Stalls::NONE, None)
+            .unwrap_err();
+        assert!(matches!(err, SimError::InvalidSpec { .. }), "{err}");
+        let msg = err.to_string();
+        assert!(
+            msg.contains(&format!("{len} bytes"))
+                && msg.contains("whole 8-byte beats of `s_cfg_tdata`"),
+            "{msg}"
+        );
+    }
+}
+
+#[test]
+fn designs_without_a_cfg_stream_refuse_config_steps() {
+    let built = build_fixture("axis_sum", Simulator::Icarus);
+    let steps = [Step::Doc(vec![1, 2]), Step::Config(vec![0; 8])];
+    let err = built.run_steps(&steps, &Stalls::NONE, None).unwrap_err();
+    assert!(matches!(err, SimError::InvalidSpec { .. }), "{err}");
+    assert!(
+        err.to_string().contains(
+            "step 1 is a configuration packet, but the design has no configuration stream"
+        ),
+        "{err}"
+    );
+    // Documents only: the same as `run`.
+    let packets = random_packets(14, 20, 1..=9);
+    let steps: Vec<Step> = packets.iter().cloned().map(Step::Doc).collect();
+    assert_eq!(
+        built.run_steps(&steps, &Stalls::NONE, None).unwrap(),
+        built.run(&packets, &Stalls::NONE, None).unwrap()
+    );
+}
+
+#[test]
+fn bad_cfg_streams_are_rejected_before_building() {
+    let rtl = fixture("axis_cfg_key.v");
+    for (prefix, bits) in [
+        ("s_cfg", 0),
+        ("s_cfg", 12),
+        ("s_cfg", qrtl_core::sim::MAX_IN_BITS + 8),
+        ("s_axis", 64),
+        ("m_axis", 64),
+        ("1cfg", 64),
+    ] {
+        let spec = DriverSpec {
+            cfg: Some(CfgStream {
+                prefix: prefix.into(),
+                data_bits: bits,
+            }),
+            ..cfg_spec()
+        };
+        let err = build(&spec, &rtl, Simulator::Icarus).unwrap_err();
+        assert!(
+            matches!(err, SimError::InvalidSpec { .. }),
+            "{prefix} {bits}: {err}"
+        );
+        assert!(err.to_string().contains("configuration"), "{err}");
+    }
+}
+
+/// The driver refuses `--reset-at` with configuration packets: the reset
+/// would undo the configuration, and resending documents would not redo it.
+#[test]
+fn the_driver_refuses_resets_with_config_packets() {
+    use qrtl_core::sim::format::{encode_stimulus, StreamId};
+    let dir = scratch("cfg-reset");
+    let stim = dir.join("stimulus.bin");
+    let packets = [
+        (StreamId::Config, &[0u8; 8][..]),
+        (StreamId::Document, &[1u8][..]),
+    ];
+    std::fs::write(&stim, encode_stimulus(&packets)).unwrap();
+    let out = std::process::Command::new(build_cfg_fixture(Simulator::Verilator).executable())
+        .arg(&stim)
+        .arg(dir.join("results.bin"))
+        .args(["--reset-at", "5:1"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("--reset-at with configuration packets"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

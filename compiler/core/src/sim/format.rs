@@ -2,9 +2,17 @@
 //! (`sim/axis_driver.cpp`) and the Icarus test bench (`sim/axis_tb.v`).
 //! All integers are little-endian.
 //!
-//! Stimulus: `QRTLSTM1`, `u32` packet count, then per packet `u32` length
-//! and the bytes. Zero-length packets are not allowed (AXI4-Stream cannot
-//! send them).
+//! Stimulus, documents only: `QRTLSTM1`, `u32` packet count, then per
+//! packet `u32` length and the bytes. Zero-length packets are not allowed
+//! (AXI4-Stream cannot send them).
+//!
+//! Stimulus with configuration packets (a design with a configuration
+//! stream, [`super::CfgStream`]): `QRTLSTM2`, `u32` packet count, `u32`
+//! document count (the packets with stream byte 0: the results file's
+//! packet count), then per packet a stream byte (0 document, 1
+//! configuration), `u32` length and the bytes. Packets are sent in file
+//! order, each after the previous one's last beat was accepted. A run
+//! without configuration packets is always written as `QRTLSTM1`.
 //!
 //! Results: `QRTLRES1`, `u32` packet count, then records:
 //! `'W' u32` a result word of the current packet (`tdata` of at most 32
@@ -16,16 +24,39 @@
 use super::{PacketResult, SimRun};
 
 pub const STIMULUS_MAGIC: &[u8; 8] = b"QRTLSTM1";
+pub const STEPS_MAGIC: &[u8; 8] = b"QRTLSTM2";
 pub const RESULTS_MAGIC: &[u8; 8] = b"QRTLRES1";
 
-/// Encode packets as a stimulus file. The caller has rejected empty packets
-/// and packet counts or lengths beyond `u32`.
-pub fn encode_stimulus(packets: &[Vec<u8>]) -> Vec<u8> {
-    let total: usize = packets.iter().map(|p| p.len() + 4).sum();
-    let mut out = Vec::with_capacity(12 + total);
-    out.extend_from_slice(STIMULUS_MAGIC);
+/// The input stream a stimulus packet goes to; its value is the packet's
+/// stream byte in a `QRTLSTM2` file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamId {
+    /// The document stream (`s_axis`): one result packet each.
+    Document = 0,
+    /// The configuration stream (`s_cfg`): no result.
+    Config = 1,
+}
+
+/// Encode packets as a stimulus file: `QRTLSTM1` when all are documents,
+/// else `QRTLSTM2`. The caller has rejected empty packets and packet counts
+/// or lengths beyond `u32`.
+pub fn encode_stimulus(packets: &[(StreamId, &[u8])]) -> Vec<u8> {
+    let steps = packets.iter().any(|(s, _)| *s != StreamId::Document);
+    let total: usize = packets.iter().map(|(_, p)| p.len() + 5).sum();
+    let mut out = Vec::with_capacity(16 + total);
+    out.extend_from_slice(if steps { STEPS_MAGIC } else { STIMULUS_MAGIC });
     out.extend_from_slice(&(packets.len() as u32).to_le_bytes());
-    for p in packets {
+    if steps {
+        let docs = packets
+            .iter()
+            .filter(|(s, _)| *s == StreamId::Document)
+            .count();
+        out.extend_from_slice(&(docs as u32).to_le_bytes());
+    }
+    for (stream, p) in packets {
+        if steps {
+            out.push(*stream as u8);
+        }
         out.extend_from_slice(&(p.len() as u32).to_le_bytes());
         out.extend_from_slice(p);
     }
@@ -139,10 +170,16 @@ mod tests {
 
     #[test]
     fn stimulus_layout() {
-        let s = encode_stimulus(&[vec![1, 2, 3], vec![0xff]]);
+        let doc = StreamId::Document;
+        let s = encode_stimulus(&[(doc, &[1, 2, 3]), (doc, &[0xff])]);
         assert_eq!(
             s,
             b"QRTLSTM1\x02\0\0\0\x03\0\0\0\x01\x02\x03\x01\0\0\0\xff".to_vec()
+        );
+        let s = encode_stimulus(&[(StreamId::Config, &[7, 8]), (doc, &[0xff])]);
+        assert_eq!(
+            s,
+            b"QRTLSTM2\x02\0\0\0\x01\0\0\0\x01\x02\0\0\0\x07\x08\0\x01\0\0\0\xff".to_vec()
         );
     }
 

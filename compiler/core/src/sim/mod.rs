@@ -9,15 +9,24 @@
 //! each packet's result), one clock, a synchronous active-high reset. Each
 //! input packet must yield exactly one result packet, in order.
 //!
+//! A design configured at run time may also have a configuration stream
+//! ([`DriverSpec::cfg`]: `<cfg>_tdata` of whole bytes, `_tvalid`,
+//! `_tready`, `_tlast`, no tkeep). [`Built::run_steps`] interleaves
+//! configuration packets ([`Step::Config`]) with documents ([`Step::Doc`]):
+//! steps go strictly in order, each after the previous one's last beat was
+//! accepted, and only documents have results. Without configuration steps
+//! the configuration stream stays idle.
+//!
 //! ```text
 //! DriverSpec + RTL ──render──▶ axis_driver.cpp / axis_tb.v
 //!                  ──build───▶ cache/<sha256>/ (verilator --build, or iverilog)
 //! Built::run(packets, stalls) ──stimulus file──▶ driver ──results file──▶ SimRun
+//! Built::run_steps(steps, stalls) ─┘ (QRTLSTM2 with configuration packets)
 //! ```
 //!
-//! Both simulators draw tvalid gaps and tready stalls from the same
-//! xorshift64 sequence, so for one seed they see the same stall pattern and
-//! report the same cycle counts.
+//! Both simulators draw tvalid gaps (on the stream of the packet being
+//! sent) and tready stalls from the same xorshift64 sequence, so for one
+//! seed they see the same stall pattern and report the same cycle counts.
 
 pub mod cache;
 pub mod format;
@@ -31,6 +40,7 @@ use std::time::{Duration, Instant};
 use askama::Template;
 
 pub use cache::{default_cache_root, CacheEntry};
+use format::StreamId;
 
 /// Which simulator runs the design.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -74,6 +84,8 @@ pub struct DriverSpec {
     /// Width of `<out>_tdata`, 1..=[`MAX_OUT_BITS`]. Beats of up to 32 bits
     /// are also given as [`PacketResult::words`].
     pub out_word_bits: u32,
+    /// The configuration stream, if the design has one.
+    pub cfg: Option<CfgStream>,
     /// Cycles of reset before the first beat.
     pub reset_cycles: u32,
     /// A run fails with [`SimError::Timeout`] after this many consecutive
@@ -82,14 +94,27 @@ pub struct DriverSpec {
     pub timeout_cycles: u64,
 }
 
-/// Widest `<in>_tdata` the harness drives.
+/// A second input stream for designs configured at run time: configuration
+/// packets ([`Step::Config`]), whole beats (no tkeep), no results.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CfgStream {
+    /// Prefix of its ports (`s_cfg` → `s_cfg_tdata`, `s_cfg_tvalid`,
+    /// `s_cfg_tready`, `s_cfg_tlast`).
+    pub prefix: String,
+    /// Width of `<cfg>_tdata`: a multiple of 8 in 8..=[`MAX_IN_BITS`]; a
+    /// configuration packet's bytes go in `data_bits / 8` per beat, byte `i`
+    /// of a beat on bits `8i+7..8i`.
+    pub data_bits: u32,
+}
+
+/// Widest `<in>_tdata` (and `<cfg>_tdata`) the harness drives.
 pub const MAX_IN_BITS: u32 = 1024;
 /// Widest `<out>_tdata` the harness reads.
 pub const MAX_OUT_BITS: u32 = 16384;
 
 impl DriverSpec {
     /// The `qrtl_xpath_top` shape: `clk`, `rst`, `s_axis_*` bytes in (no
-    /// tkeep), `m_axis_*` 32-bit words out.
+    /// tkeep), `m_axis_*` 32-bit words out, no configuration stream.
     pub fn axis(top: &str) -> Self {
         DriverSpec {
             top: top.to_string(),
@@ -100,6 +125,7 @@ impl DriverSpec {
             in_data_bits: 8,
             in_keep: false,
             out_word_bits: 32,
+            cfg: None,
             reset_cycles: 8,
             timeout_cycles: 1_000_000,
         }
@@ -110,7 +136,9 @@ impl DriverSpec {
 /// [`crate::project::write_project`]: top, clock and reset from its
 /// `manifest.json`, `s_axis`/`m_axis` streams (the data widths from the
 /// `s_axis_tdata` and `m_axis_tdata` ports, `in_keep` from the presence of
-/// `s_axis_tkeep`), sources from the manifest's `files`.
+/// `s_axis_tkeep`), an `s_cfg` configuration stream if there is an
+/// `s_cfg_tdata` port (its width from there), sources from the manifest's
+/// `files`.
 pub fn project_sources(dir: &Path) -> Result<(DriverSpec, Vec<(String, String)>), SimError> {
     let path = dir.join("manifest.json");
     let text = std::fs::read_to_string(&path).map_err(io_err(&path))?;
@@ -146,6 +174,10 @@ pub fn project_sources(dir: &Path) -> Result<(DriverSpec, Vec<(String, String)>)
     spec.in_data_bits =
         port_width(&tdata).ok_or_else(|| bad(format!("no port `{tdata}` with a width")))?;
     spec.in_keep = port_width(&format!("{}_tkeep", spec.in_prefix)).is_some();
+    spec.cfg = port_width("s_cfg_tdata").map(|data_bits| CfgStream {
+        prefix: "s_cfg".into(),
+        data_bits,
+    });
     let files = m
         .get("files")
         .and_then(|f| f.as_array())
@@ -166,9 +198,10 @@ pub fn project_sources(dir: &Path) -> Result<(DriverSpec, Vec<(String, String)>)
     Ok((spec, rtl))
 }
 
-/// Random stalls on both streams: with `in_gap_percent`, the driver leaves
-/// `tvalid` low before a byte; with `out_stall_percent`, it holds
-/// `m_axis_tready` low in a cycle. Results must not depend on them.
+/// Random stalls on the streams: with `in_gap_percent`, the driver leaves
+/// `tvalid` low before a beat (of a document or a configuration packet);
+/// with `out_stall_percent`, it holds `m_axis_tready` low in a cycle.
+/// Results must not depend on them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Stalls {
     pub seed: u64,
@@ -194,6 +227,25 @@ pub struct ResetPulse {
     pub cycles: u32,
 }
 
+/// One packet of a run with configuration ([`Built::run_steps`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// A document on the input stream: one result packet.
+    Doc(Vec<u8>),
+    /// A configuration packet on [`DriverSpec::cfg`]'s stream: whole beats,
+    /// no result.
+    Config(Vec<u8>),
+}
+
+impl Step {
+    fn packet(&self) -> (StreamId, &[u8]) {
+        match self {
+            Step::Doc(bytes) => (StreamId::Document, bytes),
+            Step::Config(bytes) => (StreamId::Config, bytes),
+        }
+    }
+}
+
 /// One input packet's result.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PacketResult {
@@ -211,11 +263,13 @@ pub struct PacketResult {
 /// A whole run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SimRun {
-    /// One per input packet, in order.
+    /// One per input packet (document), in order.
     pub packets: Vec<PacketResult>,
-    /// Cycles from the end of reset to the cycle the last word was accepted.
+    /// Cycles from the end of reset to the cycle the last word was accepted
+    /// (or the last configuration beat, if that came later).
     pub total_cycles: u64,
-    /// Cycles with `s_axis_tvalid && !s_axis_tready`.
+    /// Cycles with `s_axis_tvalid && !s_axis_tready`, or the same on the
+    /// configuration stream.
     pub input_stall_cycles: u64,
     /// Cycles with `m_axis_tvalid && !m_axis_tready`.
     pub output_stall_cycles: u64,
@@ -243,7 +297,9 @@ pub enum SimError {
     Io { path: PathBuf, source: io::Error },
     /// The driver spec, the RTL list or the stall settings are unusable.
     InvalidSpec { message: String },
-    /// Packet `index` is empty: AXI4-Stream cannot send a zero-length packet.
+    /// Packet `index` (of the packets, or of the steps in
+    /// [`Built::run_steps`]) is empty: AXI4-Stream cannot send a
+    /// zero-length packet.
     EmptyPacket { index: usize },
     /// The simulator rejected the design. `warnings` are the lint warnings
     /// (`%Warning-...` lines; fatal: designs must be lint clean).
@@ -353,6 +409,10 @@ struct DriverT<'a> {
     in_keep: bool,
     out_bits: u32,
     out_bytes: u32,
+    has_cfg: bool,
+    cfg_prefix: &'a str,
+    cfg_bits: u32,
+    cfg_bytes: u32,
 }
 
 #[derive(Template)]
@@ -369,12 +429,38 @@ struct TestbenchT<'a> {
     in_bytes: u32,
     in_keep: bool,
     reset_cycles: u32,
+    has_cfg: bool,
+    cfg_prefix: &'a str,
+    cfg_bytes: u32,
 }
 
 fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn validate_cfg(spec: &DriverSpec, cfg: &CfgStream) -> Result<(), SimError> {
+    let bad = |message: String| Err(SimError::InvalidSpec { message });
+    if !is_identifier(&cfg.prefix) {
+        return bad(format!(
+            "configuration prefix `{}` is not a Verilog identifier",
+            cfg.prefix
+        ));
+    }
+    if cfg.prefix == spec.in_prefix || cfg.prefix == spec.out_prefix {
+        return bad(format!(
+            "configuration prefix `{}` is also the input or output prefix",
+            cfg.prefix
+        ));
+    }
+    if cfg.data_bits % 8 != 0 || !(8..=MAX_IN_BITS).contains(&cfg.data_bits) {
+        return bad(format!(
+            "configuration data width {} (`{}_tdata`) is not a multiple of 8 in 8..={MAX_IN_BITS}",
+            cfg.data_bits, cfg.prefix
+        ));
+    }
+    Ok(())
 }
 
 fn validate(spec: &DriverSpec, rtl: &[(String, String)]) -> Result<(), SimError> {
@@ -400,6 +486,9 @@ fn validate(spec: &DriverSpec, rtl: &[(String, String)]) -> Result<(), SimError>
             "input data width {} is not a multiple of 8 in 8..={MAX_IN_BITS}",
             spec.in_data_bits
         ));
+    }
+    if let Some(cfg) = &spec.cfg {
+        validate_cfg(spec, cfg)?;
     }
     if !(1..=MAX_OUT_BITS).contains(&spec.out_word_bits) {
         return bad(format!(
@@ -436,6 +525,11 @@ fn validate(spec: &DriverSpec, rtl: &[(String, String)]) -> Result<(), SimError>
     Ok(())
 }
 
+/// Bytes of a configuration beat; 1 (unused) without a configuration stream.
+fn cfg_bytes(spec: &DriverSpec) -> u32 {
+    spec.cfg.as_ref().map_or(1, |c| c.data_bits / 8)
+}
+
 /// The C++ driver for `spec` (Verilator).
 pub fn render_driver(spec: &DriverSpec) -> String {
     DriverT {
@@ -451,6 +545,10 @@ pub fn render_driver(spec: &DriverSpec) -> String {
         in_keep: spec.in_keep,
         out_bits: spec.out_word_bits,
         out_bytes: spec.out_word_bits.div_ceil(8),
+        has_cfg: spec.cfg.is_some(),
+        cfg_prefix: spec.cfg.as_ref().map_or("", |c| &c.prefix),
+        cfg_bits: spec.cfg.as_ref().map_or(8, |c| c.data_bits),
+        cfg_bytes: cfg_bytes(spec),
     }
     .render()
     .expect("the driver template renders from plain strings")
@@ -470,6 +568,9 @@ pub fn render_testbench(spec: &DriverSpec) -> String {
         in_bytes: spec.in_data_bits / 8,
         in_keep: spec.in_keep,
         reset_cycles: spec.reset_cycles,
+        has_cfg: spec.cfg.is_some(),
+        cfg_prefix: spec.cfg.as_ref().map_or("", |c| &c.prefix),
+        cfg_bytes: cfg_bytes(spec),
     }
     .render()
     .expect("the test bench template renders from plain strings")
@@ -554,7 +655,7 @@ fn build_variant(
     };
     let jobs = if options.jobs == 0 { 2 } else { options.jobs };
     let mut key_parts: Vec<(&str, &[u8])> = vec![
-        ("harness", b"qrtl-sim-2"),
+        ("harness", b"qrtl-sim-3"),
         ("simulator", sim.name().as_bytes()),
         ("version", version.as_bytes()),
         ("top", spec.top.as_bytes()),
@@ -725,46 +826,111 @@ impl Built {
         resets: &[ResetPulse],
         trace: Option<&Path>,
     ) -> Result<SimRun, SimError> {
-        if !resets.is_empty() {
-            if self.simulator != Simulator::Verilator {
-                return Err(SimError::InvalidSpec {
-                    message: "reset pulses in a run need the Verilator driver".into(),
-                });
-            }
-            if self.spec.reset_port.is_empty() {
-                return Err(SimError::InvalidSpec {
-                    message: "reset pulses in a run: the design has no reset port".into(),
-                });
-            }
-            if resets.iter().any(|r| r.cycles == 0) || resets.windows(2).any(|w| w[1].at <= w[0].at)
-            {
-                return Err(SimError::InvalidSpec {
-                    message: "reset pulses must last a clock or more, at increasing cycles".into(),
-                });
-            }
+        self.check_resets(resets)?;
+        let packets: Vec<_> = packets
+            .iter()
+            .map(|p| (StreamId::Document, p.as_slice()))
+            .collect();
+        self.run_packets(&packets, stalls, resets, trace)
+    }
+
+    /// Simulate `steps` in order, configuration packets on the design's
+    /// configuration stream ([`DriverSpec::cfg`]) between the documents:
+    /// each step's first beat is presented once the previous step's last
+    /// beat was accepted. The run lists the documents' results, in order
+    /// (configuration steps have none), and ends when every step was sent
+    /// and every result received. Configuration packets must be whole beats
+    /// of the configuration stream. Reset pulses are not offered here: the
+    /// design would lose its configuration ([`Built::run_with_resets`]
+    /// runs documents only).
+    pub fn run_steps(
+        &self,
+        steps: &[Step],
+        stalls: &Stalls,
+        trace: Option<&Path>,
+    ) -> Result<SimRun, SimError> {
+        let packets: Vec<_> = steps.iter().map(Step::packet).collect();
+        self.run_packets(&packets, stalls, &[], trace)
+    }
+
+    fn check_resets(&self, resets: &[ResetPulse]) -> Result<(), SimError> {
+        let bad = |message: &str| {
+            Err(SimError::InvalidSpec {
+                message: message.into(),
+            })
+        };
+        if resets.is_empty() {
+            Ok(())
+        } else if self.simulator != Simulator::Verilator {
+            bad("reset pulses in a run need the Verilator driver")
+        } else if self.spec.reset_port.is_empty() {
+            bad("reset pulses in a run: the design has no reset port")
+        } else if resets.iter().any(|r| r.cycles == 0)
+            || resets.windows(2).any(|w| w[1].at <= w[0].at)
+        {
+            bad("reset pulses must last a clock or more, at increasing cycles")
+        } else {
+            Ok(())
         }
-        if let Some(index) = packets.iter().position(Vec::is_empty) {
-            return Err(SimError::EmptyPacket { index });
+    }
+
+    /// Refuse packets the driver cannot send: empty ones, partial beats
+    /// where the stream has no tkeep, configuration packets without a
+    /// configuration stream, counts or lengths beyond `u32`.
+    fn check_packets(&self, packets: &[(StreamId, &[u8])]) -> Result<(), SimError> {
+        let bad = |message: String| Err(SimError::InvalidSpec { message });
+        if packets.len() > u32::MAX as usize {
+            return bad("more than 2^32-1 packets".into());
         }
         let in_bytes = (self.spec.in_data_bits / 8) as usize;
-        if !self.spec.in_keep {
-            if let Some(index) = packets.iter().position(|p| p.len() % in_bytes != 0) {
-                return Err(SimError::InvalidSpec {
-                    message: format!(
+        for (index, &(stream, bytes)) in packets.iter().enumerate() {
+            if bytes.is_empty() {
+                return Err(SimError::EmptyPacket { index });
+            }
+            if bytes.len() > u32::MAX as usize {
+                return bad(format!("packet {index} has more than 2^32-1 bytes"));
+            }
+            match (stream, &self.spec.cfg) {
+                (StreamId::Document, _) if !self.spec.in_keep && bytes.len() % in_bytes != 0 => {
+                    return bad(format!(
                         "packet {index} has {} bytes, not whole {in_bytes}-byte beats, and \
                          the design has no `{}_tkeep` for a partial last beat",
-                        packets[index].len(),
+                        bytes.len(),
                         self.spec.in_prefix
-                    ),
-                });
+                    ))
+                }
+                (StreamId::Document, _) => {}
+                (StreamId::Config, None) => {
+                    return bad(format!(
+                        "step {index} is a configuration packet, but the design has no \
+                         configuration stream (`DriverSpec::cfg` is None)"
+                    ))
+                }
+                (StreamId::Config, Some(cfg))
+                    if bytes.len() % (cfg.data_bits / 8) as usize != 0 =>
+                {
+                    return bad(format!(
+                        "configuration packet (step {index}) has {} bytes, not whole {}-byte \
+                         beats of `{}_tdata`",
+                        bytes.len(),
+                        cfg.data_bits / 8,
+                        cfg.prefix
+                    ))
+                }
+                (StreamId::Config, Some(_)) => {}
             }
         }
-        if packets.len() > u32::MAX as usize || packets.iter().any(|p| p.len() > u32::MAX as usize)
-        {
-            return Err(SimError::InvalidSpec {
-                message: "more than 2^32-1 packets or bytes in a packet".into(),
-            });
-        }
+        Ok(())
+    }
+
+    fn run_packets(
+        &self,
+        packets: &[(StreamId, &[u8])],
+        stalls: &Stalls,
+        resets: &[ResetPulse],
+        trace: Option<&Path>,
+    ) -> Result<SimRun, SimError> {
+        self.check_packets(packets)?;
         if stalls.in_gap_percent > 99 || stalls.out_stall_percent > 99 {
             return Err(SimError::InvalidSpec {
                 message: "stall percentages must be 0..=99".into(),
@@ -782,12 +948,48 @@ impl Built {
         let stim = work.path().join("stimulus.bin");
         let res = work.path().join("results.bin");
         std::fs::write(&stim, format::encode_stimulus(packets)).map_err(io_err(&stim))?;
+        let mut cmd = self.command(&exe, &stim, &res, stalls, resets, trace);
+        let command = format!("{cmd:?}");
+        let out = cmd.output().map_err(|e| {
+            if e.kind() == io::ErrorKind::NotFound && self.simulator == Simulator::Icarus {
+                SimError::ToolMissing { tool: "vvp".into() }
+            } else {
+                SimError::Io {
+                    path: exe.clone(),
+                    source: e,
+                }
+            }
+        })?;
+        self.check_exit(&out, &command)?;
+        let bytes = std::fs::read(&res).map_err(io_err(&res))?;
+        let out_bytes = self.spec.out_word_bits.div_ceil(8) as usize;
+        let docs = packets
+            .iter()
+            .filter(|(s, _)| *s == StreamId::Document)
+            .count();
+        format::decode_results(&bytes, docs, out_bytes).map_err(|message| SimError::Run {
+            simulator: self.simulator,
+            command,
+            message: format!("{}: {message}", res.display()),
+        })
+    }
+
+    /// The simulator's command line for one run.
+    fn command(
+        &self,
+        exe: &Path,
+        stim: &Path,
+        res: &Path,
+        stalls: &Stalls,
+        resets: &[ResetPulse],
+        trace: Option<&Path>,
+    ) -> Command {
         let mut cmd;
         match self.simulator {
             Simulator::Verilator => {
-                cmd = Command::new(&exe);
-                cmd.arg(&stim)
-                    .arg(&res)
+                cmd = Command::new(exe);
+                cmd.arg(stim)
+                    .arg(res)
                     .args(["--seed", &stalls.seed.to_string()])
                     .args(["--in-gap", &stalls.in_gap_percent.to_string()])
                     .args(["--out-stall", &stalls.out_stall_percent.to_string()])
@@ -801,7 +1003,7 @@ impl Built {
             }
             Simulator::Icarus => {
                 cmd = Command::new("vvp");
-                cmd.arg("-n").arg(&exe);
+                cmd.arg("-n").arg(exe);
                 if trace.is_some_and(|t| t.extension().is_some_and(|e| e == "fst")) {
                     cmd.arg("-fst");
                 }
@@ -816,21 +1018,20 @@ impl Built {
                 }
             }
         }
-        let command = format!("{cmd:?}");
-        let out = cmd.output().map_err(|e| {
-            if e.kind() == io::ErrorKind::NotFound && self.simulator == Simulator::Icarus {
-                SimError::ToolMissing { tool: "vvp".into() }
-            } else {
-                SimError::Io {
-                    path: exe.clone(),
-                    source: e,
-                }
-            }
-        })?;
+        cmd
+    }
+
+    /// The run's outcome from the simulator's exit status and output.
+    fn check_exit(&self, out: &std::process::Output, command: &str) -> Result<(), SimError> {
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
-        let sim = self.simulator;
-        match sim {
+        let simulator = self.simulator;
+        let run_error = |message: String| SimError::Run {
+            simulator,
+            command: command.to_string(),
+            message,
+        };
+        match simulator {
             Simulator::Verilator => {
                 let msg = stderr
                     .lines()
@@ -843,26 +1044,10 @@ impl Built {
                     msg
                 };
                 match out.status.code() {
-                    Some(0) => {}
-                    Some(3) => {
-                        return Err(SimError::Timeout {
-                            simulator: sim,
-                            message,
-                        })
-                    }
-                    Some(2) => {
-                        return Err(SimError::Protocol {
-                            simulator: sim,
-                            message,
-                        })
-                    }
-                    _ => {
-                        return Err(SimError::Run {
-                            simulator: sim,
-                            command,
-                            message: format!("{} ({})", message, out.status),
-                        })
-                    }
+                    Some(0) => Ok(()),
+                    Some(3) => Err(SimError::Timeout { simulator, message }),
+                    Some(2) => Err(SimError::Protocol { simulator, message }),
+                    _ => Err(run_error(format!("{} ({})", message, out.status))),
                 }
             }
             Simulator::Icarus => {
@@ -872,10 +1057,7 @@ impl Built {
                         .find_map(|l| l.strip_prefix(tag).map(|m| m.trim().to_string()))
                 };
                 if let Some(message) = find("QRTL_TB_TIMEOUT:") {
-                    return Err(SimError::Timeout {
-                        simulator: sim,
-                        message,
-                    });
+                    return Err(SimError::Timeout { simulator, message });
                 }
                 if let Some(message) = find("QRTL_TB_ERROR:") {
                     let protocol = [
@@ -887,33 +1069,19 @@ impl Built {
                     .iter()
                     .any(|k| message.contains(k));
                     return Err(if protocol {
-                        SimError::Protocol {
-                            simulator: sim,
-                            message,
-                        }
+                        SimError::Protocol { simulator, message }
                     } else {
-                        SimError::Run {
-                            simulator: sim,
-                            command,
-                            message,
-                        }
+                        run_error(message)
                     });
                 }
                 if !out.status.success() || find("QRTL_TB_DONE").is_none() {
-                    return Err(SimError::Run {
-                        simulator: sim,
-                        command,
-                        message: format!("vvp did not finish ({}): {stdout}{stderr}", out.status),
-                    });
+                    return Err(run_error(format!(
+                        "vvp did not finish ({}): {stdout}{stderr}",
+                        out.status
+                    )));
                 }
+                Ok(())
             }
         }
-        let bytes = std::fs::read(&res).map_err(io_err(&res))?;
-        let out_bytes = self.spec.out_word_bits.div_ceil(8) as usize;
-        format::decode_results(&bytes, packets.len(), out_bytes).map_err(|message| SimError::Run {
-            simulator: sim,
-            command,
-            message: format!("{}: {message}", res.display()),
-        })
     }
 }
