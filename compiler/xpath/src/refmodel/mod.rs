@@ -4,6 +4,7 @@
 //! as the RTL does.
 
 mod engine;
+mod parts;
 mod program;
 mod rows;
 pub mod stacks;
