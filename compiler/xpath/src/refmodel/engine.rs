@@ -15,6 +15,19 @@
 //! state ([`State::child_any`]) and per carry set ([`CarrySet::desc_any`],
 //! built from the parent set's, so a new one costs its change).
 //!
+//! **Parts of a row.** A state does not copy those `*` children: it holds
+//! its push nodes as three disjoint interned lists ([`Parts`]): `own`, the
+//! children with the element's tag (and the `*` children with open-time
+//! conditions, which depend on the element); `any`, the parent state's
+//! `/*` children; `desc`, the `//*` children of the parent's carry set.
+//! The last two are shared by every state below the same parent (or carry
+//! set), and what a row derives from its nodes (accepted plain-path parts,
+//! carrying nodes, twig nodes, `/*` children) is derived once per part,
+//! so a new state costs about its own part. Accepted parts are recorded
+//! once per part per document. A state is interned by its three parts and
+//! its carry set; since a node's part follows from its axis, test and
+//! conditions, equal rows still get one state.
+//!
 //! **Clean and dirty rows.** A row is kept as two interned states
 //! ([`Row`]): its *clean* part, the push nodes with no open-time condition
 //! on their path (a function of the tags alone, cached per (state, tag)),
@@ -38,9 +51,8 @@
 //! flushed when it exceeds `cache_words`, per-depth arrays are sized by
 //! `max_depth`, values are kept up to the longest literal.
 
-use super::program::{
-    FxMap, NodeInfo, Program, ACCEPTS, ANY_TAG, CARRIES, DOC, HAS_CONDS, HAS_TWIGS, SEVERAL,
-};
+use super::parts::{Parts, Span};
+use super::program::{FxMap, Program, ANY_TAG, CARRIES, DOC, HAS_CONDS};
 use super::rows::{any_kids, children, merge_rows, merge_sorted, Marks};
 use crate::ir::value::ValueAcc;
 use crate::ir::xpath::{CondKind, Design, Namespaces};
@@ -89,31 +101,34 @@ pub struct EngineStats {
 }
 
 struct State {
-    /// The state's lists in one allocation, in this order (each sorted):
-    /// `exact`, the push nodes matched at this element; `accept_parts`,
-    /// the plain-path parts they complete (recorded once per document by
-    /// OR-ing into the part bitmap, which stays cache-resident); `inner`,
-    /// the twig nodes without children whose push column is set and that
-    /// need a check at close (`text()` conditions, part roots, ordered
-    /// mode); `branching`, the twig nodes with children whose push column
-    /// is set (all checked at close when there are fewer of them than the
-    /// reports' parents, else searched for those parents); `text_conds`, the `text()` conditions to evaluate on this
-    /// element's text children.
-    lists: Box<[u32]>,
-    /// Where each list ends in `lists`.
-    ends: [u32; 5],
+    /// Its push nodes, in three disjoint [`Parts`] (see the module doc):
+    /// `own`, the children with the element's tag (and the `*` children
+    /// with conditions); `any`, the parent state's `/*` children without
+    /// conditions ([`AnyKids::plain`]); `desc`, the `//*` children without
+    /// conditions of the parent's carry set.
+    own: u32,
+    any: u32,
+    desc: u32,
     /// Carry set: `//` nodes matched here or at an ancestor.
     carry: u32,
-    /// The `/*` children of `exact`, sorted, before their conditions are
-    /// checked: the candidates that do not depend on the child's tag,
-    /// found once for all the transitions out of this state (`None` until
-    /// the first is computed).
-    child_any: Option<Box<[u32]>>,
+    /// The twig lists of its parts, merged, in one allocation, in this
+    /// order: `inner`, the twig nodes without children whose push column
+    /// is set and that need a check at close (`text()` conditions, part
+    /// roots, ordered mode); `branching`, the twig nodes with children
+    /// whose push column is set, sorted (all checked at close when there
+    /// are fewer of them than the reports' parents, else searched for
+    /// those parents); `text_conds`, the `text()` conditions to evaluate
+    /// on this element's text children, sorted.
+    lists: Box<[u32]>,
+    /// Where each list ends in `lists`.
+    ends: [u32; 3],
+    /// The `/*` children of its nodes: the candidates that do not depend
+    /// on the child's tag, found once for all the transitions out of this
+    /// state (`None` until the first is computed).
+    child_any: Option<AnyKids>,
     /// Twig leaves without conditions: they report to the parent whenever
     /// their push column is set (word index, bits). Unordered designs only.
     leaf_up: Box<[(u32, u64)]>,
-    /// Document stamp when `accept_parts` were last recorded.
-    stamp: u32,
 }
 
 impl State {
@@ -124,29 +139,32 @@ impl State {
     }
 
     #[inline]
-    fn exact(&self) -> &[u32] {
+    fn inner(&self) -> &[u32] {
         self.list(0)
     }
 
     #[inline]
-    fn accept_parts(&self) -> &[u32] {
+    fn branching(&self) -> &[u32] {
         self.list(1)
     }
 
     #[inline]
-    fn inner(&self) -> &[u32] {
+    fn text_conds(&self) -> &[u32] {
         self.list(2)
     }
 
-    #[inline]
-    fn branching(&self) -> &[u32] {
-        self.list(3)
+    fn parts(&self) -> [u32; 3] {
+        [self.own, self.any, self.desc]
     }
+}
 
-    #[inline]
-    fn text_conds(&self) -> &[u32] {
-        self.list(4)
-    }
+/// The `*` children (`/*` or `//*`) of a list of push nodes, before their
+/// conditions are checked: those without conditions, the same in every row
+/// that has them (a part), and those with (sorted).
+#[derive(Clone, Copy, Debug)]
+struct AnyKids {
+    plain: u32,
+    conds: Span,
 }
 
 /// A push-stack row: its clean part (push nodes with no conditions on
@@ -216,13 +234,6 @@ impl Seeds {
 /// Seeds id of a clean transition without seeds.
 const NO_SEEDS: u32 = u32::MAX;
 
-fn hash_state(carry: u32, exact: &[u32]) -> u64 {
-    let mut h = FxHasher::default();
-    carry.hash(&mut h);
-    exact.hash(&mut h);
-    h.finish()
-}
-
 fn hash_set(k: &[u32]) -> u64 {
     let mut h = FxHasher::default();
     k.hash(&mut h);
@@ -232,43 +243,32 @@ fn hash_set(k: &[u32]) -> u64 {
 /// An interned carry set.
 struct CarrySet {
     /// `//` nodes matched at an element or at its ancestors, sorted.
-    nodes: Box<[u32]>,
-    /// Their `//*` children, sorted, before their conditions are checked.
-    /// A carry set is usually its parent element's plus a few nodes, so
-    /// this is the parent's list merged with those nodes' `//*` children:
-    /// the work follows the change, not the set's size.
-    desc_any: Box<[u32]>,
+    nodes: Span,
+    /// Their `//*` children. A carry set is usually its parent element's
+    /// plus a few nodes, so these are the parent's merged with those nodes'
+    /// `//*` children: the work follows the change, not the set's size.
+    desc_any: AnyKids,
 }
 
 /// Scratch lists for building a [`State`], reused from state to state.
 #[derive(Default)]
 struct StateScratch {
-    nodes: Vec<u32>,
-    accept_parts: Vec<u32>,
     leaf_up: Vec<(u32, u64)>,
     inner: Vec<u32>,
     branching: Vec<u32>,
     text_conds: Vec<u32>,
 }
 
-impl StateScratch {
-    fn clear(&mut self) {
-        self.nodes.clear();
-        self.accept_parts.clear();
-        self.leaf_up.clear();
-        self.inner.clear();
-        self.branching.clear();
-        self.text_conds.clear();
-    }
-}
-
 /// Mutable caches and per-document scratch, reused across documents.
 struct Runtime {
     // ---- memoised push rows (bounded by `cache_words`) ----
-    /// The tables hold (hash, id), so that growing them rehashes no row.
+    /// States by their parts and carry set.
     states: Vec<State>,
-    state_table: HashTable<(u64, u32)>,
+    state_table: FxMap<[u32; 4], u32>,
+    /// The parts of states, and the lists of carry sets in its arena.
+    parts: Parts,
     carries: Vec<CarrySet>,
+    /// (hash, id), so that growing the table rehashes no set.
     carry_table: HashTable<(u64, u32)>,
 
     cache_words: usize,
@@ -317,9 +317,9 @@ struct Runtime {
     rows: [Vec<u32>; 4],
     merged: [Vec<u32>; 2],
     marks: Marks,
-    /// Scratch for a new carry set: the nodes not in its parent's, and
-    /// their `//*` children.
-    delta: [Vec<u32>; 2],
+    /// Scratch for `*` children: all, and those without and with
+    /// conditions.
+    any: [Vec<u32>; 3],
     cands: Vec<u32>,
     /// Scratch for the candidates a clean row sets aside (its seeds).
     aside: Vec<u32>,
@@ -327,6 +327,13 @@ struct Runtime {
     /// Per twig node: the close event that last listed it as a candidate.
     twig_seen: Vec<u32>,
     close_stamp: u32,
+}
+
+impl Runtime {
+    /// Cache words held.
+    fn words(&self) -> usize {
+        self.cache_words + self.parts.words()
+    }
 }
 
 /// The software XPath filtering engine for one design.
@@ -362,7 +369,8 @@ impl Engine {
         let nq = prog.query_nparts.len();
         let rt = Runtime {
             states: Vec::new(),
-            state_table: HashTable::new(),
+            state_table: FxMap::default(),
+            parts: Parts::default(),
             carries: Vec::new(),
             carry_table: HashTable::new(),
             cache_words: 0,
@@ -402,7 +410,7 @@ impl Engine {
             rows: Default::default(),
             merged: Default::default(),
             marks: Marks::new(prog.info.len()),
-            delta: Default::default(),
+            any: Default::default(),
             cands: Vec::new(),
             aside: Vec::new(),
             state_scratch: StateScratch::default(),
@@ -427,7 +435,7 @@ impl Engine {
     pub fn stats(&self) -> EngineStats {
         EngineStats {
             states: self.rt.states.len(),
-            cache_words: self.rt.cache_words,
+            cache_words: self.rt.words(),
             ..self.rt.stats
         }
     }
@@ -442,6 +450,7 @@ impl Engine {
         let rt = &mut self.rt;
         rt.states.clear();
         rt.state_table.clear();
+        rt.parts.clear();
         rt.carries.clear();
         rt.carry_table.clear();
         rt.cache_words = 0;
@@ -481,7 +490,7 @@ impl Engine {
         rt.doc = rt.doc.wrapping_add(1);
         if rt.doc == 0 {
             rt.doc = 1;
-            rt.states.iter_mut().for_each(|s| s.stamp = 0);
+            rt.parts.reset_stamps();
         }
         rt.depth = 0;
         rt.stack.clear();
@@ -668,70 +677,99 @@ fn drop_symbols(p: &Program, rt: &mut Runtime) {
 fn intern_carry(p: &Program, rt: &mut Runtime, set: &[u32], base: Option<(u32, &[u32])>) -> u32 {
     let h = hash_set(set);
     if let Some(&(_, id)) = rt.carry_table.find(h, |&(hash, id)| {
-        hash == h && &*rt.carries[id as usize].nodes == set
+        hash == h && rt.parts.arena.get(rt.carries[id as usize].nodes) == set
     }) {
         return id;
     }
-    let [added, desc_any] = &mut rt.delta;
-    desc_any.clear();
-    match base {
-        Some((parent, delta)) => {
-            added.clear();
-            any_kids(p, delta, true, added);
-            merge_sorted(&rt.carries[parent as usize].desc_any, added, desc_any);
-        }
-        None => any_kids(p, set, true, desc_any),
-    }
+    let mut any = std::mem::take(&mut rt.any);
+    let [kids, plain, conds] = &mut any;
+    kids.clear();
+    any_kids(p, base.map_or(set, |(_, added)| added), true, kids);
+    split_conds(p, kids, plain, conds);
+    // The parent's lists, merged with the added nodes' where they have
+    // some.
+    let old = base.map(|(parent, _)| rt.carries[parent as usize].desc_any);
+    let desc_any = AnyKids {
+        plain: match old {
+            Some(old) if plain.is_empty() => old.plain,
+            Some(old) => {
+                let merged = &mut rt.merged[0];
+                merged.clear();
+                merge_sorted(rt.parts.nodes(old.plain), plain, merged);
+                rt.parts.intern(p, merged)
+            }
+            None => rt.parts.intern(p, plain),
+        },
+        conds: match old {
+            Some(old) if conds.is_empty() => old.conds,
+            Some(old) => {
+                let merged = &mut rt.merged[0];
+                merged.clear();
+                merge_sorted(rt.parts.arena.get(old.conds), conds, merged);
+                rt.parts.arena.push(merged)
+            }
+            None => rt.parts.arena.push(conds),
+        },
+    };
+    rt.any = any;
     let id = rt.carries.len() as u32;
-    rt.cache_words += set.len() + desc_any.len() + 8;
-    rt.carries.push(CarrySet {
-        nodes: set.into(),
-        desc_any: desc_any.as_slice().into(),
-    });
+    rt.cache_words += CARRY_WORDS;
+    let nodes = rt.parts.arena.push(set);
+    rt.carries.push(CarrySet { nodes, desc_any });
     rt.carry_table.insert_unique(h, (h, id), |&(hash, _)| hash);
     id
 }
 
-fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32 {
-    let h = hash_state(carry, exact);
-    if let Some(&(_, id)) = rt.state_table.find(h, |&(hash, id)| {
-        let s = &rt.states[id as usize];
-        hash == h && s.carry == carry && s.exact() == exact
-    }) {
+/// Cache words of a carry set besides its lists: the record and its table
+/// entry.
+const CARRY_WORDS: usize = 10;
+
+/// Cache words of a state besides its twig lists: the record and its table
+/// entry.
+const STATE_WORDS: usize = 24;
+
+/// Splits the sorted push nodes `kids` into those without open-time
+/// conditions (`plain`) and those with (`conds`).
+fn split_conds(p: &Program, kids: &[u32], plain: &mut Vec<u32>, conds: &mut Vec<u32>) {
+    plain.clear();
+    conds.clear();
+    if !p.any_kid_conds {
+        return plain.extend_from_slice(kids);
+    }
+    for &n in kids {
+        if p.info[n as usize].flags & HAS_CONDS != 0 {
+            conds.push(n);
+        } else {
+            plain.push(n);
+        }
+    }
+}
+
+/// The id of the state with `parts` (own, any, desc) and carry set
+/// `carry`, interned; a new state merges its parts' twig lists.
+fn intern_state(rt: &mut Runtime, parts: [u32; 3], carry: u32) -> u32 {
+    let [own, any, desc] = parts;
+    let key = [own, any, desc, carry];
+    if let Some(&id) = rt.state_table.get(&key) {
         return id;
     }
     let mut b = std::mem::take(&mut rt.state_scratch);
-    b.clear();
     let StateScratch {
-        nodes,
-        accept_parts,
         leaf_up,
         inner,
         branching,
         text_conds,
     } = &mut b;
-    let tl = &p.twig_lists;
-    // The nodes that accept or have twig nodes, picked branch-free.
-    nodes.resize(exact.len(), 0);
-    let mut k = 0;
-    for &n in exact {
-        nodes[k] = n;
-        k += (p.info[n as usize].flags & (ACCEPTS | HAS_TWIGS) != 0) as usize;
+    leaf_up.clear();
+    for l in [&mut *inner, &mut *branching, &mut *text_conds] {
+        l.clear();
     }
-    nodes.truncate(k);
-    for &n in nodes.iter() {
-        let NodeInfo { accept_one, flags } = p.info[n as usize];
-        match accept_one {
-            SEVERAL => accept_parts.extend_from_slice(p.accepts.get(n)),
-            part => accept_parts.push(part),
-        }
-        if flags & HAS_TWIGS == 0 {
-            continue;
-        }
-        leaf_up.extend(tl.leaves.get(n).iter().map(|&t| (t / 64, 1u64 << (t % 64))));
-        inner.extend_from_slice(tl.inner.get(n));
-        branching.extend_from_slice(tl.branching.get(n));
-        text_conds.extend_from_slice(tl.text_conds.get(n));
+    for part in parts {
+        let [leaves, part_inner, part_branching, part_text] = rt.parts.twigs(part);
+        leaf_up.extend(leaves.iter().map(|&t| (t / 64, 1u64 << (t % 64))));
+        inner.extend_from_slice(part_inner);
+        branching.extend_from_slice(part_branching);
+        text_conds.extend_from_slice(part_text);
     }
     leaf_up.sort_unstable_by_key(|&(w, _)| w);
     leaf_up.dedup_by(|b, a| {
@@ -746,36 +784,26 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
     text_conds.dedup();
     branching.sort_unstable();
     let id = rt.states.len() as u32;
-    // Each plain-path part has one leaf push node and `exact` has no
-    // duplicates, so `accept_parts` has none either.
-    rt.cache_words += exact.len()
-        + accept_parts.len()
-        + 2 * leaf_up.len()
-        + inner.len()
-        + branching.len()
-        + text_conds.len()
-        + 16;
-    let mut ends = [0u32; 5];
-    let mut lists = Vec::with_capacity(
-        exact.len() + accept_parts.len() + inner.len() + branching.len() + text_conds.len(),
-    );
-    for (i, l) in [exact, accept_parts, inner, branching, text_conds as &[u32]]
-        .into_iter()
-        .enumerate()
-    {
+    rt.cache_words +=
+        2 * leaf_up.len() + inner.len() + branching.len() + text_conds.len() + STATE_WORDS;
+    let mut ends = [0u32; 3];
+    let mut lists = Vec::with_capacity(inner.len() + branching.len() + text_conds.len());
+    for (i, l) in [inner, branching, text_conds].into_iter().enumerate() {
         lists.extend_from_slice(l);
         ends[i] = lists.len() as u32;
     }
     rt.states.push(State {
+        own,
+        any,
+        desc,
+        carry,
         lists: lists.into_boxed_slice(),
         ends,
-        carry,
         child_any: None,
         leaf_up: leaf_up.as_slice().into(),
-        stamp: 0,
     });
     rt.state_scratch = b;
-    rt.state_table.insert_unique(h, (h, id), |&(hash, _)| hash);
+    rt.state_table.insert(key, id);
     id
 }
 
@@ -783,16 +811,12 @@ fn intern_state(p: &Program, rt: &mut Runtime, carry: u32, exact: &[u32]) -> u32
 /// `u32` value, padded, its control byte and the table's spare capacity).
 const TRANS_WORDS: usize = 5;
 
-/// Records the parts `state` accepts in the document's part bitmap, on the
-/// state's first visit in the document.
+/// Records the plain-path parts `state` accepts in the document's part
+/// bitmap, on each of its parts' first visit in the document.
 #[inline]
 fn record_accepts(rt: &mut Runtime, state: u32) {
-    let st = &mut rt.states[state as usize];
-    if st.stamp != rt.doc {
-        st.stamp = rt.doc;
-        for &part in rt.states[state as usize].accept_parts().iter() {
-            rt.part_bits[(part / 64) as usize] |= 1 << (part % 64);
-        }
+    for part in rt.states[state as usize].parts() {
+        rt.parts.record_accepts(part, rt.doc, &mut rt.part_bits);
     }
 }
 
@@ -806,10 +830,11 @@ fn intern_roots(p: &Program, rt: &mut Runtime) {
         &[]
     };
     let carry = intern_carry(p, rt, carry, None);
-    let doc = intern_state(p, rt, carry, &[DOC]);
+    let [doc, none] = [&[DOC][..], &[]].map(|nodes| rt.parts.intern(p, nodes));
+    let doc = intern_state(rt, [doc, none, none], carry);
     debug_assert_eq!(doc, 0);
     let carry = intern_carry(p, rt, &[], None);
-    rt.empty = intern_state(p, rt, carry, &[]);
+    rt.empty = intern_state(rt, [none; 3], carry);
 }
 
 /// The id of the symbol `key` (a tag, then sorted conditions), interned.
@@ -826,19 +851,26 @@ fn intern_symbol(rt: &mut Runtime, key: &[u32]) -> u32 {
     id
 }
 
-/// Finds the `/*` children of `state`'s exact set ([`State::child_any`]),
-/// unless already found.
-fn child_any_of(p: &Program, rt: &mut Runtime, state: u32) {
-    let st = &mut rt.states[state as usize];
-    if st.child_any.is_some() {
-        return;
+/// The `/*` children of `state`'s nodes ([`State::child_any`]): its parts'
+/// (each found once per part), merged, found once per state.
+fn child_any_of(p: &Program, rt: &mut Runtime, state: u32) -> AnyKids {
+    let st = &rt.states[state as usize];
+    if let Some(kids) = st.child_any {
+        return kids;
     }
-    let mut kids = std::mem::take(&mut rt.delta[0]);
-    kids.clear();
-    any_kids(p, st.exact(), false, &mut kids);
-    rt.cache_words += kids.len() + 4;
-    st.child_any = Some(kids.as_slice().into());
-    rt.delta[0] = kids;
+    let spans = st.parts().map(|part| rt.parts.any_kids(p, part));
+    let [a, b, c] = spans.map(|s| rt.parts.arena.get(s));
+    let mut any = std::mem::take(&mut rt.any);
+    let [kids, plain, conds] = &mut any;
+    merge_rows([a, b, c, &[]], &mut rt.merged, kids);
+    split_conds(p, kids, plain, conds);
+    let child_any = AnyKids {
+        plain: rt.parts.intern(p, plain),
+        conds: rt.parts.arena.push(conds),
+    };
+    rt.any = any;
+    rt.states[state as usize].child_any = Some(child_any);
+    child_any
 }
 
 /// The tokenizer sink: one document's run over the shared program and caches.
@@ -867,13 +899,15 @@ impl Run<'_> {
         true
     }
 
-    /// Compute one part of the push row for a child with `symbol` under
-    /// `state` (that part of the parent's row): the `/` children of the
-    /// exact set and the `//` children of the carry set with the element's
-    /// tag or `*`. The tag's candidates come from joins with the tag's edge
-    /// lists, the `*` ones from the lists the state and its carry set keep.
+    /// Compute one part (clean or dirty) of the push row for a child
+    /// with `symbol` under `state` (that part of the parent's row): its
+    /// own part, the `/` children of the state's nodes and the `//`
+    /// children of its carry set with the element's tag, from joins with
+    /// the tag's edge lists, and the `*` children with conditions; its
+    /// `any` and `desc` parts, the state's and its carry set's `*`
+    /// children without conditions, as they are (see the module doc).
     /// Each list is sorted (breadth-first numbering, one parent per node,
-    /// so no duplicates); merging them gives the sorted row.
+    /// so no duplicates); merging them gives the sorted own part.
     ///
     /// With `set_aside` (a clean row), candidates with conditions are moved
     /// there unchecked (the clean row keeps none); otherwise (a dirty row)
@@ -889,12 +923,14 @@ impl Run<'_> {
         let p = self.p;
         let rt = &mut *self.rt;
         rt.stats.transitions_computed += 1;
-        child_any_of(p, rt, state);
+        let child_any = child_any_of(p, rt, state);
         let key = &rt.symbol_keys[symbol as usize];
         let (tag, truth) = (key[0], &key[1..]);
         let st = &rt.states[state as usize];
         let carry = st.carry;
         let cs = &rt.carries[carry as usize];
+        let desc_any = cs.desc_any;
+        let exact = st.parts().map(|part| rt.parts.nodes(part));
         let mut rows = std::mem::take(&mut rt.rows);
         let mut keep = |row: &mut Vec<u32>, n: u32| {
             if p.info[n as usize].flags & HAS_CONDS == 0 {
@@ -907,25 +943,30 @@ impl Run<'_> {
             }
         };
         let [r0, r1, r2, r3] = &mut rows;
-        let mut kids = std::mem::take(&mut rt.delta[0]);
-        for (row, parents, desc) in [(&mut *r0, st.exact(), false), (&mut *r1, &*cs.nodes, true)] {
+        let mut kids = std::mem::take(&mut rt.any[0]);
+        let carried = [rt.parts.arena.get(cs.nodes)];
+        for (row, parents, desc) in [
+            (&mut *r0, &exact[..], false),
+            (&mut *r1, &carried[..], true),
+        ] {
             row.clear();
+            if !p.any_conds {
+                children(p, &mut rt.marks, parents, desc, tag, row);
+                continue;
+            }
             kids.clear();
             children(p, &mut rt.marks, parents, desc, tag, &mut kids);
             kids.iter().for_each(|&n| keep(row, n));
         }
-        rt.delta[0] = kids;
-        let child_any = st.child_any.as_deref().expect("found above");
-        let mut any: [&[u32]; 2] = [child_any, &cs.desc_any];
-        if p.any_kid_conds {
-            for (row, cands) in [(&mut *r2, child_any), (&mut *r3, &*cs.desc_any)] {
-                row.clear();
-                cands.iter().for_each(|&n| keep(row, n));
+        rt.any[0] = kids;
+        for (row, any) in [(&mut *r2, child_any), (&mut *r3, desc_any)] {
+            row.clear();
+            for &n in rt.parts.arena.get(any.conds) {
+                keep(row, n);
             }
-            any = [r2, r3];
         }
         let mut key = std::mem::take(&mut rt.scratch);
-        merge_rows([r0, r1, any[0], any[1]], &mut rt.merged, &mut key);
+        merge_rows([r0, r1, r2, r3], &mut rt.merged, &mut key);
         if seeds != NO_SEEDS {
             let [held, kept] = &mut rt.merged;
             kept.clear();
@@ -936,39 +977,34 @@ impl Run<'_> {
                 merge_sorted(held, kept, &mut key);
             }
         }
-        let new_carry = Self::carry_after(p, rt, carry, &key, &mut rows[0]);
-        let id = intern_state(p, rt, new_carry, &key);
+        let parts = [rt.parts.intern(p, &key), child_any.plain, desc_any.plain];
         rt.scratch = key;
+        let new_carry = Self::carry_after(p, rt, carry, parts, &mut rows[0]);
         rt.rows = rows;
-        id
+        intern_state(rt, parts, new_carry)
     }
 
-    /// The carry set below an element with push row `exact` whose parent's
-    /// carry set is `carry`: the parent's, plus the row's carrying nodes.
-    /// Branch-free (about a third of a row carries, and which ones is data).
+    /// The carry set below an element whose row has `parts` and whose
+    /// parent's carry set is `carry`: the parent's, plus the parts'
+    /// carrying nodes.
     fn carry_after(
         p: &Program,
         rt: &mut Runtime,
         carry: u32,
-        exact: &[u32],
+        parts: [u32; 3],
         buf: &mut Vec<u32>,
     ) -> u32 {
         let mut new = std::mem::take(&mut rt.cands);
-        new.clear();
-        new.resize(exact.len(), 0);
-        let mut k = 0;
-        for &n in exact {
-            new[k] = n;
-            k += (p.info[n as usize].flags & CARRIES != 0) as usize;
-        }
-        new.truncate(k);
+        let [a, b, c] = parts.map(|part| rt.parts.carrying(part));
+        merge_rows([a, b, c, &[]], &mut rt.merged, &mut new);
         if new.is_empty() {
             rt.cands = new;
             return carry;
         }
         // The union with the parent's set into `buf`; the nodes it adds
         // (`delta`) are moved to the front of `new`, in place (`d <= j`).
-        let old = &rt.carries[carry as usize].nodes;
+        // Branch-free: which of them are new is data.
+        let old = rt.parts.arena.get(rt.carries[carry as usize].nodes);
         buf.clear();
         buf.resize(old.len() + new.len(), 0);
         let (mut i, mut j, mut k, mut d) = (0, 0, 0, 0);
@@ -1006,6 +1042,7 @@ impl Run<'_> {
         rt.stats.flushes += 1;
         let old_states = std::mem::take(&mut rt.states);
         let old_carries = std::mem::take(&mut rt.carries);
+        let old_parts = std::mem::take(&mut rt.parts);
         rt.state_table.clear();
         rt.carry_table.clear();
         rt.trans.clear();
@@ -1020,10 +1057,12 @@ impl Run<'_> {
             let [clean, dirty] = [clean, dirty].map(|s| {
                 *remap.entry(s).or_insert_with(|| {
                     let st = &old_states[s as usize];
-                    let carry = intern_carry(p, rt, &old_carries[st.carry as usize].nodes, None);
-                    let id = intern_state(p, rt, carry, st.exact());
-                    rt.states[id as usize].stamp = st.stamp;
-                    id
+                    let carried = old_parts.arena.get(old_carries[st.carry as usize].nodes);
+                    let carry = intern_carry(p, rt, carried, None);
+                    let parts = st
+                        .parts()
+                        .map(|part| rt.parts.intern(p, old_parts.nodes(part)));
+                    intern_state(rt, parts, carry)
                 })
             });
             rt.stack[i] = Row { clean, dirty };
@@ -1051,7 +1090,7 @@ impl Run<'_> {
     /// seeds, symbol), and nothing to do for it when the parent's dirty
     /// part is empty and the clean transition has no seeds.
     fn transition(&mut self) -> Row {
-        if self.rt.cache_words > self.limit {
+        if self.rt.words() > self.limit {
             self.flush();
         }
         let parent = *self.rt.stack.last().expect("the document node's row");

@@ -5,6 +5,7 @@
 
 mod engine;
 pub mod generic;
+mod parts;
 mod program;
 mod rows;
 pub mod stacks;

@@ -252,6 +252,9 @@ pub(crate) struct Program {
     pub kids: Vec<KidBounds>,
     /// Per push node: its axis and tag as its parent orders its children.
     pub kid_key: Vec<u32>,
+    /// Does some push node have open-time conditions? If not, the
+    /// candidates of a row are all kept, unfiltered.
+    pub any_conds: bool,
     /// Does some `*` node (`/*` or `//*` child) have open-time conditions?
     /// If not, the `*` candidates of a row are all kept, unfiltered.
     pub any_kid_conds: bool,
@@ -519,6 +522,7 @@ impl Program {
             .collect();
 
         let flags = node_flags(&push, &child_edges, &desc_edges);
+        let any_conds = flags.iter().any(|&f| f & HAS_CONDS != 0);
         let any_kid_conds = [&child_edges, &desc_edges]
             .iter()
             .flat_map(|l| l[ntags].iter())
@@ -553,6 +557,7 @@ impl Program {
             desc_edges,
             kids,
             kid_key,
+            any_conds,
             any_kid_conds,
             twig_parents,
             desc_mask,

@@ -39,17 +39,17 @@ pub(super) fn any_kids(p: &Program, parents: &[u32], desc: bool, out: &mut Vec<u
 }
 
 /// Appends to `out` the children over `//` (`desc`) or `/` with tag key
-/// `tag` (a tag or [`ANY_TAG`]) of the sorted push nodes `parents`, in
-/// increasing order. When the tag's edge list (sorted by parent) is not
-/// much longer than `parents`, the parents are marked in `marks` and the
-/// list is scanned (sequential reads, no search; branch-free: every child
-/// is written and the end advances when its parent is marked, since about
-/// half of them are, a branch the CPU cannot guess); otherwise each
-/// parent's children with the tag are looked up.
+/// `tag` (a tag or [`ANY_TAG`]) of the push nodes `parents` (the union of
+/// sorted, disjoint lists), in increasing order. When the tag's edge list
+/// (sorted by parent) is not much longer than the parents, they are marked
+/// in `marks` and the list is scanned (sequential reads, no search;
+/// branch-free: every child is written and the end advances when its
+/// parent is marked, since about half of them are, a branch the CPU cannot
+/// guess); otherwise each parent's children with the tag are looked up.
 pub(super) fn children(
     p: &Program,
     marks: &mut Marks,
-    parents: &[u32],
+    parents: &[&[u32]],
     desc: bool,
     tag: u32,
     out: &mut Vec<u32>,
@@ -60,11 +60,22 @@ pub(super) fn children(
     } else {
         tag as usize
     }];
-    if edges.is_empty() || parents.is_empty() {
+    let nparents: usize = parents.iter().map(|l| l.len()).sum();
+    if edges.is_empty() || nparents == 0 {
         return;
     }
-    if edges.len() <= 32 * parents.len() {
-        for &n in parents {
+    // Only the edges whose parent lies between the first and the last
+    // parents can join (breadth-first ids: parents of the same query depth
+    // are close, so this is often a small window of a long list).
+    let first = parents.iter().filter_map(|l| l.first()).min();
+    let last = parents.iter().filter_map(|l| l.last()).max();
+    let (Some(&first), Some(&last)) = (first, last) else {
+        return;
+    };
+    let edges = &edges[edges.partition_point(|&(parent, _)| parent < first)..];
+    let edges = &edges[..edges.partition_point(|&(parent, _)| parent <= last)];
+    if edges.len() <= 32 * nparents {
+        for &n in parents.iter().copied().flatten() {
             marks.words[(n / 64) as usize] |= 1 << (n % 64);
         }
         let start = out.len();
@@ -76,16 +87,20 @@ pub(super) fn children(
             k += marks.has(parent) as usize;
         }
         out.truncate(start + k);
-        for &n in parents {
+        for &n in parents.iter().copied().flatten() {
             marks.words[(n / 64) as usize] = 0;
         }
         return;
     }
     let has = if desc { CARRIES } else { HAS_KIDS };
-    for &n in parents {
+    let start = out.len();
+    for &n in parents.iter().copied().flatten() {
         if p.info[n as usize].flags & has != 0 {
             out.extend(p.kids_of(n, desc, tag));
         }
+    }
+    if parents.iter().filter(|l| !l.is_empty()).count() > 1 {
+        out[start..].sort_unstable();
     }
 }
 
