@@ -58,3 +58,121 @@ fn the_generic_design_is_lint_clean() {
         );
     }
 }
+
+use common::{nitf_dir, nitf_docs, random_docs, random_twig_queries, raw_design_from_text};
+use qrtl_core::sim::{build, CfgStream, DriverSpec, Simulator, Stalls, Step};
+use qrtl_xpath::emit::generic::decode_generic_result;
+use qrtl_xpath::ir::generic::Config;
+use qrtl_xpath::ir::xpath::{Mode, SiblingOrder};
+use qrtl_xpath::lower::generic::configure;
+use qrtl_xpath::refmodel::generic::run_document;
+
+fn config_step(config: &Config, id: u16) -> Step {
+    Step::Config(
+        config
+            .words(id)
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect(),
+    )
+}
+
+/// Build the design of `shape` once; run `sets` (each configured in turn,
+/// with its documents) through it; every document's result must be the
+/// model's under the configuration that answered, and that configuration
+/// the one sent before it.
+fn check_sets(shape: &Shape, sets: &[(&str, Config, Vec<Vec<u8>>)], stalls: &Stalls) {
+    let xml = XmlConfig::with_max_depth(shape.max_depth);
+    let files = generic_files(shape, &xml, "qrtl_xpath_top");
+    let spec = DriverSpec {
+        cfg: Some(CfgStream {
+            prefix: "s_cfg".into(),
+            data_bits: 64,
+        }),
+        ..DriverSpec::axis("qrtl_xpath_top")
+    };
+    let built = build(&spec, &files, Simulator::Verilator).expect("the design builds");
+    let mut steps = Vec::new();
+    let mut expect = Vec::new();
+    for (i, (name, config, docs)) in sets.iter().enumerate() {
+        steps.push(config_step(config, i as u16 + 1));
+        for (d, doc) in docs.iter().enumerate() {
+            steps.push(Step::Doc(doc.clone()));
+            expect.push((name, i, d, run_document(config, xml, doc)));
+        }
+    }
+    let run = built
+        .run_steps(&steps, stalls, None)
+        .expect("the run completes");
+    assert_eq!(run.packets.len(), expect.len());
+    for (packet, (name, i, d, want)) in run.packets.iter().zip(&expect) {
+        let got = decode_generic_result(&packet.words, &sets[*i].1)
+            .unwrap_or_else(|e| panic!("{name} doc {d}: {e}"));
+        assert_eq!(
+            got.config_id as usize,
+            i + 1,
+            "{name} doc {d}: the configuration that answered"
+        );
+        assert_eq!(got.status, want.status, "{name} doc {d} status");
+        assert_eq!(got.matched, want.matched, "{name} doc {d} matches");
+    }
+}
+
+fn configured(name: &str, text: &str, mode: Mode, order: SiblingOrder, shape: &Shape) -> Config {
+    let mut design = raw_design_from_text(name, text, mode);
+    design.order = order;
+    configure(&design, shape).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+#[test]
+fn small_sets_swapped_between_documents() {
+    let s = shape(64, 32, 8);
+    let docs: Vec<Vec<u8>> = [
+        "<a><b><c/></b><d>x</d></a>",
+        "<a><d/><b/></a>",
+        "<x><a><b><c/></b></a></x>",
+        "<a><b><c></a>",
+    ]
+    .iter()
+    .map(|d| d.as_bytes().to_vec())
+    .collect();
+    let paths = "/a/b/c\n//b/c\n/a//c\n//a[b]/d\n/*/d\n//x//c\n";
+    let twigs = "/a[b/c]/d\n//a[d][b]\n/x/a[b[c]]\n//*[c]\n";
+    let sets = [
+        (
+            "paths",
+            configured("paths", paths, Mode::Holistic, SiblingOrder::Unordered, &s),
+            docs.clone(),
+        ),
+        (
+            "twigs",
+            configured("twigs", twigs, Mode::Holistic, SiblingOrder::Unordered, &s),
+            docs.clone(),
+        ),
+        (
+            "ordered",
+            configured("ordered", twigs, Mode::Holistic, SiblingOrder::Ordered, &s),
+            docs.clone(),
+        ),
+        (
+            "pairs",
+            configured("pairs", twigs, Mode::Pairs, SiblingOrder::Unordered, &s),
+            docs.clone(),
+        ),
+        (
+            "paths again",
+            configured("paths", paths, Mode::Holistic, SiblingOrder::Unordered, &s),
+            docs,
+        ),
+    ];
+    check_sets(&s, &sets, &Stalls::NONE);
+    check_sets(
+        &s,
+        &sets,
+        &Stalls {
+            seed: 5,
+            in_gap_percent: 30,
+            out_stall_percent: 40,
+        },
+    );
+}

@@ -15,7 +15,7 @@ const GEN_LOADER: &str = include_str!("../../../../rtl-templates/xpath/gen_loade
 const GEN_DECODER: &str = include_str!("../../../../rtl-templates/xpath/gen_decoder.v");
 const GEN_CLUSTER: &str = include_str!("../../../../rtl-templates/xpath/gen_cluster.v");
 
-/// Bits of the status word and the slots' flag bitmap words per document.
+/// Words per document: the status word and the slots' flag bitmap.
 pub fn result_words(shape: &Shape) -> usize {
     1 + shape.columns.div_ceil(32)
 }
@@ -122,4 +122,50 @@ pub fn generic_files(shape: &Shape, xml: &XmlConfig, module: &str) -> Vec<(Strin
         fixed("qrtl_gen_decoder.v", GEN_DECODER),
         fixed("qrtl_gen_cluster.v", GEN_CLUSTER),
     ]
+}
+
+/// One document's result as the programmable design reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GenericDocResult {
+    pub status: crate::xml::DocStatus,
+    pub reason: Option<crate::xml::XmlError>,
+    /// The configuration that answered.
+    pub config_id: u16,
+    /// The queries of `config` whose flags are all set.
+    pub matched: Vec<u32>,
+}
+
+/// Decode a document's result words (status word, then the slots' flag
+/// bitmap) with the configuration that answered.
+pub fn decode_generic_result(
+    words: &[u32],
+    config: &crate::ir::generic::Config,
+) -> Result<GenericDocResult, String> {
+    let expect = result_words(&config.shape);
+    if words.len() != expect {
+        return Err(format!("{} result words, expected {expect}", words.len()));
+    }
+    let status_word = words[0];
+    let status = crate::xml::DocStatus::from_code((status_word & 3) as u8)
+        .ok_or_else(|| format!("bad status word {status_word:#x}"))?;
+    let code = ((status_word >> 2) & 31) as u8;
+    let reason = crate::xml::XmlError::from_code(code);
+    if status_word >> 7 & 0x1FF != 0 || (code != 0 && reason.is_none()) {
+        return Err(format!("bad status word {status_word:#x}"));
+    }
+    let size = config.shape.cluster_size;
+    let bit = |(c, s): (u32, u32)| {
+        let i = c as usize * size + s as usize;
+        words[1 + i / 32] >> (i % 32) & 1 == 1
+    };
+    let matched = (config.queries.iter().enumerate())
+        .filter(|(_, flags)| flags.iter().all(|&f| bit(f)))
+        .map(|(q, _)| q as u32)
+        .collect();
+    Ok(GenericDocResult {
+        status,
+        reason,
+        config_id: (status_word >> 16) as u16,
+        matched,
+    })
 }

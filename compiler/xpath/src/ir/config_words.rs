@@ -18,7 +18,7 @@
 //! | `LANES` 0x06 | cluster | len | one word per lane: its bit (bit 63: a counter's) |
 //! | `SLOTS` 0x07 | first slot (cluster × size + slot) | len | one [`slot_word`] per slot; a slot word of 0 is off |
 //! | `COUNTS` 0x08 | 0: tag entries, 1: clusters | how many are in use (the others never match) | — |
-//! | `COMMIT` 0x0F | 0 | configuration id | — (takes effect at the next document boundary) |
+//! | `COMMIT` 0x0F | 0 | bits 15..0: the configuration id | — (takes effect at the next document boundary) |
 //! | `QUERY` 0x10 | query id | len | its flags, a word each: cluster << 32 \| slot; then its line and text |
 
 use super::generic::{
@@ -197,9 +197,9 @@ fn compare_words(c: &Compare, out: &mut Vec<u64>) {
 }
 
 impl Config {
-    /// The configuration stream, ending with `COMMIT` of id `id`, followed
-    /// by the host's records.
-    pub fn words(&self, id: u32) -> Vec<u64> {
+    /// The configuration stream, ending with `COMMIT` of id `id` (the
+    /// status word's bits 31..16 name it), followed by the host's records.
+    pub fn words(&self, id: u16) -> Vec<u64> {
         let mut w = Writer { out: Vec::new() };
         let ordered = (self.order == SiblingOrder::Ordered) as u32;
         w.record(HEADER, ordered, VERSION, &[shape_signature(&self.shape)]);
@@ -261,7 +261,7 @@ impl Config {
                 w.record(SLOTS, k as u32 * size + (j * 0xFFFF) as u32, 0, chunk);
             }
         }
-        w.record(COMMIT, 0, id, &[]);
+        w.record(COMMIT, 0, id as u32, &[]);
         for (q, flags) in self.queries.iter().enumerate() {
             let mut d: Vec<u64> = flags
                 .iter()
@@ -278,7 +278,7 @@ impl Config {
 
     /// A configuration stream read back for the design of `shape`; what
     /// is wrong with it, if anything.
-    pub fn from_words(shape: &Shape, words: &[u64]) -> Result<(Config, u32), String> {
+    pub fn from_words(shape: &Shape, words: &[u64]) -> Result<(Config, u16), String> {
         Reader::new(shape, words).read()
     }
 }
@@ -309,7 +309,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn read(mut self) -> Result<(Config, u32), String> {
+    fn read(mut self) -> Result<(Config, u16), String> {
         let mut id = None;
         let mut clusters = None;
         let mut seen_header = false;
@@ -358,7 +358,7 @@ impl<'a> Reader<'a> {
                     self.cluster(index)?.lanes = data.iter().map(|&w| bit_of_word(w)).collect()
                 }
                 SLOTS => self.slots(index, data)?,
-                COMMIT => id = Some(h as u32),
+                COMMIT => id = Some(h as u16),
                 QUERY => self.query(low as usize, data)?,
                 _ if kind >= HOST => {}
                 _ => return Err(format!("word {at}: unknown record kind {kind:#04x}")),
