@@ -176,3 +176,82 @@ fn small_sets_swapped_between_documents() {
         },
     );
 }
+
+/// The NITF suites' queries without value or positional predicates (what
+/// the RTL's units build today), twigs included.
+fn structural(text: &str, count: usize) -> String {
+    text.lines()
+        .filter(|l| !l.contains('@') && !l.contains("text()") && !l.contains("position()"))
+        .filter(|l| {
+            !l.bytes()
+                .zip(l.bytes().skip(1))
+                .any(|(a, b)| a == b'[' && b.is_ascii_digit())
+        })
+        .take(count)
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// One build of 512 columns configured in turn with the NITF suites'
+/// first structural queries
+/// (holistic, paths, pairs, --ordered) over the 100 NITF documents, and
+/// seeded random twig sets over generated documents.
+#[test]
+fn one_build_serves_the_nitf_suites_and_random_twigs() {
+    let s = Shape {
+        tags: 128,
+        ..shape(512, 128, 16)
+    };
+    let docs = nitf_docs();
+    let read = |suite: &str, count| {
+        let text =
+            std::fs::read_to_string(nitf_dir().join(format!("queries/{suite}.txt"))).unwrap();
+        structural(&text, count)
+    };
+    let paths = read("simple_paths", 200);
+    let nested = read("nested_paths", 80);
+    let mixed = read("mixed", 200);
+    let u = SiblingOrder::Unordered;
+    let mut sets = vec![
+        (
+            "simple_paths",
+            configured("simple_paths", &paths, Mode::Holistic, u, &s),
+            docs.clone(),
+        ),
+        (
+            "nested_paths",
+            configured("nested_paths", &nested, Mode::Holistic, u, &s),
+            docs.clone(),
+        ),
+        (
+            "mixed paths",
+            configured("mixed", &mixed, Mode::Paths, u, &s),
+            docs.clone(),
+        ),
+        (
+            "nested pairs",
+            configured("nested_paths", &nested, Mode::Pairs, u, &s),
+            docs.clone(),
+        ),
+        (
+            "nested ordered",
+            configured(
+                "nested_paths",
+                &nested,
+                Mode::Holistic,
+                SiblingOrder::Ordered,
+                &s,
+            ),
+            docs[..30].to_vec(),
+        ),
+    ];
+    for seed in [41, 42] {
+        let q = structural(&random_twig_queries(seed, 100), 100);
+        sets.push((
+            "random twigs",
+            configured("random", &q, Mode::Holistic, u, &s),
+            random_docs(seed, 40),
+        ));
+    }
+    check_sets(&s, &sets, &Stalls::NONE);
+}
