@@ -6,6 +6,7 @@ mod build;
 mod common;
 mod engines;
 mod jobs;
+mod programmable;
 mod rice;
 mod split;
 mod synth;

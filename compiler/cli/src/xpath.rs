@@ -24,6 +24,7 @@ use qrtl_xpath::xml::{XmlConfig, DEFAULT_ATTR_NAME_BYTES, DEFAULT_MAX_ATTRIBUTES
 
 use crate::common::{self, fail, json_string, SimArgs};
 use crate::jobs::{self, JobsArgs};
+use crate::programmable::{self, ConfigureArgs, ProgOpts};
 use crate::split::{self, Doc, NamedDoc, SplitArg};
 
 #[derive(Subcommand, Debug)]
@@ -63,10 +64,16 @@ pub enum XpathCommand {
         #[arg(long)]
         stats: bool,
     },
-    /// Compile queries to an RTL project (Verilog, constraints, scripts, manifest).
+    /// Compile queries to an RTL project (Verilog, constraints, scripts,
+    /// manifest); with --programmable, the generic design instead.
     Compile {
-        /// Query file: one query per line (paths, twigs, attribute, text() and positional predicates).
-        queries: PathBuf,
+        /// Query file: one query per line (paths, twigs, attribute, text()
+        /// and positional predicates); none with --programmable.
+        #[arg(
+            required_unless_present = "programmable",
+            conflicts_with = "programmable"
+        )]
+        queries: Option<PathBuf>,
         /// Output directory (created if missing).
         #[arg(short = 'o', long = "out")]
         out: PathBuf,
@@ -74,9 +81,38 @@ pub enum XpathCommand {
         opts: XpathOpts,
         #[command(flatten)]
         hw: HwOpts,
+        #[command(flatten)]
+        prog: ProgOpts,
         /// Print nodes/columns before and after each pass.
         #[arg(long)]
         stats: bool,
+    },
+    /// Lower a query set onto a programmable design (`compile
+    /// --programmable`): its configuration stream, or the resource that
+    /// does not fit (exit 1, nothing written).
+    Configure {
+        /// Query file, as for `compile`.
+        queries: PathBuf,
+        /// The programmable design's project directory.
+        #[arg(long, value_name = "DIR")]
+        design: PathBuf,
+        /// The configuration: 64-bit little-endian words, sent on s_cfg.
+        #[arg(short = 'o', long = "out", value_name = "CONFIG.bin")]
+        out: PathBuf,
+        /// Also write a readable dump of the configuration (`-`: standard output).
+        #[arg(long, value_name = "FILE")]
+        dump: Option<PathBuf>,
+        /// The configuration's id, reported in every status word it answers.
+        #[arg(long, default_value_t = 1)]
+        id: u16,
+        /// How twigs are matched: holistic (exact), paths or pairs.
+        #[arg(long, value_enum, default_value_t = ModeArg::Holistic)]
+        mode: ModeArg,
+        /// Sibling branches of a twig must match in document order.
+        #[arg(long)]
+        ordered: bool,
+        #[command(flatten)]
+        ns: NsOpts,
     },
     /// Compile, simulate the RTL on documents; `filter`'s JSON plus cycles and bytes.
     Sim {
@@ -262,8 +298,33 @@ pub fn run(cmd: XpathCommand) -> i32 {
             out,
             opts,
             hw,
+            prog,
             stats,
-        } => compile(&queries, &out, &opts, &hw, stats),
+        } => match queries {
+            Some(queries) => compile(&queries, &out, &opts, &hw, stats),
+            None => compile_programmable(&out, &opts, &hw, &prog),
+        },
+        XpathCommand::Configure {
+            queries,
+            design,
+            out,
+            dump,
+            id,
+            mode,
+            ordered,
+            ns,
+        } => ns.options().and_then(|ns| {
+            let args = ConfigureArgs {
+                queries: &queries,
+                design: &design,
+                out: &out,
+                dump: dump.as_deref(),
+                id,
+                mode: mode.into(),
+                ordered,
+            };
+            programmable::configure_cmd(&args, &ns)
+        }),
         XpathCommand::Sim {
             queries,
             docs,
@@ -571,6 +632,20 @@ fn compile(
         }
     })?;
     Ok(0)
+}
+
+/// `compile --programmable -o DIR`: sizes and limits first (usage errors),
+/// then the project.
+fn compile_programmable(
+    out: &Path,
+    opts: &XpathOpts,
+    hw: &HwOpts,
+    prog: &ProgOpts,
+) -> Result<i32, Failure> {
+    let ns = opts.ns.options()?;
+    let shape = prog.shape(hw.cluster_size, opts.max_depth, ns.mode)?;
+    let clock = common::check_clock(hw.clock_mhz)?;
+    programmable::compile(&shape, &opts.xml(), clock, out)
 }
 
 /// Read every document; unreadable or empty ones are errors (an

@@ -56,7 +56,7 @@ impl fmt::Display for ConfigureError {
             ConfigureError::Shape(why) => f.write_str(why),
             ConfigureError::Namespaces { design, queries } => write!(
                 f,
-                "the design compares names as `--namespaces {design}`, the queries were read with `--namespaces {queries}`"
+                "the design compares names as `--namespaces {design}`, the queries were read with `--namespaces {queries}`; read them with `--namespaces {design}`"
             ),
             ConfigureError::DoesNotFit {
                 resource,
@@ -207,18 +207,29 @@ impl<'a> Units<'a> {
         Ok(Some(code))
     }
 
-    fn literal(&self, c: &crate::ir::xpath::Compare) -> Result<(), ConfigureError> {
-        if let crate::ir::xpath::Value::Str(s) = &c.value {
-            if s.len() > self.shape.literal_bytes {
-                return Err(does_not_fit(
-                    "bytes of literal",
-                    s.len(),
-                    self.shape.literal_bytes,
-                    String::from_utf8_lossy(s).into_owned(),
-                ));
-            }
+    /// The longest string literal of the conditions, checked after the
+    /// units are counted (a design without comparators refuses the count).
+    fn literal_fits(&self) -> Result<(), ConfigureError> {
+        let longest = self
+            .comparators
+            .iter()
+            .filter_map(|u| match u {
+                Unit::AttrCmp(_, c) | Unit::TextCmp(c) => match &c.value {
+                    crate::ir::xpath::Value::Str(s) => Some(s),
+                    crate::ir::xpath::Value::Num(_) => None,
+                },
+                _ => None,
+            })
+            .max_by_key(|s| s.len());
+        match longest {
+            Some(s) if s.len() > self.shape.literal_bytes => Err(does_not_fit(
+                "bytes of literal",
+                s.len(),
+                self.shape.literal_bytes,
+                String::from_utf8_lossy(s).into_owned(),
+            )),
+            _ => Ok(()),
         }
-        Ok(())
     }
 
     fn build(&mut self) -> Result<(), ConfigureError> {
@@ -230,14 +241,10 @@ impl<'a> Units<'a> {
             let unit = match c {
                 CondKind::AttrExists(a) => Unit::AttrExists(self.name(d.attrs.name(*a))?),
                 CondKind::AttrCmp(a, cmp) => {
-                    self.literal(cmp)?;
                     Unit::AttrCmp(self.name(d.attrs.name(*a))?, cmp.clone())
                 }
                 CondKind::TextExists => Unit::TextExists,
-                CondKind::TextCmp(cmp) => {
-                    self.literal(cmp)?;
-                    Unit::TextCmp(cmp.clone())
-                }
+                CondKind::TextCmp(cmp) => Unit::TextCmp(cmp.clone()),
                 CondKind::InNamespace(uri) => Unit::InNamespace(self.uri(uri)?),
                 CondKind::Position { .. } => continue,
             };
@@ -278,7 +285,7 @@ impl<'a> Units<'a> {
                 return Err(does_not_fit(what, needs, has, String::new()));
             }
         }
-        Ok(())
+        self.literal_fits()
     }
 
     fn bits_of(&self, conds: &[CondId]) -> Vec<Bit> {
