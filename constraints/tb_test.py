@@ -193,6 +193,12 @@ class RiceBench:
 
 
 BENCHES = {"xpath": XPathBench, "track": TrackBench, "rice": RiceBench}
+if MANIFEST["kind"] not in BENCHES:
+    # A programmable design needs its configuration stream driven first.
+    raise RuntimeError(
+        f"this bench drives {', '.join(BENCHES)} projects, not {MANIFEST['kind']}: "
+        "a programmable design's configuration stream (s_cfg) is not driven yet"
+    )
 
 
 def stream(dut, prefix: str, cls, rng: random.Random):
