@@ -258,3 +258,58 @@ fn programmable_usage_errors_exit_2() {
         assert!(!out.exists(), "{args:?}: nothing written");
     }
 }
+
+/// `sim --programmable`: the generic design configured with the queries
+/// gives `filter`'s answers (the same JSON, plus cycles, bytes and the
+/// configuration id).
+#[test]
+fn sim_programmable_gives_filters_answers() {
+    let docs = [
+        "queries/xpath/docs/monday.xml",
+        "queries/xpath/docs/tuesday.xml",
+        "queries/xpath/docs/broken.xml",
+    ];
+    let q = "queries/xpath/news-structure.txt";
+    let mut args = vec!["xpath", "filter", q, "--namespaces", "raw"];
+    args.extend(docs);
+    let want = qrtl(&args);
+    let mut args = vec![
+        "xpath",
+        "sim",
+        q,
+        "--namespaces",
+        "raw",
+        "--programmable",
+        "--columns",
+        "64",
+        "--cluster-size",
+        "32",
+        "--in-gap",
+        "20",
+        "--out-stall",
+        "20",
+    ];
+    args.extend(docs);
+    let got = qrtl(&args);
+    assert_eq!(got.status.code(), Some(0), "{}", stderr(&got));
+    let lines = |o: &Output| -> Vec<serde_json::Value> {
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let (want, got) = (lines(&want), lines(&got));
+    assert_eq!(got.len(), 3);
+    for (w, g) in want.iter().zip(&got) {
+        assert_eq!(
+            (&g["doc"], &g["status"], &g["matched"]),
+            (&w["doc"], &w["status"], &w["matched"])
+        );
+        assert_eq!(g["config"], 1);
+        assert!(g["cycles"].as_u64().unwrap() > 0 && g["bytes"].as_u64().unwrap() > 0);
+    }
+    assert!(
+        !got[0]["matched"].as_array().unwrap().is_empty(),
+        "monday matches queries"
+    );
+}

@@ -67,6 +67,15 @@ pub struct SimArgs {
     pub out_stall: u8,
 }
 
+impl SimArgs {
+    pub fn simulator(&self) -> Simulator {
+        match self.simulator {
+            SimulatorArg::Verilator => Simulator::Verilator,
+            SimulatorArg::Icarus => Simulator::Icarus,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum SimulatorArg {
     Verilator,
@@ -91,10 +100,7 @@ pub fn simulate<E: Engine>(
         }
     }
     let settings = SimSettings {
-        simulator: match args.simulator {
-            SimulatorArg::Verilator => Simulator::Verilator,
-            SimulatorArg::Icarus => Simulator::Icarus,
-        },
+        simulator: args.simulator(),
         stalls: Stalls {
             seed: args.stall_seed,
             in_gap_percent: args.in_gap,

@@ -8,7 +8,7 @@ use std::path::Path;
 use qrtl_core::diag::plain_error;
 use qrtl_core::engine::Failure;
 use qrtl_core::project::{write_project, Port, PortDir, ProjectSpec};
-use qrtl_xpath::emit::generic::{generic_files, result_words, rtl_refusal};
+use qrtl_xpath::emit::generic::{decode_generic_result, generic_files, result_words, rtl_refusal};
 use qrtl_xpath::engine::{load_queries, xpath_top_ports};
 use qrtl_xpath::ir::config_words::shape_signature;
 use qrtl_xpath::ir::generic::Shape;
@@ -258,5 +258,76 @@ pub fn configure_cmd(a: &ConfigureArgs, ns: &NsOptions) -> Result<i32, Failure> 
         config.tags.len(),
         bytes.len() / 8
     );
+    Ok(0)
+}
+
+/// `sim QUERIES DOC... --programmable`: the generic design of `shape`
+/// (built once per shape, cached), configured with the queries, then the
+/// documents; `filter`'s JSON plus cycles, bytes and the configuration id.
+pub fn sim_cmd(
+    source: &qrtl_xpath::engine::XpathSource,
+    shape: &Shape,
+    xml: &XmlConfig,
+    docs: &[(String, Vec<u8>)],
+    args: &crate::common::SimArgs,
+) -> Result<i32, Failure> {
+    use qrtl_core::sim::{build_with, BuildOptions, CfgStream, DriverSpec, Stalls, Step};
+    let config = configure(&source.design, shape)
+        .map_err(|e| Failure::input(plain_error(&source.file, format!("does not fit: {e}"))))?;
+    let top = "qrtl_xpath_top";
+    let spec = DriverSpec {
+        cfg: Some(CfgStream {
+            prefix: "s_cfg".into(),
+            data_bits: 64,
+        }),
+        ..DriverSpec::axis(top)
+    };
+    let sim_error =
+        |e: &dyn std::fmt::Display| Failure::input(format!("error: simulation failed: {e}"));
+    let built = build_with(
+        &spec,
+        &generic_files(shape, xml, top),
+        args.simulator(),
+        &BuildOptions::default(),
+    )
+    .map_err(|e| sim_error(&e))?;
+    let id = 1;
+    let mut steps = vec![Step::Config(
+        config
+            .words(id)
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect(),
+    )];
+    steps.extend(docs.iter().map(|(_, d)| Step::Doc(d.clone())));
+    let stalls = Stalls {
+        seed: args.stall_seed,
+        in_gap_percent: args.in_gap,
+        out_stall_percent: args.out_stall,
+    };
+    let run = built
+        .run_steps(&steps, &stalls, args.trace.as_deref())
+        .map_err(|e| sim_error(&e))?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for ((name, bytes), packet) in docs.iter().zip(&run.packets) {
+        let r = decode_generic_result(&packet.words, &config).map_err(|e| sim_error(&e))?;
+        let line = format!(
+            "{{\"doc\":{},\"status\":\"{}\",\"matched\":{},\"cycles\":{},\"bytes\":{},\"config\":{}}}",
+            json!(name),
+            r.status.as_str(),
+            json!(r.matched),
+            packet.cycles,
+            bytes.len(),
+            r.config_id
+        );
+        if writeln!(out, "{line}").is_err() {
+            return Ok(0);
+        }
+        if let Some(reason) = r.reason {
+            let _ = out.flush();
+            eprintln!("{name}: note: {}: {}", r.status.as_str(), reason.describe());
+        }
+    }
+    let _ = out.flush();
     Ok(0)
 }

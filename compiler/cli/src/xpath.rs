@@ -126,6 +126,8 @@ pub enum XpathCommand {
         #[command(flatten)]
         hw: HwOpts,
         #[command(flatten)]
+        prog: ProgOpts,
+        #[command(flatten)]
         sim: SimArgs,
     },
 }
@@ -330,8 +332,12 @@ pub fn run(cmd: XpathCommand) -> i32 {
             docs,
             opts,
             hw,
+            prog,
             sim,
-        } => sim_cmd(&queries, &docs, &opts, &hw, &sim),
+        } => match prog.programmable {
+            true => sim_programmable(&queries, &docs, &opts, &hw, &prog, &sim),
+            false => sim_cmd(&queries, &docs, &opts, &hw, &sim),
+        },
     };
     r.unwrap_or_else(fail)
 }
@@ -646,6 +652,32 @@ fn compile_programmable(
     let shape = prog.shape(hw.cluster_size, opts.max_depth, ns.mode)?;
     let clock = common::check_clock(hw.clock_mhz)?;
     programmable::compile(&shape, &opts.xml(), clock, out)
+}
+
+/// `sim --programmable`: sizes first (usage errors), then the queries and
+/// the documents.
+fn sim_programmable(
+    queries: &Path,
+    docs: &[PathBuf],
+    opts: &XpathOpts,
+    hw: &HwOpts,
+    prog: &ProgOpts,
+    sim: &SimArgs,
+) -> Result<i32, Failure> {
+    let ns = opts.ns.options()?;
+    let shape = prog.shape(hw.cluster_size, opts.max_depth, ns.mode)?;
+    let source = load_queries(queries, opts.mode.into(), opts.ordered, &ns)?;
+    let (inputs, code) = read_docs(docs);
+    let named: Vec<(String, Vec<u8>)> = docs
+        .iter()
+        .zip(inputs)
+        .filter_map(|(d, bytes)| Some((d.display().to_string(), bytes?)))
+        .collect();
+    if named.is_empty() {
+        return Ok(1);
+    }
+    let r = programmable::sim_cmd(&source, &shape, &opts.xml(), &named, sim)?;
+    Ok(r.max(code))
 }
 
 /// Read every document; unreadable or empty ones are errors (an
