@@ -542,6 +542,21 @@ pub struct HwDocResult {
     pub matched: Vec<u32>,
 }
 
+/// The status (bits 1:0) and the reason (bits 6:2) of a status word, or
+/// what is wrong with them; the bits above are the caller's.
+pub fn decode_status(
+    status_word: u32,
+) -> Result<(crate::xml::DocStatus, Option<crate::xml::XmlError>), String> {
+    let status = crate::xml::DocStatus::from_code((status_word & 3) as u8)
+        .ok_or_else(|| format!("bad status word {status_word:#x}"))?;
+    let code = ((status_word >> 2) & 31) as u8;
+    let reason = crate::xml::XmlError::from_code(code);
+    if code != 0 && reason.is_none() {
+        return Err(format!("bad status word {status_word:#x}"));
+    }
+    Ok((status, reason))
+}
+
 /// Decode a document's result words (status word, then the bitmap).
 pub fn decode_xpath_result(words: &[u32], query_count: usize) -> Result<HwDocResult, String> {
     let expect = 1 + query_count.div_ceil(32);
@@ -549,13 +564,10 @@ pub fn decode_xpath_result(words: &[u32], query_count: usize) -> Result<HwDocRes
         return Err(format!("{} result words, expected {expect}", words.len()));
     }
     let status_word = words[0];
-    let status = crate::xml::DocStatus::from_code((status_word & 3) as u8)
-        .ok_or_else(|| format!("bad status word {status_word:#x}"))?;
-    let code = ((status_word >> 2) & 31) as u8;
-    let reason = crate::xml::XmlError::from_code(code);
-    if status_word >> 7 != 0 || (code != 0 && reason.is_none()) {
+    if status_word >> 7 != 0 {
         return Err(format!("bad status word {status_word:#x}"));
     }
+    let (status, reason) = decode_status(status_word)?;
     let mut matched = Vec::new();
     for (w, word) in words[1..].iter().enumerate() {
         for b in 0..32 {

@@ -146,13 +146,10 @@ pub fn decode_generic_result(
         return Err(format!("{} result words, expected {expect}", words.len()));
     }
     let status_word = words[0];
-    let status = crate::xml::DocStatus::from_code((status_word & 3) as u8)
-        .ok_or_else(|| format!("bad status word {status_word:#x}"))?;
-    let code = ((status_word >> 2) & 31) as u8;
-    let reason = crate::xml::XmlError::from_code(code);
-    if status_word >> 7 & 0x1FF != 0 || (code != 0 && reason.is_none()) {
+    if status_word >> 7 & 0x1FF != 0 {
         return Err(format!("bad status word {status_word:#x}"));
     }
+    let (status, reason) = crate::engine::decode_status(status_word)?;
     let size = config.shape.cluster_size;
     let bit = |(c, s): (u32, u32)| {
         let i = c as usize * size + s as usize;
