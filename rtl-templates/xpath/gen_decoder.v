@@ -38,6 +38,8 @@ module qrtl_gen_decoder #(
     reg              bank;        // the active bank
     reg [CODE_W-1:0] count_sh, count_ac;
     reg [POS_W-1:0]  pos;         // name bytes seen, saturating at TAG_BYTES
+    // Not a state machine (Yosys would extract one over every entry's hit).
+    (* fsm_encoding = "none" *)
     reg [CODE_W-1:0] code_q;
     wire [POS_W-1:0] pos_cur = in_name_first ? {POS_W{1'b0}} : pos;
     wire [TAGS-1:0]  hit;         // entry e matches the whole name
