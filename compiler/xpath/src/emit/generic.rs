@@ -76,7 +76,7 @@ struct GenericTemplate {
 
 /// Bits that hold the values 0..=n.
 fn bits_for(n: usize) -> u32 {
-    (usize::BITS - n.leading_zeros()).max(1)
+    super::values::bits_for(n) as u32
 }
 
 /// The design's Verilog files: `(file name, text)`, the top module first.

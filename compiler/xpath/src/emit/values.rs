@@ -341,7 +341,7 @@ pub struct NumShape {
 }
 
 /// Bits to hold `0..=max` (at least 1).
-fn bits_for(max: usize) -> usize {
+pub(crate) fn bits_for(max: usize) -> usize {
     (usize::BITS - max.leading_zeros()).max(1) as usize
 }
 
