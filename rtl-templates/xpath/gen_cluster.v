@@ -9,6 +9,15 @@
 // must hold at open, and optionally a pop (twig node) and a flag. The rows
 // of the open elements (per slot: exact, carry, reports, accepted reports)
 // are a stack: the top row in registers, the rows below in one memory.
+//
+// Configuration: the slot words are written, narrowed to the fields this
+// size reads, into a shadow memory (distributed RAM) while documents
+// stream. A commit (in_commit, between documents) copies them into the
+// slots' active fields in SLOTS + WINDOW + 1 clocks: one word a clock
+// through one decoder, which also finds each twig slot's children (the
+// later slots within the window that report to it), and the slots' fields
+// form one shift register, so a slot holds no decoder of its own. No event
+// may reach the cluster while it copies (the top holds the input).
 module qrtl_gen_cluster #(
     parameter SLOTS = 16,
     parameter WINDOW = 8,
@@ -17,7 +26,9 @@ module qrtl_gen_cluster #(
     parameter DA = 5,       // addresses DEPTH rows
     parameter AW = 4,       // addresses SLOTS slots
     parameter CODE_W = 7,
-    parameter LANES = 8
+    parameter LANES = 8,
+    parameter BW = 4,       // holds 0..WINDOW (a link's distance)
+    parameter PW = 5        // holds 0..2*WINDOW (a predecessor's place)
 ) (
     input  wire              clk,
     input  wire              rst,
@@ -30,24 +41,84 @@ module qrtl_gen_cluster #(
     // the event stream (one pipeline stage)
     input  wire              in_commit,
     input  wire              in_open,
-    input  wire              in_open_empty,
-    input  wire              in_close,
+    input  wire              in_close,     // never with in_open (an empty element: open, then close)
     input  wire              in_doc_end,
     input  wire [CODE_W-1:0] in_code,
     input  wire [LANES-1:0]  in_lanes,     // open-time bits with in_open, text() bits with in_close
     // the document's flags, from the clock after its in_doc_end until the next
     output reg  [SLOTS-1:0]  q_flags
 );
-    // ---- configuration: shadow words, active fields ----
-    reg [63:0]        sh [0:SLOTS-1];
-    reg               on_ac, ordered_ac;
-    reg [SLOTS-1:0]   ac_on, ac_wild, ac_root, ac_rootdesc, ac_desc, ac_pop, ac_popdesc,
-                      ac_up, ac_flag, ac_prev;
-    // Each slot's link distance, one-hot (bit d - 1: the parent is d places
-    // before); the slot's other wide fields are registers of its own below.
-    wire [SLOTS*WINDOW-1:0] ac_back;
+    // ---- a slot's fields, narrowed from its word ----
+    localparam F_TAG   = 0;                  // CODE_W bits: the tag code
+    localparam F_WILD  = F_TAG + CODE_W;     // the name test is *
+    localparam F_LINK  = F_WILD + 1;         // 2 bits: 0 / root, 1 // root, 2 / parent, 3 // parent
+    localparam F_BACK  = F_LINK + 2;         // BW bits: the parent is back places before
+    localparam F_OPEN  = F_BACK + BW;        // LANES bits: open-time lanes
+    localparam F_CLOSE = F_OPEN + LANES;     // LANES bits: close-time lanes (a pop's)
+    localparam F_POP   = F_CLOSE + LANES;    // a twig node
+    localparam F_PDESC = F_POP + 1;          // the pop passes its reports up (//)
+    localparam F_FLAG  = F_PDESC + 1;        // the slot sets a flag
+    localparam F_PREV  = F_FLAG + 1;         // --ordered: a predecessor
+    localparam F_PAT   = F_PREV + 1;         // PW bits: it is PAT - WINDOW places away
+    localparam F_ON    = F_PAT + PW;         // the slot is in use
+    localparam F_UP    = F_ON + 1;           // (the word only) reports to its parent
+    localparam SW      = F_UP + 1;           // a shadow word
+    localparam F_KIDS  = F_ON + 1;           // (active only) WINDOW bits: children d places after
+    localparam AF      = F_KIDS + WINDOW;    // a slot's active fields
+
+    // The word's fields (config_words.rs): the prev offset becomes a place
+    // in the 2*WINDOW+1 slots around the slot.
+    wire [6:0] prev_pat = cfg_word[59:53] + WINDOW[6:0];
+    wire [SW-1:0] narrow = {cfg_word[50], cfg_word[63], prev_pat[PW-1:0], cfg_word[52],
+                            cfg_word[51], cfg_word[49], cfg_word[48], cfg_word[36 +: LANES],
+                            cfg_word[24 +: LANES], cfg_word[18 +: BW], cfg_word[17:16],
+                            cfg_word[15:0] == 16'd0, cfg_word[CODE_W-1:0]};
+    reg [SW-1:0] sh [0:SLOTS-1];
     always @(posedge clk) begin
-        if (cfg_we) sh[cfg_addr] <= cfg_word;
+        if (cfg_we) sh[cfg_addr] <= narrow;
+    end
+
+    // ---- the copy at a commit ----
+    reg [AW+1:0]  cp;                // the word read now (0..SLOTS+WINDOW)
+    reg           copying;
+    reg           on_ac, ordered_ac;
+    wire [AW+1:0] cp_last = SLOTS + WINDOW;
+    wire [SW-1:0] rd = cp < SLOTS ? sh[cp[AW-1:0]] : {SW{1'b0}};
+    // hist[d]: the word read d + 1 clocks ago; the slot leaving hist[WINDOW]
+    // has its children among hist[WINDOW-1..0].
+    reg [SW-1:0]  hist [0:WINDOW];
+    wire          shift = copying && cp > WINDOW;
+    wire [WINDOW:1] kids_in;
+    wire [AF-1:0] act_in = {kids_in, hist[WINDOW][F_ON:0]};
+    genvar s, d;
+    generate
+        for (d = 1; d <= WINDOW; d = d + 1) begin : kid
+            assign kids_in[d] = hist[WINDOW - d][F_POP] && hist[WINDOW - d][F_UP]
+                && hist[WINDOW - d][F_BACK +: BW] == d;
+        end
+    endgenerate
+    integer h;
+    always @(posedge clk) begin
+        if (copying) begin
+            hist[0] <= rd;
+            for (h = 1; h <= WINDOW; h = h + 1) hist[h] <= hist[h - 1];
+        end
+    end
+    always @(posedge clk) begin
+        if (rst) begin
+            copying <= 1'b0;
+            cp <= {(AW + 2){1'b0}};
+            on_ac <= 1'b0;
+            ordered_ac <= 1'b0;
+        end else if (in_commit) begin
+            copying <= 1'b1;
+            cp <= {(AW + 2){1'b0}};
+            on_ac <= cfg_on;
+            ordered_ac <= cfg_ordered;
+        end else if (copying) begin
+            cp <= cp + 1'b1;
+            if (cp == cp_last) copying <= 1'b0;
+        end
     end
 
     // ---- the rows ----
@@ -59,124 +130,89 @@ module qrtl_gen_cluster #(
     reg [SLOTS-1:0] flags;
 
     wire [SLOTS-1:0] fire, new_a;                  // the opening element's row
-    wire [SLOTS-1:0] cl_e = in_open_empty ? fire : top_e;
-    wire [SLOTS-1:0] cl_r = in_open_empty ? {SLOTS{1'b0}} : top_r;
-    wire [SLOTS-1:0] cl_c = in_open_empty ? {SLOTS{1'b0}} : top_c;
-    wire [SLOTS-1:0] pa_e = in_open_empty ? top_e : below[SLOTS-1:0];
-    wire [SLOTS-1:0] pa_a = in_open_empty ? top_a : below[2*SLOTS-1:SLOTS];
-    wire [SLOTS-1:0] pa_r = in_open_empty ? top_r : below[3*SLOTS-1:2*SLOTS];
-    wire [SLOTS-1:0] pa_c = in_open_empty ? top_c : below[4*SLOTS-1:3*SLOTS];
-    wire [SLOTS-1:0] full, arrive, accept;
+    // The closing element's row is the top; its parent's, the one below.
+    wire [SLOTS-1:0] pa_e = below[SLOTS-1:0];
+    wire [SLOTS-1:0] pa_a = below[2*SLOTS-1:SLOTS];
+    wire [SLOTS-1:0] pa_r = below[3*SLOTS-1:2*SLOTS];
+    wire [SLOTS-1:0] pa_c = below[4*SLOTS-1:3*SLOTS];
+    // A slot's report as its twig parent reads it.
+    wire [SLOTS-1:0] rep = ordered_ac ? top_c : top_r;
+    wire [SLOTS-1:0] full, arrive, accept, is_pop, is_flag;
+    wire sp0 = sp == {SP_W{1'b0}};
+    // The slots' active fields: slot s at acts[s*AF +: AF]; the copy shifts
+    // each slot's fields one slot down and the decoded word in at the top.
+    reg [AF*SLOTS-1:0] acts;
+    always @(posedge clk) begin
+        if (rst) acts <= {(AF * SLOTS){1'b0}};
+        else if (shift) acts <= {act_in, acts[AF*SLOTS-1:AF]};
+    end
 
-    genvar s, d;
     generate
         for (s = 0; s < SLOTS; s = s + 1) begin : slot
-            reg [CODE_W-1:0] tag;       // the name test's code
-            reg [WINDOW:1]   back;      // one-hot: the parent is back places before
-            reg [2*WINDOW:0] prev_at;   // one-hot: the predecessor at offset k - WINDOW
-            reg [LANES-1:0]  open_lanes, close_lanes;
-            always @(posedge clk) begin
-                if (in_commit) begin
-                    tag         <= sh[s][CODE_W-1:0];
-                    back        <= back_onehot(sh[s][23:18]);
-                    prev_at     <= prev_onehot(sh[s][59:53]);
-                    open_lanes  <= sh[s][24 +: LANES];
-                    close_lanes <= sh[s][36 +: LANES];
-                end
-            end
-            assign ac_back[s * WINDOW +: WINDOW] = back;
-            // The parent's bits at the stack top: exact over /, carry over //.
-            wire [WINDOW:1] par;
-            // This slot's pop children's reports in the closing row.
-            wire [WINDOW:1] kid_missing;
-            for (d = 1; d <= WINDOW; d = d + 1) begin : link
-                if (s >= d) begin : near
-                    assign par[d] = ac_desc[s] ? top_a[s - d] : top_e[s - d];
+            wire [AF-1:0]     act = acts[s * AF +: AF];
+            wire [CODE_W-1:0] tag = act[F_TAG +: CODE_W];
+            wire [1:0]        link = act[F_LINK +: 2];
+            wire [BW-1:0]     back = act[F_BACK +: BW];
+            wire [PW-1:0]     pat = act[F_PAT +: PW];
+            wire [WINDOW:1]   kids = act[F_KIDS +: WINDOW];
+            // The window around the slot: the parent's exact and carry bits
+            // at the stack top (place d: d slots before), its children's
+            // reports in the closing row (place d: d slots after), the
+            // accepted reports in the parent row (place k: k - WINDOW).
+            wire [(1<<BW)-1:0] win_e, win_a;
+            wire [WINDOW:1]    kid_rep;
+            wire [(1<<PW)-1:0] win_c;
+            for (d = 0; d < (1 << BW); d = d + 1) begin : up
+                if (d >= 1 && d <= WINDOW && s >= d) begin : near
+                    assign win_e[d] = top_e[s - d];
+                    assign win_a[d] = top_a[s - d];
                 end else begin : none
-                    assign par[d] = 1'b0;
-                end
-                if (s + d < SLOTS) begin : kid
-                    assign kid_missing[d] = ac_pop[s + d] && ac_up[s + d] && ac_back[(s + d) * WINDOW + d - 1]
-                        && !(ordered_ac ? cl_c[s + d] : cl_r[s + d]);
-                end else begin : nokid
-                    assign kid_missing[d] = 1'b0;
+                    assign win_e[d] = 1'b0;
+                    assign win_a[d] = 1'b0;
                 end
             end
-            wire [2*WINDOW:0] pred;
-            for (d = 0; d <= 2 * WINDOW; d = d + 1) begin : prev
-                if (s + d >= WINDOW && s + d - WINDOW < SLOTS && d != WINDOW) begin : near
-                    assign pred[d] = pa_c[s + d - WINDOW];
+            for (d = 1; d <= WINDOW; d = d + 1) begin : down
+                if (s + d < SLOTS) begin : near
+                    assign kid_rep[d] = rep[s + d];
                 end else begin : none
-                    assign pred[d] = 1'b0;
+                    assign kid_rep[d] = 1'b1;
                 end
             end
-            wire linked = ac_root[s] ? (ac_rootdesc[s] || sp == {SP_W{1'b0}}) : |(par & back);
-            assign fire[s] = on_ac && ac_on[s] && linked
-                && (ac_wild[s] || tag == in_code)
-                && (open_lanes & ~in_lanes) == {LANES{1'b0}};
+            for (d = 0; d < (1 << PW); d = d + 1) begin : around
+                if (d <= 2 * WINDOW && s + d >= WINDOW && s + d - WINDOW < SLOTS && d != WINDOW)
+                begin : near
+                    assign win_c[d] = pa_c[s + d - WINDOW];
+                end else begin : none
+                    assign win_c[d] = 1'b0;
+                end
+            end
+            wire linked = link[1] ? (link[0] ? win_a[back] : win_e[back])
+                                  : (link[0] || sp0);
+            assign fire[s] = on_ac && act[F_ON] && linked
+                && (act[F_WILD] || tag == in_code)
+                && (act[F_OPEN +: LANES] & ~in_lanes) == {LANES{1'b0}};
             assign new_a[s] = fire[s] || top_a[s];
-            assign full[s] = ac_pop[s] && cl_e[s] && kid_missing == {WINDOW{1'b0}}
-                && (close_lanes & ~in_lanes) == {LANES{1'b0}};
-            assign arrive[s] = full[s] || (ac_popdesc[s] && cl_r[s]);
-            assign accept[s] = arrive[s] && (!ac_prev[s] || |(pred & prev_at));
+            assign full[s] = act[F_POP] && top_e[s] && (kids & ~kid_rep) == {WINDOW{1'b0}}
+                && (act[F_CLOSE +: LANES] & ~in_lanes) == {LANES{1'b0}};
+            assign arrive[s] = full[s] || (act[F_PDESC] && top_r[s]);
+            assign accept[s] = arrive[s] && (!act[F_PREV] || win_c[pat]);
+            assign is_pop[s] = act[F_POP];
+            assign is_flag[s] = act[F_FLAG];
         end
     endgenerate
 
     // Flags set this clock: a slot without a pop when it fires, a pop root
     // when it is fully matched.
-    wire opening = in_open || in_open_empty;
-    wire closing = in_close || in_open_empty;
     wire [SLOTS-1:0] flags_now = flags
-        | (opening ? fire & ac_flag & ~ac_pop : {SLOTS{1'b0}})
-        | (closing ? full & ac_flag : {SLOTS{1'b0}});
+        | (in_open ? fire & is_flag & ~is_pop : {SLOTS{1'b0}})
+        | (in_close ? full & is_flag : {SLOTS{1'b0}});
 
-    // A link's distance as the one-hot the slots' logic reads.
-    function [WINDOW:1] back_onehot;
-        input [5:0] back;
-        integer b;
-        begin
-            for (b = 1; b <= WINDOW; b = b + 1) back_onehot[b] = {26'd0, back} == b;
-        end
-    endfunction
-    // An --ordered predecessor's offset (two's complement) as a one-hot over
-    // -WINDOW..WINDOW.
-    function [2*WINDOW:0] prev_onehot;
-        input [6:0] prev;
-        integer b;
-        begin
-            for (b = 0; b <= 2 * WINDOW; b = b + 1)
-                prev_onehot[b] = $signed({{25{prev[6]}}, prev}) == b - WINDOW;
-        end
-    endfunction
+    // The copy reads past the last slot; the row address is DA bits; the
+    // word's tag bits above the code and its unused bits are not read.
+    wire unused_bits = &{1'b0, sp_up, cfg_word, prev_pat, hist[WINDOW][F_UP], rep[0]};
 
-    // Slot 0 has no parent and is nobody's child; the row address is DA bits.
-    wire unused_slot0 = &{1'b0, ac_desc[0], ac_up[0], cl_c[0], sp_up[SP_W-1:DA]};
-
-    integer k;
     always @(posedge clk) begin
-        if (in_open && !in_open_empty) rows[sp[DA-1:0]] <= {top_c, top_r, top_a, top_e};
-    end
-    always @(posedge clk) begin
-        if (rst) begin
-            on_ac <= 1'b0;
-            ordered_ac <= 1'b0;
-            ac_on <= {SLOTS{1'b0}};
-        end else if (in_commit) begin
-            on_ac <= cfg_on;
-            ordered_ac <= cfg_ordered;
-            for (k = 0; k < SLOTS; k = k + 1) begin
-                ac_on[k]       <= sh[k][63];
-                ac_wild[k]     <= sh[k][15:0] == 16'd0;
-                ac_root[k]     <= !sh[k][17];
-                ac_rootdesc[k] <= !sh[k][17] && sh[k][16];
-                ac_desc[k]     <= sh[k][16];
-                ac_pop[k]      <= sh[k][48];
-                ac_popdesc[k]  <= sh[k][49];
-                ac_up[k]       <= sh[k][50];
-                ac_flag[k]     <= sh[k][51];
-                ac_prev[k]     <= sh[k][52];
-            end
-        end
+        if (in_open) rows[sp[DA-1:0]] <= {top_c, top_r, top_a, top_e};
     end
     always @(posedge clk) begin
         if (rst) begin
@@ -193,15 +229,15 @@ module qrtl_gen_cluster #(
             {top_e, top_a, top_r, top_c} <= {(4 * SLOTS){1'b0}};
         end else begin
             flags <= flags_now;
-            if (in_open && !in_open_empty) begin
+            if (in_open) begin
                 sp <= sp + 1'b1;
                 top_e <= fire;
                 top_a <= new_a;
                 top_r <= {SLOTS{1'b0}};
                 top_c <= {SLOTS{1'b0}};
-            end else if (closing) begin
+            end else if (in_close) begin
                 // The parent row, with the reports that arrive from below.
-                if (in_close) sp <= sp - 1'b1;
+                sp <= sp - 1'b1;
                 top_e <= pa_e;
                 top_a <= pa_a;
                 top_r <= pa_r | arrive;

@@ -42,6 +42,10 @@ module {{ module }} (
     localparam TAG_BYTES = {{ tag_bytes }};
     localparam DEPTH = {{ max_depth }};
     localparam LANES = {{ lanes }};
+    localparam BW = {{ bw }};                       // holds 0..WINDOW
+    localparam PW = {{ pw }};                       // holds 0..2*WINDOW
+    localparam SWAP = {{ swap }};                   // clocks a commit holds the input
+    localparam SWAP_W = {{ swap_w }};
     localparam CODE_W = {{ code_w }};
     localparam AW_TAG = {{ aw_tag }};
     localparam POS_W = {{ pos_w }};
@@ -53,11 +57,16 @@ module {{ module }} (
     localparam WORDS_W = {{ words_w }};
 
     // ---- input handshake: a document's last byte waits while the previous
-    // document's results are not all issued ----
+    // document's results are not all issued; a document's first byte waits
+    // while a new configuration is pending or being made active ----
     reg  doc_in_flight;   // a last byte was accepted; its results are not loaded yet
     reg  [WORDS_W-1:0] left;  // result words still to issue
+    reg  fresh;           // the next byte accepted begins a document
+    reg  [SWAP_W-1:0] swap_left;   // clocks until a commit is active everywhere
+    wire pending;
+    wire swapping = swap_left != {SWAP_W{1'b0}};
     wire busy_res = doc_in_flight || left != {WORDS_W{1'b0}};
-    assign s_axis_tready = !(s_axis_tlast && busy_res);
+    assign s_axis_tready = !(s_axis_tlast && busy_res) && !(fresh && (pending || swapping));
     wire in_fire = s_axis_tvalid && s_axis_tready;
 
     // ---- the SAX parser: stage 0 of the events ----
@@ -92,7 +101,7 @@ module {{ module }} (
                            p_text_end, p_unit_is_cp, p_unit_byte, p_unit_cp};
 
     // ---- configuration ----
-    wire              w_byte_en, w_len_en, w_count_en, w_slot_en, pending, ordered_sh;
+    wire              w_byte_en, w_len_en, w_count_en, w_slot_en, ordered_sh;
     wire [CODE_W-1:0] w_entry, w_count;
     wire [AW_TAG-1:0] w_pos;
     wire [7:0]        w_byte, w_len;
@@ -100,13 +109,13 @@ module {{ module }} (
     wire [63:0]       w_word;
     wire [15:0]       clusters_sh, id_sh;
     reg  [15:0]       id_ac;          // the active configuration's id
-    reg               mid_doc;        // stage 0 has seen events of a document not yet ended
-    reg  [CLUSTERS:0] travelling;     // a commit on its way along the stages
-    wire stage0_event = p_name_byte || p_open || p_open_empty || p_close || p_text_unit
-                        || p_val_unit || p_attr_name_byte || p_doc_end;
-    // A new configuration becomes active between documents: at stage 0,
-    // and at each cluster when the commit reaches its stage.
-    wire commit_go = pending && !mid_doc && !stage0_event;
+    // A new configuration becomes active between documents, once the last
+    // one's events have left every stage and before the next one's first
+    // byte: at stage 0 at once (the tag decoder swaps banks), at each
+    // cluster when the commit reaches its stage (it copies its slot words,
+    // gen_cluster.v). The input waits SWAP clocks, until the last cluster
+    // has copied.
+    wire commit_go = pending && fresh && !doc_in_flight && !swapping;
     qrtl_gen_loader #(
         .SIGNATURE(64'h{{ signature }}),
         .CODE_W(CODE_W), .AW_TAG(AW_TAG), .SLOT_W(SLOT_W)
@@ -114,7 +123,7 @@ module {{ module }} (
         .clk(clk), .rst(rst),
         .s_cfg_tdata(s_cfg_tdata), .s_cfg_tvalid(s_cfg_tvalid), .s_cfg_tready(s_cfg_tready),
         .s_cfg_tlast(s_cfg_tlast),
-        .commit_go(commit_go), .busy(|travelling),
+        .commit_go(commit_go), .busy(swapping),
         .w_byte_en(w_byte_en), .w_entry(w_entry), .w_pos(w_pos), .w_byte(w_byte),
         .w_len_en(w_len_en), .w_len(w_len), .w_count_en(w_count_en), .w_count(w_count),
         .w_slot_en(w_slot_en), .w_slot(w_slot), .w_word(w_word),
@@ -123,13 +132,13 @@ module {{ module }} (
     always @(posedge clk) begin
         if (rst) begin
             id_ac <= 16'd0;
-            mid_doc <= 1'b0;
-            travelling <= {(CLUSTERS + 1){1'b0}};
+            fresh <= 1'b1;
+            swap_left <= {SWAP_W{1'b0}};
         end else begin
             if (commit_go) id_ac <= id_sh;
-            if (p_doc_end) mid_doc <= 1'b0;
-            else if (stage0_event) mid_doc <= 1'b1;
-            travelling <= {travelling[CLUSTERS-1:0], commit_go};
+            if (in_fire) fresh <= s_axis_tlast;
+            if (commit_go) swap_left <= SWAP[SWAP_W-1:0];
+            else if (swapping) swap_left <= swap_left - 1'b1;
         end
     end
 
@@ -148,16 +157,26 @@ module {{ module }} (
     );
 
     // ---- the event pipeline: stage k + 1 feeds cluster k ----
-    localparam EW = 5 + CODE_W;   // commit, open, open_empty, close, doc_end, code
+    // An empty element (<a/>) is an open, then its close the next clock
+    // (with its document's end, if that came with it): the parser's next
+    // open or close is at least three bytes later, so the clusters see one
+    // of open or close a clock and keep no path for both at once.
+    localparam EW = 4 + CODE_W;   // commit, open, close, doc_end, code
     reg [EW-1:0] stage [1:CLUSTERS];
-    wire [EW-1:0] stage0 = {commit_go, p_open, p_open_empty, p_close, p_doc_end, code};
+    reg  empty_close, empty_end;  // an empty element's close (and end) are due
+    wire [EW-1:0] stage0 = {commit_go, p_open || p_open_empty, p_close || empty_close,
+                            (p_doc_end && !p_open_empty) || empty_end, code};
     integer k;
     always @(posedge clk) begin
         if (rst) begin
             for (k = 1; k <= CLUSTERS; k = k + 1) stage[k] <= {EW{1'b0}};
+            empty_close <= 1'b0;
+            empty_end <= 1'b0;
         end else begin
             stage[1] <= stage0;
             for (k = 2; k <= CLUSTERS; k = k + 1) stage[k] <= stage[k - 1];
+            empty_close <= p_open_empty;
+            empty_end <= p_doc_end && p_open_empty;
         end
     end
 
@@ -170,7 +189,7 @@ module {{ module }} (
             wire [EW-1:0] ev = stage[c + 1];
             qrtl_gen_cluster #(
                 .SLOTS(SLOTS), .WINDOW(WINDOW), .DEPTH(DEPTH), .SP_W(SP_W), .DA(DA), .AW(AW_SLOT),
-                .CODE_W(CODE_W), .LANES(LANES)
+                .CODE_W(CODE_W), .LANES(LANES), .BW(BW), .PW(PW)
             ) u_cluster (
                 .clk(clk), .rst(rst),
                 .cfg_we(w_slot_en && w_cluster == c),
@@ -180,9 +199,8 @@ module {{ module }} (
                 .cfg_ordered(ordered_sh),
                 .in_commit(ev[EW-1]),
                 .in_open(ev[EW-2]),
-                .in_open_empty(ev[EW-3]),
-                .in_close(ev[EW-4]),
-                .in_doc_end(ev[EW-5]),
+                .in_close(ev[EW-3]),
+                .in_doc_end(ev[EW-4]),
                 .in_code(ev[CODE_W-1:0]),
                 .in_lanes({LANES{1'b0}}),
                 .q_flags(flags[c * SLOTS +: SLOTS])
@@ -211,7 +229,7 @@ module {{ module }} (
         end else begin
             if (in_fire && s_axis_tlast) doc_in_flight <= 1'b1;
             if (p_doc_end) status_hold <= {id_ac, 9'd0, p_reason, p_status};
-            loaded_next <= last_stage[EW-5];
+            loaded_next <= last_stage[EW-4];
             if (m_axis_tvalid && m_axis_tready) m_axis_tvalid <= 1'b0;
             if (loaded_next) begin
                 // The previous document's words are all issued (its last

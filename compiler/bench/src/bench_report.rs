@@ -29,7 +29,11 @@
 //! * (h) namespace-aware names (`--namespaces xpath`, the namespace unit)
 //!   beside raw names: xc6v LUT-eq and ECP5 Fmax of the parser with one
 //!   query and of 256 (and 2K) length-4 path queries, unprefixed and
-//!   prefixed.
+//!   prefixed;
+//! * (i) the programmable engine (`--programmable`): xc6v LUT-eq and ECP5
+//!   Fmax at 256, 1K and 2K columns, the area ratio per configured query
+//!   node against the custom design, configuration bits per column and
+//!   load time.
 //!
 //! Synthesis points are cached in `bench/data/synth-points.json`, keyed by
 //! SHA-256 of the RTL, target and seeds: a point whose RTL is unchanged is
@@ -58,6 +62,8 @@
 mod cache;
 #[path = "bench_report/fig_ns.rs"]
 mod fig_ns;
+#[path = "bench_report/fig_prog.rs"]
+mod fig_prog;
 #[path = "bench_report/fig_wide.rs"]
 mod fig_wide;
 #[path = "bench_report/figs.rs"]
@@ -78,7 +84,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Every figure: id, SVG file name, heading.
-pub const FIGURES: [(&str, &str, &str); 8] = [
+pub const FIGURES: [(&str, &str, &str); 9] = [
     (
         "a",
         "fig-a-lut-eq.svg",
@@ -118,6 +124,11 @@ pub const FIGURES: [(&str, &str, &str); 8] = [
         "h",
         "fig-h-namespaces.svg",
         "Namespace-aware names in hardware: area and Fmax beside raw names",
+    ),
+    (
+        "i",
+        "fig-i-programmable.svg",
+        "Programmable engine: area, Fmax, area ratio and load time",
     ),
 ];
 
@@ -388,6 +399,7 @@ fn run(o: &Options, root: &Path) -> Result<(), String> {
             "f" => figs::fig_f(o, &mut synth)?,
             "g" => fig_wide::fig_g(o, &mut synth)?,
             "h" => fig_ns::fig_h(o, &mut synth)?,
+            "i" => fig_prog::fig_i(o, &mut synth)?,
             _ => unreachable!("FIGURES ids"),
         };
         // Keep what is measured so far, in case a later figure fails; read
@@ -577,6 +589,49 @@ fn targets(stored: &BTreeMap<String, Figure>) -> Vec<TargetRow> {
         measured: rice.map(|f| format!("{f:.1} MHz ({:.2} Gbit/s{rice_seeds})", 32.0 * f / 1000.0)),
         met: rice.map(|f| f >= 150.0),
         source: "(f)".into(),
+    });
+    rows.extend(programmable_targets(lookup));
+    rows
+}
+
+/// The programmable engine's targets (issue 27), from fig. (i): the area
+/// ratio per query node at every size measured, Fmax at 1K columns, the
+/// load time of 1K columns.
+fn programmable_targets(lookup: impl Fn(&str, &RowKey, &str) -> Option<f64>) -> Vec<TargetRow> {
+    let mut rows = Vec::new();
+    let ratios: Vec<(String, f64)> = ["256", "1024", "2048"]
+        .iter()
+        .filter_map(|n| Some((n.to_string(), lookup("i", &[("columns", n)], "area ratio")?)))
+        .collect();
+    let worst = ratios.iter().map(|r| r.1).reduce(f64::max);
+    rows.push(TargetRow {
+        what: "Programmable engine: LUT-eq per configured query node / custom (length-4 paths)"
+            .into(),
+        target: "≤ 4".into(),
+        measured: worst.map(|_| {
+            (ratios.iter())
+                .map(|(n, r)| format!("{r:.2} at {n} columns"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }),
+        met: worst.map(|w| w <= 4.0),
+        source: "(i)".into(),
+    });
+    let fmax = lookup("i", &[("columns", "1024")], "Fmax MHz");
+    rows.push(TargetRow {
+        what: "Programmable engine, 1K columns: ECP5 Fmax".into(),
+        target: "≥ 150 MHz".into(),
+        measured: fmax.map(|f| format!("{f:.1} MHz")),
+        met: fmax.map(|f| f >= 150.0),
+        source: "(i)".into(),
+    });
+    let load = lookup("i", &[("columns", "1024")], "load µs at 150 MHz");
+    rows.push(TargetRow {
+        what: "Programmable engine, 1K columns: configuration load".into(),
+        target: "< 10 µs at 150 MHz".into(),
+        measured: load.map(|l| format!("{l:.2} µs")),
+        met: load.map(|l| l < 10.0),
+        source: "(i)".into(),
     });
     rows
 }

@@ -7,10 +7,9 @@ use std::path::Path;
 
 use qrtl_core::diag::plain_error;
 use qrtl_core::engine::Failure;
-use qrtl_core::project::{write_project, Port, PortDir, ProjectSpec};
-use qrtl_xpath::emit::generic::{decode_generic_result, generic_files, result_words, rtl_refusal};
-use qrtl_xpath::engine::{load_queries, xpath_top_ports};
-use qrtl_xpath::ir::config_words::shape_signature;
+use qrtl_core::project::write_project;
+use qrtl_xpath::emit::generic::{decode_generic_result, generic_files, load_cycles, rtl_refusal};
+use qrtl_xpath::engine::{generic_project_spec, load_queries};
 use qrtl_xpath::ir::generic::Shape;
 use qrtl_xpath::ir::xpath::{Mode, Namespaces};
 use qrtl_xpath::lower::generic::configure;
@@ -38,7 +37,7 @@ pub struct ProgOpts {
     pub tag_bytes: usize,
     /// With --programmable: how far back a column's parent may be (and
     /// forward its twig children).
-    #[arg(long, value_name = "W", default_value_t = 16)]
+    #[arg(long, value_name = "W", default_value_t = 8)]
     pub window: usize,
 }
 
@@ -71,89 +70,7 @@ impl ProgOpts {
 
 /// `compile --programmable -o DIR`: the generic design's project.
 pub fn compile(shape: &Shape, xml: &XmlConfig, clock_mhz: f64, out: &Path) -> Result<i32, Failure> {
-    let top = "qrtl_xpath_top";
-    let mut ports = xpath_top_ports(1);
-    let cfg = [
-        ("s_cfg_tdata", PortDir::Input, 64, "configuration words (compiler/xpath/src/ir/config_words.rs)"),
-        ("s_cfg_tvalid", PortDir::Input, 1, "configuration word valid"),
-        ("s_cfg_tready", PortDir::Output, 1, "configuration word accepted (low while a tag's bytes are written, and from a COMMIT until the configuration is active)"),
-        ("s_cfg_tlast", PortDir::Input, 1, "last word of a configuration"),
-    ];
-    let at = ports
-        .iter()
-        .position(|p| p.name.starts_with("m_axis"))
-        .unwrap_or(ports.len());
-    for (i, (name, dir, width, description)) in cfg.into_iter().enumerate() {
-        ports.insert(
-            at + i,
-            Port {
-                name: name.into(),
-                dir,
-                width,
-                description: description.into(),
-            },
-        );
-    }
-    let words = result_words(shape);
-    let manifest_extra = json!({
-        "kind": "xpath-programmable",
-        "parameters": {
-            "programmable": {
-                "columns": shape.columns, "cluster_size": shape.cluster_size,
-                "window": shape.window, "tags": shape.tags, "tag_bytes": shape.tag_bytes,
-                "uris": shape.uris, "uri_bytes": shape.uri_bytes,
-                "comparators": shape.comparators, "literal_bytes": shape.literal_bytes,
-                "counters": shape.counters, "lanes": shape.lanes,
-                "max_depth": shape.max_depth, "namespaces": shape.namespaces.as_str(),
-                "signature": format!("{:016x}", shape_signature(shape)),
-            },
-            "max_depth": xml.max_depth,
-            "name_stack_bytes": xml.name_stack_bytes,
-            "max_attributes": xml.max_attributes,
-            "attr_name_bytes": xml.attr_name_bytes,
-        },
-        "configuration": {
-            "stream": "s_cfg: 64-bit words, one packet per configuration (qrtl xpath configure -o CONFIG.bin: little-endian words)",
-            "format": "records: header word (kind 63:56, index 55:32, data words 31:16, payload 15:0), then its data words; see compiler/xpath/src/ir/config_words.rs",
-            "commit": "a COMMIT record makes the configuration active at the next document boundary; the status word's bits 31:16 give the id of the configuration that answered",
-            "load_cycles": "one per word, plus one per tag byte",
-        },
-        "result": {
-            "words_per_document": words,
-            "status_word": {"status": "bits 1:0", "reason": "bits 6:2", "config_id": "bits 31:16",
-                            "status_codes": {"ok": 0, "malformed": 1, "too_deep": 2, "attr_limit": 3}},
-            "bitmap": "word 1 + s/32, bit s%32 for column s (cluster s / cluster_size); the configuration's QUERY records name the columns each query needs",
-        },
-    });
-    let readme_extra = format!(
-        "## Programmable XPath filtering engine\n\n\
-         {} generic stack columns in {} cluster(s) of {}, {} tag entries of up to {} bytes, \
-         a window of {}, maximum document depth {}. Load a query set's configuration \
-         (`qrtl xpath configure QUERIES --design . -o config.bin`) on `s_cfg` (64-bit words), \
-         then stream documents on `s_axis`, one byte per clock, one packet each; `m_axis` \
-         returns {} words per document: the status word (bits 1:0 status, 6:2 reason, \
-         31:16 the configuration id) and one bit per column. A reset clears the \
-         configuration.\n",
-        shape.columns,
-        shape.clusters(),
-        shape.cluster_size,
-        shape.tags,
-        shape.tag_bytes,
-        shape.window,
-        shape.max_depth,
-        words
-    );
-    let spec = ProjectSpec {
-        name: "qrtl_xpath".to_string(),
-        top: top.to_string(),
-        rtl: generic_files(shape, xml, top),
-        clock_mhz,
-        clock_port: "clk".to_string(),
-        reset_port: "rst".to_string(),
-        ports,
-        manifest_extra,
-        readme_extra,
-    };
+    let spec = generic_project_spec(shape, xml, clock_mhz);
     write_project(out, &spec).map_err(|e| Failure::input(format!("error: {e}")))?;
     Ok(0)
 }
@@ -225,11 +142,8 @@ pub fn configure_cmd(a: &ConfigureArgs, ns: &NsOptions) -> Result<i32, Failure> 
             format!("does not fit {}: {e}", a.design.display()),
         ))
     })?;
-    let bytes: Vec<u8> = config
-        .words(a.id)
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .collect();
+    let words = config.words(a.id);
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     let text = config.to_string();
     std::fs::write(a.out, &bytes).map_err(|e| {
         Failure::input(plain_error(
@@ -250,13 +164,14 @@ pub fn configure_cmd(a: &ConfigureArgs, ns: &NsOptions) -> Result<i32, Failure> 
         None => {}
     }
     eprintln!(
-        "{}: {} of {} columns ({} copies), {} tag entries, {} words",
+        "{}: {} of {} columns ({} copies), {} tag entries, {} words; loads in {} clocks",
         a.out.display(),
         config.used_slots(),
         shape.columns,
         config.copies,
         config.tags.len(),
-        bytes.len() / 8
+        words.len(),
+        load_cycles(&shape, &words)
     );
     Ok(0)
 }

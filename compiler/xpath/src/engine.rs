@@ -408,6 +408,103 @@ pub fn xpath_top_ports(lanes: u32) -> Vec<qrtl_core::project::Port> {
     .ports()
 }
 
+/// Project description of the programmable design of `shape` (`qrtl xpath
+/// compile --programmable -o`): the generic RTL, the configuration stream's
+/// ports, and the sizes and formats in `manifest.json`.
+pub fn generic_project_spec(
+    shape: &crate::ir::generic::Shape,
+    xml: &XmlConfig,
+    clock_mhz: f64,
+) -> qrtl_core::project::ProjectSpec {
+    use crate::emit::generic::{generic_files, result_words, swap_cycles};
+    use crate::ir::config_words::shape_signature;
+    use qrtl_core::project::{Port, PortDir, ProjectSpec};
+    use serde_json::json;
+    let top = "qrtl_xpath_top";
+    let mut ports = xpath_top_ports(1);
+    let cfg = [
+        ("s_cfg_tdata", PortDir::Input, 64, "configuration words (compiler/xpath/src/ir/config_words.rs)"),
+        ("s_cfg_tvalid", PortDir::Input, 1, "configuration word valid"),
+        ("s_cfg_tready", PortDir::Output, 1, "configuration word accepted (low while a tag's bytes are written, and from a COMMIT until the configuration is active)"),
+        ("s_cfg_tlast", PortDir::Input, 1, "last word of a configuration"),
+    ];
+    let at = ports
+        .iter()
+        .position(|p| p.name.starts_with("m_axis"))
+        .unwrap_or(ports.len());
+    for (i, (name, dir, width, description)) in cfg.into_iter().enumerate() {
+        ports.insert(
+            at + i,
+            Port {
+                name: name.into(),
+                dir,
+                width,
+                description: description.into(),
+            },
+        );
+    }
+    let words = result_words(shape);
+    let manifest_extra = json!({
+        "kind": "xpath-programmable",
+        "parameters": {
+            "programmable": {
+                "columns": shape.columns, "cluster_size": shape.cluster_size,
+                "window": shape.window, "tags": shape.tags, "tag_bytes": shape.tag_bytes,
+                "uris": shape.uris, "uri_bytes": shape.uri_bytes,
+                "comparators": shape.comparators, "literal_bytes": shape.literal_bytes,
+                "counters": shape.counters, "lanes": shape.lanes,
+                "max_depth": shape.max_depth, "namespaces": shape.namespaces.as_str(),
+                "signature": format!("{:016x}", shape_signature(shape)),
+            },
+            "max_depth": xml.max_depth,
+            "name_stack_bytes": xml.name_stack_bytes,
+            "max_attributes": xml.max_attributes,
+            "attr_name_bytes": xml.attr_name_bytes,
+        },
+        "configuration": {
+            "stream": "s_cfg: 64-bit words, one packet per configuration (qrtl xpath configure -o CONFIG.bin: little-endian words)",
+            "format": "records: header word (kind 63:56, index 55:32, data words 31:16, payload 15:0), then its data words; see compiler/xpath/src/ir/config_words.rs",
+            "commit": "a COMMIT record makes the configuration active at the next document boundary; the status word's bits 31:16 give the id of the configuration that answered",
+            "load_cycles": format!("one per word up to the COMMIT, eight more per data word of a TAG record (its bytes, one a clock); then the commit waits for a document boundary and holds the input {} clocks while the clusters copy their slot words (qrtl xpath configure prints the total)", swap_cycles(shape)),
+        },
+        "result": {
+            "words_per_document": words,
+            "status_word": {"status": "bits 1:0", "reason": "bits 6:2", "config_id": "bits 31:16",
+                            "status_codes": {"ok": 0, "malformed": 1, "too_deep": 2, "attr_limit": 3}},
+            "bitmap": "word 1 + s/32, bit s%32 for column s (cluster s / cluster_size); the configuration's QUERY records name the columns each query needs",
+        },
+    });
+    let readme_extra = format!(
+        "## Programmable XPath filtering engine\n\n\
+         {} generic stack columns in {} cluster(s) of {}, {} tag entries of up to {} bytes, \
+         a window of {}, maximum document depth {}. Load a query set's configuration \
+         (`qrtl xpath configure QUERIES --design . -o config.bin`) on `s_cfg` (64-bit words), \
+         then stream documents on `s_axis`, one byte per clock, one packet each; `m_axis` \
+         returns {} words per document: the status word (bits 1:0 status, 6:2 reason, \
+         31:16 the configuration id) and one bit per column. A reset clears the \
+         configuration.\n",
+        shape.columns,
+        shape.clusters(),
+        shape.cluster_size,
+        shape.tags,
+        shape.tag_bytes,
+        shape.window,
+        shape.max_depth,
+        words
+    );
+    ProjectSpec {
+        name: "qrtl_xpath".to_string(),
+        top: top.to_string(),
+        rtl: generic_files(shape, xml, top),
+        clock_mhz,
+        clock_port: "clk".to_string(),
+        reset_port: "rst".to_string(),
+        ports,
+        manifest_extra,
+        readme_extra,
+    }
+}
+
 /// Project description of a compiled XPath design (`qrtl xpath compile -o`).
 /// Consumes the design: its Verilog texts (tens of MB for 32K queries, not
 /// worth copying) move into the spec.

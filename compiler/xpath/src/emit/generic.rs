@@ -58,6 +58,10 @@ struct GenericTemplate {
     tag_bytes: usize,
     max_depth: u32,
     lanes: usize,
+    bw: u32,
+    pw: u32,
+    swap: usize,
+    swap_w: u32,
     code_w: u32,
     aw_tag: u32,
     pos_w: u32,
@@ -72,6 +76,49 @@ struct GenericTemplate {
     name_stack_bytes: u32,
     max_attributes: u32,
     attr_name_bytes: u32,
+}
+
+/// Clocks from a commit's start, between documents, until the new
+/// configuration is active everywhere and the next document may start: the
+/// commit travels along the cluster stages and each cluster copies its
+/// shadow slot words in `cluster_size + window + 1` clocks (gen_cluster.v).
+pub fn swap_cycles(shape: &Shape) -> usize {
+    shape.clusters() + shape.cluster_size + shape.window + 2
+}
+
+/// Bits of configuration a column (slot) holds: its slot word narrowed
+/// to the fields this size reads (gen_cluster.v's shadow word `SW`): the
+/// tag code, `*`, the link and its distance, two lane masks, five pop bits,
+/// the predecessor's place, on.
+pub fn shadow_bits(shape: &Shape) -> u32 {
+    bits_for(shape.tags) + 1 + 2 + bits_for(shape.window) + 2 * shape.lanes as u32 + 5
+        + bits_for(2 * shape.window)
+        + 1
+}
+
+/// Clocks the configuration stream `words` takes to load into the design
+/// of `shape` and become active, with `s_cfg` never waiting on its
+/// sender: one per word up to the COMMIT record, eight more per TAG data
+/// word (the loader writes its bytes one a clock, gen_loader.v), then
+/// [`swap_cycles`] at the document boundary.
+pub fn load_cycles(shape: &Shape, words: &[u64]) -> u64 {
+    use crate::ir::config_words::{COMMIT, TAG};
+    let mut clocks = 0u64;
+    let mut at = 0;
+    while at < words.len() {
+        let header = words[at];
+        let kind = (header >> 56) as u8;
+        let data = (header >> 16 & 0xFFFF) as usize;
+        clocks += 1 + data as u64;
+        if kind == TAG {
+            clocks += 8 * data as u64;
+        }
+        at += 1 + data;
+        if kind == COMMIT {
+            break;
+        }
+    }
+    clocks + swap_cycles(shape) as u64
 }
 
 /// Bits that hold the values 0..=n.
@@ -93,6 +140,10 @@ pub fn generic_files(shape: &Shape, xml: &XmlConfig, module: &str) -> Vec<(Strin
         tag_bytes: shape.tag_bytes,
         max_depth: shape.max_depth,
         lanes: shape.lanes,
+        bw: bits_for(shape.window),
+        pw: bits_for(2 * shape.window),
+        swap: swap_cycles(shape),
+        swap_w: bits_for(swap_cycles(shape)),
         code_w: bits_for(shape.tags),
         aw_tag: bits_for(shape.tag_bytes - 1),
         pos_w: bits_for(shape.tag_bytes),

@@ -79,7 +79,7 @@ impl Shape {
         Shape {
             columns,
             cluster_size: columns.min(128),
-            window: 16,
+            window: 8,
             tags: (columns / 2).max(16),
             tag_bytes: 32,
             uris: 8,
