@@ -8,6 +8,7 @@ mod engines;
 mod jobs;
 mod programmable;
 mod rice;
+mod session;
 mod split;
 mod synth;
 mod track;

@@ -1,16 +1,21 @@
 //! `qrtl xpath compile --programmable` (the generic design, synthesized
-//! once) and `qrtl xpath configure` (a query set lowered onto it, as its
-//! configuration stream).
+//! once), `qrtl xpath configure` (a query set lowered onto it, as its
+//! configuration stream) and `qrtl xpath sim --programmable` (configurations
+//! and documents run in order through one simulation of it; a `--session`
+//! file's steps come from `session.rs`).
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 
 use qrtl_core::diag::plain_error;
 use qrtl_core::engine::Failure;
 use qrtl_core::project::write_project;
-use qrtl_xpath::emit::generic::{decode_generic_result, generic_files, load_cycles, rtl_refusal};
-use qrtl_xpath::engine::{generic_project_spec, load_queries};
-use qrtl_xpath::ir::generic::Shape;
+use qrtl_xpath::emit::generic::{
+    decode_generic_result, generic_files, load_cycles, result_words, rtl_refusal, GenericDocResult,
+};
+use qrtl_xpath::engine::{decode_status, generic_project_spec, load_queries};
+use qrtl_xpath::ir::generic::{Config, Shape};
 use qrtl_xpath::ir::xpath::{Mode, Namespaces};
 use qrtl_xpath::lower::generic::configure;
 use qrtl_xpath::lower::names::NsOptions;
@@ -163,32 +168,58 @@ pub fn configure_cmd(a: &ConfigureArgs, ns: &NsOptions) -> Result<i32, Failure> 
         })?,
         None => {}
     }
-    eprintln!(
-        "{}: {} of {} columns ({} copies), {} tag entries, {} words; loads in {} clocks",
-        a.out.display(),
-        config.used_slots(),
-        shape.columns,
-        config.copies,
-        config.tags.len(),
-        words.len(),
-        load_cycles(&shape, &words)
-    );
+    eprintln!("{}: {}", a.out.display(), summary(&config, &shape, &words));
     Ok(0)
 }
 
-/// `sim QUERIES DOC... --programmable`: the generic design of `shape`
-/// (built once per shape, cached), configured with the queries, then the
-/// documents; `filter`'s JSON plus cycles, bytes and the configuration id.
+/// One step of a run through one programmable design.
+pub enum RunStep {
+    /// Load a configuration: its id, the query file it came from.
+    Config {
+        id: u16,
+        queries: String,
+        config: Box<Config>,
+    },
+    /// Filter a document (one packet).
+    Doc { name: String, bytes: Vec<u8> },
+}
+
+/// `sim QUERIES DOC... --programmable`: one configuration (id 1), then the
+/// documents.
 pub fn sim_cmd(
     source: &qrtl_xpath::engine::XpathSource,
     shape: &Shape,
     xml: &XmlConfig,
-    docs: &[(String, Vec<u8>)],
+    docs: Vec<(String, Vec<u8>)>,
     args: &crate::common::SimArgs,
 ) -> Result<i32, Failure> {
-    use qrtl_core::sim::{build_with, BuildOptions, CfgStream, DriverSpec, Stalls, Step};
     let config = configure(&source.design, shape)
         .map_err(|e| Failure::input(plain_error(&source.file, format!("does not fit: {e}"))))?;
+    let mut steps = vec![RunStep::Config {
+        id: 1,
+        queries: source.file.clone(),
+        config: Box::new(config),
+    }];
+    steps.extend(
+        docs.into_iter()
+            .map(|(name, bytes)| RunStep::Doc { name, bytes }),
+    );
+    run_steps(&steps, shape, xml, args)
+}
+
+/// The generic design of `shape` (built once per shape, cached) run
+/// through `steps` in one simulation: per document `filter`'s JSON plus
+/// cycles, bytes, the id of the configuration that answered (status word
+/// bits 31:16) and its query file (null for 0, the empty configuration a
+/// reset leaves). A document answered by another configuration than the
+/// last one loaded before it is an error (exit 1).
+pub fn run_steps(
+    steps: &[RunStep],
+    shape: &Shape,
+    xml: &XmlConfig,
+    args: &crate::common::SimArgs,
+) -> Result<i32, Failure> {
+    use qrtl_core::sim::{build_with, BuildOptions, CfgStream, DriverSpec, Stalls};
     let top = "qrtl_xpath_top";
     let spec = DriverSpec {
         cfg: Some(CfgStream {
@@ -197,8 +228,6 @@ pub fn sim_cmd(
         }),
         ..DriverSpec::axis(top)
     };
-    let sim_error =
-        |e: &dyn std::fmt::Display| Failure::input(format!("error: simulation failed: {e}"));
     let built = build_with(
         &spec,
         &generic_files(shape, xml, top),
@@ -206,43 +235,166 @@ pub fn sim_cmd(
         &BuildOptions::default(),
     )
     .map_err(|e| sim_error(&e))?;
-    let id = 1;
-    let mut steps = vec![Step::Config(
-        config
-            .words(id)
-            .iter()
-            .flat_map(|w| w.to_le_bytes())
-            .collect(),
-    )];
-    steps.extend(docs.iter().map(|(_, d)| Step::Doc(d.clone())));
+    let packets = sim_packets(steps, shape);
     let stalls = Stalls {
         seed: args.stall_seed,
         in_gap_percent: args.in_gap,
         out_stall_percent: args.out_stall,
     };
     let run = built
-        .run_steps(&steps, &stalls, args.trace.as_deref())
+        .run_steps(&packets, &stalls, args.trace.as_deref())
         .map_err(|e| sim_error(&e))?;
+    print_results(steps, &run.packets, shape)
+}
+
+/// The run's packets: each configuration's words (and a line about it on
+/// stderr), each document's bytes.
+fn sim_packets(steps: &[RunStep], shape: &Shape) -> Vec<qrtl_core::sim::Step> {
+    use qrtl_core::sim::Step;
+    let packet = |step: &RunStep| match step {
+        RunStep::Config {
+            id,
+            queries,
+            config,
+        } => {
+            let words = config.words(*id);
+            let summary = summary(config, shape, &words);
+            eprintln!("{queries}: configuration {id}: {summary}");
+            let bytes = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            Step::Config(bytes)
+        }
+        RunStep::Doc { bytes, .. } => Step::Doc(bytes.clone()),
+    };
+    steps.iter().map(packet).collect()
+}
+
+fn sim_error(e: &dyn std::fmt::Display) -> Failure {
+    Failure::input(format!("error: simulation failed: {e}"))
+}
+
+/// What a configuration takes of the design: columns, copies, tag
+/// entries, words and the clocks it loads in.
+fn summary(config: &Config, shape: &Shape, words: &[u64]) -> String {
+    format!(
+        "{} of {} columns ({} copies), {} tag entries, {} words; loads in {} clocks",
+        config.used_slots(),
+        shape.columns,
+        config.copies,
+        config.tags.len(),
+        words.len(),
+        load_cycles(shape, words)
+    )
+}
+/// One JSON line per document, in order; notes and mismatched
+/// configurations on stderr.
+fn print_results(
+    steps: &[RunStep],
+    packets: &[qrtl_core::sim::PacketResult],
+    shape: &Shape,
+) -> Result<i32, Failure> {
+    let configs = configs_by_id(steps);
+    let (mut loaded, mut code) = (0, 0);
+    let mut packets = packets.iter();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    for ((name, bytes), packet) in docs.iter().zip(&run.packets) {
-        let r = decode_generic_result(&packet.words, &config).map_err(|e| sim_error(&e))?;
-        let line = format!(
-            "{{\"doc\":{},\"status\":\"{}\",\"matched\":{},\"cycles\":{},\"bytes\":{},\"config\":{}}}",
-            json!(name),
-            r.status.as_str(),
-            json!(r.matched),
-            packet.cycles,
-            bytes.len(),
-            r.config_id
-        );
+    for step in steps {
+        let (name, bytes) = match step {
+            RunStep::Config { id, .. } => {
+                loaded = *id;
+                continue;
+            }
+            RunStep::Doc { name, bytes } => (name, bytes),
+        };
+        let packet = packets
+            .next()
+            .ok_or_else(|| sim_error(&"fewer results than documents"))?;
+        let (r, queries) = decode(&packet.words, &configs, shape).map_err(|e| sim_error(&e))?;
+        let line = result_line(name, bytes.len(), packet.cycles, &r, queries);
         if writeln!(out, "{line}").is_err() {
-            return Ok(0);
+            return Ok(code);
+        }
+        if r.reason.is_some() || r.config_id != loaded {
+            let _ = out.flush();
         }
         if let Some(reason) = r.reason {
-            let _ = out.flush();
             eprintln!("{name}: note: {}: {}", r.status.as_str(), reason.describe());
+        }
+        if r.config_id != loaded {
+            eprintln!(
+                "{}",
+                plain_error(
+                    name,
+                    format!(
+                        "answered by configuration {}, but the last one loaded before it is {loaded}",
+                        r.config_id
+                    )
+                )
+            );
+            code = 1;
         }
     }
     let _ = out.flush();
-    Ok(0)
+    Ok(code)
+}
+
+/// Each configuration of a run by its id, with its query file.
+fn configs_by_id(steps: &[RunStep]) -> HashMap<u16, (&str, &Config)> {
+    steps
+        .iter()
+        .filter_map(|s| match s {
+            RunStep::Config {
+                id,
+                queries,
+                config,
+            } => Some((*id, (queries.as_str(), &**config))),
+            RunStep::Doc { .. } => None,
+        })
+        .collect()
+}
+
+/// A document's JSON line: `sim`'s keys, then the configuration's.
+fn result_line(
+    name: &str,
+    bytes: usize,
+    cycles: u64,
+    r: &GenericDocResult,
+    queries: Option<&str>,
+) -> String {
+    format!(
+        "{{\"doc\":{},\"status\":\"{}\",\"matched\":{},\"cycles\":{cycles},\"bytes\":{bytes},\"config\":{},\"queries\":{}}}",
+        json!(name),
+        r.status.as_str(),
+        json!(r.matched),
+        r.config_id,
+        json!(queries)
+    )
+}
+
+/// A document's result decoded with the configuration that answered it
+/// (the status word's id), and that configuration's query file.
+fn decode<'a>(
+    words: &[u32],
+    configs: &HashMap<u16, (&'a str, &Config)>,
+    shape: &Shape,
+) -> Result<(GenericDocResult, Option<&'a str>), String> {
+    let id = words.first().map_or(0, |w| (w >> 16) as u16);
+    match configs.get(&id) {
+        Some(&(queries, config)) => Ok((decode_generic_result(words, config)?, Some(queries))),
+        None if id == 0 => {
+            let expect = result_words(shape);
+            if words.len() != expect {
+                return Err(format!("{} result words, expected {expect}", words.len()));
+            }
+            let (status, reason) = decode_status(words[0])?;
+            let r = GenericDocResult {
+                status,
+                reason,
+                config_id: 0,
+                matched: Vec::new(),
+            };
+            Ok((r, None))
+        }
+        None => Err(format!(
+            "a document was answered by configuration {id}, which was never loaded"
+        )),
+    }
 }

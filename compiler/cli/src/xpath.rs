@@ -25,6 +25,7 @@ use qrtl_xpath::xml::{XmlConfig, DEFAULT_ATTR_NAME_BYTES, DEFAULT_MAX_ATTRIBUTES
 use crate::common::{self, fail, json_string, SimArgs};
 use crate::jobs::{self, JobsArgs};
 use crate::programmable::{self, ConfigureArgs, ProgOpts};
+use crate::session;
 use crate::split::{self, Doc, NamedDoc, SplitArg};
 
 #[derive(Subcommand, Debug)]
@@ -114,13 +115,27 @@ pub enum XpathCommand {
         #[command(flatten)]
         ns: NsOpts,
     },
-    /// Compile, simulate the RTL on documents; `filter`'s JSON plus cycles and bytes.
+    /// Compile, simulate the RTL on documents; `filter`'s JSON plus cycles
+    /// and bytes. With --programmable, the generic design configured with
+    /// the queries, or with each query set of a --session in turn.
     Sim {
-        /// Query file, as for `compile`.
-        queries: PathBuf,
-        /// XML documents (one AXI4-Stream packet each).
-        #[arg(required = true)]
+        /// Query file, as for `compile` (none with --session).
+        #[arg(required_unless_present = "session", conflicts_with = "session")]
+        queries: Option<PathBuf>,
+        /// XML documents (one AXI4-Stream packet each; none with --session).
+        #[arg(required_unless_present = "session")]
         docs: Vec<PathBuf>,
+        /// With --programmable: a session file of steps run in order through
+        /// one simulation (hot swaps): `config QUERIES [--mode M] [--ordered]
+        /// [--id N] [--ns PREFIX=URI]` loads a query set, `doc FILE...`
+        /// streams documents; paths relative to the file.
+        #[arg(
+            long,
+            value_name = "FILE",
+            requires = "programmable",
+            conflicts_with_all = ["docs", "mode", "ordered", "ns"]
+        )]
+        session: Option<PathBuf>,
         #[command(flatten)]
         opts: XpathOpts,
         #[command(flatten)]
@@ -330,13 +345,18 @@ pub fn run(cmd: XpathCommand) -> i32 {
         XpathCommand::Sim {
             queries,
             docs,
+            session,
             opts,
             hw,
             prog,
             sim,
-        } => match prog.programmable {
-            true => sim_programmable(&queries, &docs, &opts, &hw, &prog, &sim),
-            false => sim_cmd(&queries, &docs, &opts, &hw, &sim),
+        } => match (session, queries) {
+            (Some(session), _) => sim_session(&session, &opts, &hw, &prog, &sim),
+            (None, Some(q)) if prog.programmable => {
+                sim_programmable(&q, &docs, &opts, &hw, &prog, &sim)
+            }
+            (None, Some(q)) => sim_cmd(&q, &docs, &opts, &hw, &sim),
+            (None, None) => Err(Failure::usage("error: `sim` needs QUERIES or --session")),
         },
     };
     r.unwrap_or_else(fail)
@@ -676,8 +696,23 @@ fn sim_programmable(
     if named.is_empty() {
         return Ok(1);
     }
-    let r = programmable::sim_cmd(&source, &shape, &opts.xml(), &named, sim)?;
+    let r = programmable::sim_cmd(&source, &shape, &opts.xml(), named, sim)?;
     Ok(r.max(code))
+}
+
+/// `sim --programmable --session FILE`: sizes first (usage errors), then
+/// every step checked (nothing runs unless all are good), then one run.
+fn sim_session(
+    session: &Path,
+    opts: &XpathOpts,
+    hw: &HwOpts,
+    prog: &ProgOpts,
+    sim: &SimArgs,
+) -> Result<i32, Failure> {
+    let ns = opts.ns.options()?;
+    let shape = prog.shape(hw.cluster_size, opts.max_depth, ns.mode)?;
+    let steps = session::read_session(session, &shape)?;
+    programmable::run_steps(&steps, &shape, &opts.xml(), sim)
 }
 
 /// Read every document; unreadable or empty ones are errors (an

@@ -171,10 +171,12 @@ fn custom_lut_eq(
         p.compile_cmd,
         synth.command(&p.dir, Target::Xc6v, 0)
     ));
-    Ok(match synth.point(&name, Path::new(&p.dir), Target::Xc6v, 0, None) {
-        Outcome::Done(d, s) => (Some(d.lut_eq), s.cell()),
-        Outcome::NotMeasured(why) => (None, format!("custom not measured ({why})")),
-    })
+    Ok(
+        match synth.point(&name, Path::new(&p.dir), Target::Xc6v, 0, None) {
+            Outcome::Done(d, s) => (Some(d.lut_eq), s.cell()),
+            Outcome::NotMeasured(why) => (None, format!("custom not measured ({why})")),
+        },
+    )
 }
 
 fn about() -> String {

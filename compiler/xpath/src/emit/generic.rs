@@ -91,7 +91,12 @@ pub fn swap_cycles(shape: &Shape) -> usize {
 /// tag code, `*`, the link and its distance, two lane masks, five pop bits,
 /// the predecessor's place, on.
 pub fn shadow_bits(shape: &Shape) -> u32 {
-    bits_for(shape.tags) + 1 + 2 + bits_for(shape.window) + 2 * shape.lanes as u32 + 5
+    bits_for(shape.tags)
+        + 1
+        + 2
+        + bits_for(shape.window)
+        + 2 * shape.lanes as u32
+        + 5
         + bits_for(2 * shape.window)
         + 1
 }
