@@ -79,13 +79,14 @@ module qrtl_gen_loader #(
             // The loader waits for the top to take the configuration.
             if (commit_go) pending <= 1'b0;
         end else if (in_bytes) begin
-            // One tag byte per clock, while it is within the name.
-            w_byte_en <= byte_at < {3'd0, low[7:0]};
+            // One tag byte per clock, up to the word's last byte or the
+            // name's.
+            w_byte_en <= 1'b1;
             w_byte    <= held[8 * lane +: 8];
             w_pos     <= byte_at[AW_TAG-1:0];
             lane      <= lane + 3'd1;
             byte_at   <= byte_at + 11'd1;
-            if (lane == 3'd7) in_bytes <= 1'b0;
+            if (lane == 3'd7 || byte_at + 11'd1 >= {3'd0, low[7:0]}) in_bytes <= 1'b0;
         end else if (take && !in_data) begin
             kind  <= s_cfg_tdata[63:56];
             index <= s_cfg_tdata[55:32];

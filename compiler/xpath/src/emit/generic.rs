@@ -103,9 +103,9 @@ pub fn shadow_bits(shape: &Shape) -> u32 {
 
 /// Clocks the configuration stream `words` takes to load into the design
 /// of `shape` and become active, with `s_cfg` never waiting on its
-/// sender: one per word up to the COMMIT record, eight more per TAG data
-/// word (the loader writes its bytes one a clock, gen_loader.v), then
-/// [`swap_cycles`] at the document boundary.
+/// sender: one per word up to the COMMIT record, one more per byte of a
+/// TAG record's name (the loader writes the bytes one a clock,
+/// gen_loader.v), then [`swap_cycles`] at the document boundary.
 pub fn load_cycles(shape: &Shape, words: &[u64]) -> u64 {
     use crate::ir::config_words::{COMMIT, TAG};
     let mut clocks = 0u64;
@@ -116,7 +116,7 @@ pub fn load_cycles(shape: &Shape, words: &[u64]) -> u64 {
         let data = (header >> 16 & 0xFFFF) as usize;
         clocks += 1 + data as u64;
         if kind == TAG {
-            clocks += 8 * data as u64;
+            clocks += header & 0xFF;
         }
         at += 1 + data;
         if kind == COMMIT {
