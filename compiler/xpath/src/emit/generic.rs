@@ -222,3 +222,40 @@ pub fn decode_generic_result(
         matched,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::config_words::{COMMIT, HEADER, QUERY, SLOTS, TAG};
+
+    fn header(kind: u8, data: u64, low: u64) -> u64 {
+        (kind as u64) << 56 | data << 16 | low
+    }
+
+    #[test]
+    fn load_clocks_count_words_to_the_commit_and_name_bytes() {
+        let shape = Shape {
+            cluster_size: 16,
+            window: 4,
+            ..Shape::with_columns(32)
+        };
+        // 2 clusters + 16 slots + window 4 + 2.
+        assert_eq!(swap_cycles(&shape), 24);
+        let words = [
+            header(HEADER, 1, 1),
+            0,
+            header(TAG, 2, 11), // an 11-byte name: 2 data words, 11 byte clocks
+            0,
+            0,
+            header(SLOTS, 2, 0),
+            0,
+            0,
+            header(COMMIT, 0, 7),
+            header(QUERY, 3, 0), // after the commit: not part of the load
+            0,
+            0,
+            0,
+        ];
+        assert_eq!(load_cycles(&shape, &words), 2 + (3 + 11) + 3 + 1 + 24);
+    }
+}
