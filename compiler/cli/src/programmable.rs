@@ -40,6 +40,23 @@ pub struct ProgOpts {
     /// forward its twig children).
     #[arg(long, value_name = "W", default_value_t = 16)]
     pub window: usize,
+    /// With --programmable: value comparators (attribute and text()
+    /// tests, run-time literals) [default: columns / 16, at least 8].
+    #[arg(long, value_name = "K")]
+    pub comparators: Option<usize>,
+    /// With --programmable: a comparator's literal entries: a string
+    /// literal's bytes, or a number's rounding bounds (two digits an
+    /// entry; about 55 for everyday numbers), 1 to 255.
+    #[arg(long, value_name = "B", default_value_t = 64)]
+    pub literal_bytes: usize,
+    /// With --programmable: positional counters ([n], [position() OP n])
+    /// [default: columns / 64, at least 4].
+    #[arg(long, value_name = "P")]
+    pub counters: Option<usize>,
+    /// With --programmable: condition lanes per cluster (unit bits a
+    /// cluster's columns can test), 1 to 12.
+    #[arg(long, value_name = "L", default_value_t = 8)]
+    pub lanes: usize,
 }
 
 impl ProgOpts {
@@ -55,8 +72,10 @@ impl ProgOpts {
             window: self.window,
             tags: self.tags.unwrap_or((self.columns / 2).max(16)),
             tag_bytes: self.tag_bytes,
-            comparators: 0,
-            counters: 0,
+            comparators: self.comparators.unwrap_or((self.columns / 16).max(8)),
+            literal_bytes: self.literal_bytes,
+            counters: self.counters.unwrap_or((self.columns / 64).max(4)),
+            lanes: self.lanes,
             max_depth,
             namespaces,
             ..Shape::with_columns(self.columns)
@@ -117,6 +136,7 @@ pub fn compile(shape: &Shape, xml: &XmlConfig, clock_mhz: f64, out: &Path) -> Re
             "format": "records: header word (kind 63:56, index 55:32, data words 31:16, payload 15:0), then its data words; see compiler/xpath/src/ir/config_words.rs",
             "commit": "a COMMIT record makes the configuration active at the next document boundary; the status word's bits 31:16 give the id of the configuration that answered",
             "load_cycles": "one per word, plus one per tag byte",
+            "units": "comparators (COMPARATOR and VALUE records: attribute or text() tests, string or number literals), positional counters (COUNTER and POSITION records), and per cluster the unit bits its lanes read (LANES)",
         },
         "result": {
             "words_per_document": words,
@@ -128,8 +148,9 @@ pub fn compile(shape: &Shape, xml: &XmlConfig, clock_mhz: f64, out: &Path) -> Re
     let readme_extra = format!(
         "## Programmable XPath filtering engine\n\n\
          {} generic stack columns in {} cluster(s) of {}, {} tag entries of up to {} bytes, \
-         a window of {}, maximum document depth {}. Load a query set's configuration \
-         (`qrtl xpath configure QUERIES --design . -o config.bin`) on `s_cfg` (64-bit words), \
+         {} value comparators (literals of {} entries), {} positional counters, {} condition \
+         lanes per cluster, a window of {}, maximum document depth {}. Load a query set's \
+         configuration (`qrtl xpath configure QUERIES --design . -o config.bin`) on `s_cfg` (64-bit words), \
          then stream documents on `s_axis`, one byte per clock, one packet each; `m_axis` \
          returns {} words per document: the status word (bits 1:0 status, 6:2 reason, \
          31:16 the configuration id) and one bit per column. A reset clears the \
@@ -139,6 +160,10 @@ pub fn compile(shape: &Shape, xml: &XmlConfig, clock_mhz: f64, out: &Path) -> Re
         shape.cluster_size,
         shape.tags,
         shape.tag_bytes,
+        shape.comparators,
+        shape.literal_bytes,
+        shape.counters,
+        shape.lanes,
         shape.window,
         shape.max_depth,
         words
