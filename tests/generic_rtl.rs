@@ -430,6 +430,75 @@ fn random_predicate_queries(seed: u64, count: usize) -> String {
     out
 }
 
+/// Seeded value tests: `/a[@x OP L]` and `/a[text() OP L]` for random
+/// operators and literals, and one-element documents whose attribute and
+/// text are random values around the literals (numbers with signs,
+/// whitespace, many digits, the literals' rounding bounds; garbage),
+/// some characters written as character references.
+fn random_value_set(seed: u64) -> (String, Vec<Vec<u8>>) {
+    use qrtl_xpath::emit::values::{stimulus, Plan};
+    use qrtl_xpath::ir::xpath::{CmpOp, Compare, Value};
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let ops = [
+        (CmpOp::Eq, "="),
+        (CmpOp::Ne, "!="),
+        (CmpOp::Lt, "<"),
+        (CmpOp::Le, "<="),
+        (CmpOp::Gt, ">"),
+        (CmpOp::Ge, ">="),
+    ];
+    let literals = [
+        "2.5", "-1", "1", "0.5", "100", "-0.25", "6.000001", "\"3\"", "\"abc\"", "\"é\"",
+    ];
+    let mut queries = String::new();
+    let mut seeds: Vec<Vec<u8>> = Vec::new();
+    let mut picked = Vec::new();
+    for _ in 0..16 {
+        let (op, op_text) = ops[rng.gen_range(0..ops.len())];
+        let lit = literals[rng.gen_range(0..literals.len())];
+        let value = match lit.strip_prefix('"') {
+            Some(s) => Value::Str(s.trim_end_matches('"').as_bytes().to_vec().into()),
+            None => Value::num(lit.parse().unwrap()),
+        };
+        seeds.extend(
+            Plan::new(&Compare {
+                op,
+                value: value.clone(),
+            })
+            .interesting_strings(&Compare { op, value }),
+        );
+        picked.push((op_text, lit));
+    }
+    for (op, lit) in &picked {
+        queries.push_str(&format!("/a[@x {op} {lit}]\n/a[text() {op} {lit}]\n"));
+    }
+    let escape = |rng: &mut SmallRng, v: &[u8]| -> String {
+        let text = String::from_utf8_lossy(v);
+        let mut out = String::new();
+        for c in text.chars() {
+            match c {
+                '&' => out.push_str("&amp;"),
+                '<' => out.push_str("&lt;"),
+                '"' => out.push_str("&quot;"),
+                c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => {}
+                c if rng.gen_bool(0.15) => out.push_str(&format!("&#{};", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out
+    };
+    let mut docs = Vec::new();
+    for _ in 0..150 {
+        let x = stimulus::value(&mut rng, &seeds, 70);
+        let t = stimulus::value(&mut rng, &seeds, 70);
+        let (x, t) = (escape(&mut rng, &x), escape(&mut rng, &t));
+        docs.push(format!("<a x=\"{x}\">{t}</a>").into_bytes());
+    }
+    (queries, docs)
+}
+
 /// One build with value comparators and positional counters, configured
 /// in turn with the hand-written predicate set (holistic, paths, pairs,
 /// --ordered) and seeded random twig sets with every predicate kind;
@@ -489,6 +558,11 @@ fn predicates_swapped_between_documents() {
         let name = ["random holistic", "random paths ordered", "random pairs"][seed as usize - 7];
         let c = configured_as_engine(name, &q, mode, order, &s, &rdocs);
         sets.push((name, c, rdocs));
+    }
+    for seed in [21, 22] {
+        let (q, vdocs) = random_value_set(seed);
+        let c = configured_as_engine("values", &q, Mode::Holistic, u, &s, &vdocs);
+        sets.push(("values", c, vdocs));
     }
     check_sets(
         &s,

@@ -15,7 +15,7 @@
 // bounds' digits read from the literal memory). The attribute kinds
 // restart the value at in_val_start and record a hit at in_val_end; the
 // text() kinds restart after each text node (in_text_end) and report at
-// in_text_end.
+// in_text_end; both restart at a commit.
 module qrtl_gen_cmp #(
     parameter NAME_BYTES = 32,
     parameter NAW = 2,
@@ -121,7 +121,9 @@ module qrtl_gen_cmp #(
     end
 
     // ---- the value ----
-    wire v_start = is_text ? (in_text_end || in_doc_end) : in_val_start;
+    // A commit restarts it too: a text() test's first text node must not
+    // continue what the comparator last saw under the old configuration.
+    wire v_start = commit || (is_text ? in_text_end || in_doc_end : in_val_start);
     wire v_unit  = is_text ? in_text_unit : in_val_unit;
 
     // number() syntax and digit comparison state (vcmp.v's)
