@@ -119,8 +119,6 @@ fn a_programmable_project_and_its_configuration() {
         cluster_size: 128,
         window: 8,
         tags: 128,
-        comparators: 0,
-        counters: 0,
         namespaces: Namespaces::Raw,
         ..Shape::with_columns(256)
     };
@@ -145,7 +143,16 @@ fn a_set_that_does_not_fit_is_refused_and_nothing_is_written() {
     let design = t.join("design");
     let o = compile(
         &design,
-        &["--columns", "16", "--cluster-size", "16", "--tags", "256"],
+        &[
+            "--columns",
+            "16",
+            "--cluster-size",
+            "16",
+            "--tags",
+            "256",
+            "--comparators",
+            "0",
+        ],
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let cfg = t.join("nitf.bin");
@@ -262,7 +269,8 @@ fn programmable_usage_errors_exit_2() {
 
 /// `sim --programmable`: the generic design configured with the queries
 /// gives `filter`'s answers (the same JSON, plus cycles, bytes and the
-/// configuration id).
+/// configuration id): structural queries, and queries with attribute,
+/// `text()` and positional predicates (both runs use one cached build).
 #[test]
 fn sim_programmable_gives_filters_answers() {
     let docs = [
@@ -270,38 +278,40 @@ fn sim_programmable_gives_filters_answers() {
         "queries/xpath/docs/tuesday.xml",
         "queries/xpath/docs/broken.xml",
     ];
-    let q = "queries/xpath/news-structure.txt";
-    let mut args = vec!["xpath", "filter", q, "--namespaces", "raw"];
-    args.extend(docs);
-    let want = qrtl(&args);
-    let mut args = vec!["xpath", "sim", q, "--in-gap", "20", "--out-stall", "20"];
-    args.extend_from_slice(SIM_SIZES);
-    args.extend(docs);
-    let got = {
-        let _built_once = sim_lock();
-        qrtl(&args)
-    };
-    assert_eq!(got.status.code(), Some(0), "{}", stderr(&got));
-    let lines = |o: &Output| -> Vec<serde_json::Value> {
-        String::from_utf8_lossy(&o.stdout)
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
-    };
-    let (want, got) = (lines(&want), lines(&got));
-    assert_eq!(got.len(), 3);
-    for (w, g) in want.iter().zip(&got) {
-        assert_eq!(
-            (&g["doc"], &g["status"], &g["matched"]),
-            (&w["doc"], &w["status"], &w["matched"])
+    for q in ["queries/xpath/news-structure.txt", "queries/xpath/news.txt"] {
+        let mut args = vec!["xpath", "filter", q, "--namespaces", "raw"];
+        args.extend(docs);
+        let want = qrtl(&args);
+        let mut args = vec!["xpath", "sim", q, "--in-gap", "20", "--out-stall", "20"];
+        args.extend_from_slice(SIM_SIZES);
+        args.extend(docs);
+        let got = {
+            let _built_once = sim_lock();
+            qrtl(&args)
+        };
+        assert_eq!(got.status.code(), Some(0), "{q}: {}", stderr(&got));
+        let lines = |o: &Output| -> Vec<serde_json::Value> {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect()
+        };
+        let (want, got) = (lines(&want), lines(&got));
+        assert_eq!(got.len(), 3);
+        for (w, g) in want.iter().zip(&got) {
+            assert_eq!(
+                (&g["doc"], &g["status"], &g["matched"]),
+                (&w["doc"], &w["status"], &w["matched"]),
+                "{q}"
+            );
+            assert_eq!((&g["config"], &g["queries"]), (&json!(1), &json!(q)));
+            assert!(g["cycles"].as_u64().unwrap() > 0 && g["bytes"].as_u64().unwrap() > 0);
+        }
+        assert!(
+            !got[0]["matched"].as_array().unwrap().is_empty(),
+            "{q}: monday matches queries"
         );
-        assert_eq!((&g["config"], &g["queries"]), (&json!(1), &json!(q)));
-        assert!(g["cycles"].as_u64().unwrap() > 0 && g["bytes"].as_u64().unwrap() > 0);
     }
-    assert!(
-        !got[0]["matched"].as_array().unwrap().is_empty(),
-        "monday matches queries"
-    );
 }
 
 /// The sizes every `sim --programmable` of this file uses, so that the
@@ -314,6 +324,8 @@ const SIM_SIZES: &[&str] = &[
     "64",
     "--cluster-size",
     "32",
+    "--comparators",
+    "12",
 ];
 
 /// Held by each test that simulates: the first builds the design of

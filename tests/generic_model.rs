@@ -257,3 +257,31 @@ fn a_set_that_does_not_fit_is_refused_with_the_amounts() {
     let e = configure(&preds, &roomy(Namespaces::Xpath)).unwrap_err();
     assert!(matches!(e, ConfigureError::Namespaces { .. }), "{e}");
 }
+
+/// A comparator's literal memory holds a string's bytes or a number's
+/// rounding bounds, two digits an entry: `2.5` needs 53 entries, `0`
+/// (bounds ±2^-1075) 1,075, a long string its bytes.
+#[test]
+fn literals_that_do_not_fit_are_refused_with_the_entries() {
+    let shape = Shape {
+        literal_bytes: 53,
+        ..roomy(Namespaces::Raw)
+    };
+    let fits = raw_design_from_text(
+        "fits",
+        "//a[@x > 2.5]\n//a[text() = \"abc\"]\n",
+        Mode::Holistic,
+    );
+    assert!(configure(&fits, &shape).is_ok());
+    let zero = raw_design_from_text("zero", "//a[@x != 0]\n", Mode::Holistic);
+    assert_eq!(
+        refusal(&zero, &shape),
+        ("literal bytes for a number's rounding bounds", 1075, 53)
+    );
+    let long = raw_design_from_text(
+        "long",
+        &format!("//a[@x = \"{}\"]\n", "y".repeat(54)),
+        Mode::Holistic,
+    );
+    assert_eq!(refusal(&long, &shape), ("bytes of literal", 54, 53));
+}

@@ -1,6 +1,9 @@
 //! The programmable design's RTL (`emit::generic`, `rtl-templates/xpath/
 //! generic.v`): lint-clean under `verilator --lint-only -Wall` at several
-//! sizes.
+//! sizes, with and without condition units; in Verilator, one build per
+//! shape configured in turn with many query sets gives the model's answer
+//! (`refmodel::generic`, itself checked against the engine) document by
+//! document.
 
 mod common;
 
@@ -31,15 +34,29 @@ fn scratch(tag: &str) -> PathBuf {
 
 #[test]
 fn the_generic_design_is_lint_clean() {
-    for (columns, cluster_size, window) in [(16, 16, 4), (96, 32, 8), (64, 64, 16)] {
-        let s = shape(columns, cluster_size, window);
+    let sizes = [
+        (16, 16, 4, 0, 0),
+        (96, 32, 8, 0, 0),
+        (64, 64, 16, 0, 0),
+        (64, 32, 8, 8, 4),
+        (32, 32, 4, 3, 0),
+        (32, 16, 4, 0, 2),
+    ];
+    for (columns, cluster_size, window, comparators, counters) in sizes {
+        let s = Shape {
+            comparators,
+            counters,
+            ..shape(columns, cluster_size, window)
+        };
         assert_eq!(rtl_refusal(&s), None);
         let files = generic_files(
             &s,
             &XmlConfig::with_max_depth(s.max_depth),
             "qrtl_xpath_top",
         );
-        let dir = scratch(&format!("{columns}-{cluster_size}-{window}"));
+        let dir = scratch(&format!(
+            "{columns}-{cluster_size}-{window}-{comparators}-{counters}"
+        ));
         let mut paths = Vec::new();
         for (name, text) in &files {
             let p = dir.join(name);
@@ -53,7 +70,7 @@ fn the_generic_design_is_lint_clean() {
             .expect("verilator runs");
         assert!(
             out.status.success(),
-            "{columns} columns, clusters of {cluster_size}, window {window}:\n{}",
+            "{columns} columns, clusters of {cluster_size}, window {window}, {comparators} comparators, {counters} counters:\n{}",
             String::from_utf8_lossy(&out.stderr)
         );
     }
@@ -78,10 +95,10 @@ fn config_step(config: &Config, id: u16) -> Step {
 }
 
 /// Build the design of `shape` once; run `sets` (each configured in turn,
-/// with its documents) through it; every document's result must be the
-/// model's under the configuration that answered, and that configuration
-/// the one sent before it.
-fn check_sets(shape: &Shape, sets: &[(&str, Config, Vec<Vec<u8>>)], stalls: &Stalls) {
+/// with its documents) through it, once per stall pattern; every
+/// document's result must be the model's under the configuration that
+/// answered, and that configuration the one sent before it.
+fn check_sets(shape: &Shape, sets: &[(&str, Config, Vec<Vec<u8>>)], stalls: &[Stalls]) {
     let xml = XmlConfig::with_max_depth(shape.max_depth);
     let files = generic_files(shape, &xml, "qrtl_xpath_top");
     let spec = DriverSpec {
@@ -98,14 +115,32 @@ fn check_sets(shape: &Shape, sets: &[(&str, Config, Vec<Vec<u8>>)], stalls: &Sta
         steps.push(config_step(config, i as u16 + 1));
         for (d, doc) in docs.iter().enumerate() {
             steps.push(Step::Doc(doc.clone()));
-            expect.push((name, i, d, run_document(config, xml, doc)));
+            expect.push((name.to_string(), i, d, run_document(config, xml, doc)));
         }
     }
-    let run = built
-        .run_steps(&steps, stalls, None)
-        .expect("the run completes");
-    assert_eq!(run.packets.len(), expect.len());
-    for (packet, (name, i, d, want)) in run.packets.iter().zip(&expect) {
+    for stalls in stalls {
+        let run = built
+            .run_steps(&steps, stalls, None)
+            .expect("the run completes");
+        check_packets(&run.packets, &expect, sets);
+    }
+}
+
+/// A document's set name, set and document index, and the model's result.
+type Expected = (
+    String,
+    usize,
+    usize,
+    qrtl_xpath::refmodel::generic::GenericRun,
+);
+
+fn check_packets(
+    packets: &[qrtl_core::sim::PacketResult],
+    expect: &[Expected],
+    sets: &[(&str, Config, Vec<Vec<u8>>)],
+) {
+    assert_eq!(packets.len(), expect.len());
+    for (packet, (name, i, d, want)) in packets.iter().zip(expect) {
         let got = decode_generic_result(&packet.words, &sets[*i].1)
             .unwrap_or_else(|e| panic!("{name} doc {d}: {e}"));
         assert_eq!(
@@ -165,15 +200,17 @@ fn small_sets_swapped_between_documents() {
             docs,
         ),
     ];
-    check_sets(&s, &sets, &Stalls::NONE);
     check_sets(
         &s,
         &sets,
-        &Stalls {
-            seed: 5,
-            in_gap_percent: 30,
-            out_stall_percent: 40,
-        },
+        &[
+            Stalls::NONE,
+            Stalls {
+                seed: 5,
+                in_gap_percent: 30,
+                out_stall_percent: 40,
+            },
+        ],
     );
 }
 
@@ -253,5 +290,290 @@ fn one_build_serves_the_nitf_suites_and_random_twigs() {
             random_docs(seed, 40),
         ));
     }
-    check_sets(&s, &sets, &Stalls::NONE);
+    check_sets(&s, &sets, &[Stalls::NONE]);
+}
+
+use qrtl_xpath::refmodel::{Engine, EngineConfig};
+
+/// A shape with condition units: every predicate kind the front end
+/// accepts and `configure` lowers.
+fn unit_shape() -> Shape {
+    Shape {
+        tags: 96,
+        comparators: 32,
+        counters: 16,
+        lanes: 12,
+        literal_bytes: 64,
+        ..shape(192, 32, 8)
+    }
+}
+
+/// `configured`, after checking that the model gives the engine's answer
+/// on `docs` (so the RTL, compared with the model, is compared with the
+/// engine: `qrtl xpath filter`).
+fn configured_as_engine(
+    name: &str,
+    text: &str,
+    mode: Mode,
+    order: SiblingOrder,
+    shape: &Shape,
+    docs: &[Vec<u8>],
+) -> Config {
+    let mut design = raw_design_from_text(name, text, mode);
+    design.order = order;
+    let config = configure(&design, shape).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let xml = XmlConfig::with_max_depth(shape.max_depth);
+    let mut engine = Engine::new(
+        &design,
+        EngineConfig {
+            xml,
+            ..EngineConfig::default()
+        },
+    );
+    for (d, doc) in docs.iter().enumerate() {
+        let want = engine.filter(doc);
+        let got = run_document(&config, xml, doc);
+        assert_eq!(
+            (got.status, &got.matched),
+            (want.status, &want.matched),
+            "{name} doc {d}: the model is the engine"
+        );
+    }
+    config
+}
+
+/// Attribute and `text()` comparisons with every operator, string and
+/// number literals (integers, fractions, negatives, a NaN string), and
+/// positions: the hand-written part of the predicate sets.
+const PREDICATES: &str = r#"//a[@x = "1"]
+//a[@x != "1"]
+//a[@x = 1]
+//a[@x != 1]
+//a[@x < 2.5]
+//a[@x <= 2]
+//a[@x > -1]
+//a[@x >= 3]
+//a[@x < "2"]
+//a[@x > "abc"]
+//a[@y = "é"]
+//a[@y]/b
+//b[text() = "hi"]
+//b[text() != "hi"]
+//b[text() < 10]
+//b[text() >= 0.5]
+//b[text()]
+/r/a[2]
+/r/a[position() > 1]
+/r/*[position() <= 2]
+//a[@x][2]
+//a[@x = 1][1]/b[text()]
+/r[a[@x > 1]][b[text() = "hi"]]
+//a[b[1]][b[text() < 3]]
+"#;
+
+/// Documents for [`PREDICATES`]: values around each literal, with
+/// whitespace, signs, exponents (NaN), character and entity references,
+/// CDATA, empty elements, several text nodes.
+fn predicate_docs() -> Vec<Vec<u8>> {
+    [
+        r#"<r><a x="1"/><a x=" 2.50 "><b>hi</b></a><a x="3"><b> 7 </b></a></r>"#,
+        r#"<r><a x="&#49;"><b>h<!--c-->i</b></a><a x="-0"/><a x="1e3"/><a y="&#233;"><b/></a></r>"#,
+        r#"<r><a x="2.4999999999999999"><b><![CDATA[hi]]></b></a><a x="abc"/><a x="-1.0"/></r>"#,
+        r#"<r><b>0.5</b><b>-.5</b><b>x<c/>hi</b><a x="2"><b>9.99</b><b>2</b></a></r>"#,
+        r#"<r><a x=""/><a x="  "/><a x="-"/><a x="."/><a x="3."/><a x=".3e"/></r>"#,
+        r#"<r><a x='2.5'/><a x='2.5000000000000001'/><a x='2.4999999999999996'/></r>"#,
+        r#"<r><a y="é"><b>hi</b></a><a y="e"/><a x="00001"><b>&#104;i</b></a></r>"#,
+        "<r><a x=\"1\">\n<b>\thi </b></a><b>10</b><b>10.0000000000000000001</b></r>",
+        r#"<r><a x="1"><b>1</b><b>2</b></a><a x="4"><b/><b>3</b></a></r>"#,
+        r#"<q><a x="9"/></q>"#,
+        r#"<r><a x="-2"><b>9</b></a><b>5</b><c/></r>"#,
+        r#"<r><a x="1"><b>hi</b></a><a x="1"></r>"#,
+    ]
+    .iter()
+    .map(|d| d.as_bytes().to_vec())
+    .collect()
+}
+
+/// [`random_twig_queries`] with its attribute tests' `=` replaced by
+/// seeded operators and literals (strings, integers, fractions, signs).
+fn random_predicate_queries(seed: u64, count: usize) -> String {
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let ops = ["=", "!=", "<", "<=", ">", ">="];
+    let literals = [
+        "1", "2", "\"3\"", "2.5", "-1", "-0.25", "\"x\"", "6.000001", "\"\"",
+    ];
+    let mut out = String::new();
+    for line in random_twig_queries(seed, count).lines() {
+        let mut q = String::new();
+        let mut rest = line;
+        while let Some(at) = rest.find("[@") {
+            let (head, tail) = rest.split_at(at);
+            q.push_str(head);
+            let end = tail.find(']').expect("a closed predicate");
+            let pred = &tail[..end];
+            match pred.find('=') {
+                Some(eq) if rng.gen_bool(0.7) => {
+                    q.push_str(&pred[..eq]);
+                    q.push_str(ops[rng.gen_range(0..ops.len())]);
+                    q.push_str(literals[rng.gen_range(0..literals.len())]);
+                }
+                _ => q.push_str(pred),
+            }
+            rest = &tail[end..];
+        }
+        q.push_str(rest);
+        out.push_str(&q);
+        out.push('\n');
+    }
+    out
+}
+
+/// Seeded value tests: `/a[@x OP L]` and `/a[text() OP L]` for random
+/// operators and literals, and one-element documents whose attribute and
+/// text are random values around the literals (numbers with signs,
+/// whitespace, many digits, the literals' rounding bounds; garbage),
+/// some characters written as character references.
+fn random_value_set(seed: u64) -> (String, Vec<Vec<u8>>) {
+    use qrtl_xpath::emit::values::{stimulus, Plan};
+    use qrtl_xpath::ir::xpath::{CmpOp, Compare, Value};
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let ops = [
+        (CmpOp::Eq, "="),
+        (CmpOp::Ne, "!="),
+        (CmpOp::Lt, "<"),
+        (CmpOp::Le, "<="),
+        (CmpOp::Gt, ">"),
+        (CmpOp::Ge, ">="),
+    ];
+    let literals = [
+        "2.5", "-1", "1", "0.5", "100", "-0.25", "6.000001", "\"3\"", "\"abc\"", "\"é\"",
+    ];
+    let mut queries = String::new();
+    let mut seeds: Vec<Vec<u8>> = Vec::new();
+    let mut picked = Vec::new();
+    for _ in 0..16 {
+        let (op, op_text) = ops[rng.gen_range(0..ops.len())];
+        let lit = literals[rng.gen_range(0..literals.len())];
+        let value = match lit.strip_prefix('"') {
+            Some(s) => Value::Str(s.trim_end_matches('"').as_bytes().to_vec().into()),
+            None => Value::num(lit.parse().unwrap()),
+        };
+        seeds.extend(
+            Plan::new(&Compare {
+                op,
+                value: value.clone(),
+            })
+            .interesting_strings(&Compare { op, value }),
+        );
+        picked.push((op_text, lit));
+    }
+    for (op, lit) in &picked {
+        queries.push_str(&format!("/a[@x {op} {lit}]\n/a[text() {op} {lit}]\n"));
+    }
+    let escape = |rng: &mut SmallRng, v: &[u8]| -> String {
+        let text = String::from_utf8_lossy(v);
+        let mut out = String::new();
+        for c in text.chars() {
+            match c {
+                '&' => out.push_str("&amp;"),
+                '<' => out.push_str("&lt;"),
+                '"' => out.push_str("&quot;"),
+                c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => {}
+                c if rng.gen_bool(0.15) => out.push_str(&format!("&#{};", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out
+    };
+    let mut docs = Vec::new();
+    for _ in 0..150 {
+        let x = stimulus::value(&mut rng, &seeds, 70);
+        let t = stimulus::value(&mut rng, &seeds, 70);
+        let (x, t) = (escape(&mut rng, &x), escape(&mut rng, &t));
+        docs.push(format!("<a x=\"{x}\">{t}</a>").into_bytes());
+    }
+    (queries, docs)
+}
+
+/// One build with value comparators and positional counters, configured
+/// in turn with the hand-written predicate set (holistic, paths, pairs,
+/// --ordered) and seeded random twig sets with every predicate kind;
+/// documents in between each reconfiguration, once without stalls and once
+/// with random stalls on both streams. Each configuration is checked
+/// against the engine through the model.
+#[test]
+fn predicates_swapped_between_documents() {
+    let s = unit_shape();
+    let docs = predicate_docs();
+    let u = SiblingOrder::Unordered;
+    let mut sets = Vec::new();
+    for (name, mode, order) in [
+        ("holistic", Mode::Holistic, u),
+        ("paths", Mode::Paths, u),
+        ("pairs", Mode::Pairs, u),
+        ("ordered", Mode::Holistic, SiblingOrder::Ordered),
+    ] {
+        let c = configured_as_engine(name, PREDICATES, mode, order, &s, &docs);
+        assert!(
+            !c.comparators.is_empty() && !c.counters.is_empty(),
+            "{name}: the set uses both kinds of unit"
+        );
+        if mode == Mode::Holistic && order == u {
+            // The documents decide every query both ways.
+            let xml = XmlConfig::with_max_depth(s.max_depth);
+            let runs: Vec<Vec<u32>> = docs
+                .iter()
+                .map(|d| run_document(&c, xml, d).matched)
+                .collect();
+            for q in 0..c.queries.len() as u32 {
+                let hits = runs.iter().filter(|m| m.contains(&q)).count();
+                // number("abc") is NaN: `>` never holds.
+                let never = c.texts[q as usize].1.contains("\"abc\"");
+                assert!(
+                    if never {
+                        hits == 0
+                    } else {
+                        hits > 0 && hits < docs.len()
+                    },
+                    "query {q} ({}) matches {hits} of {} documents",
+                    c.texts[q as usize].1,
+                    docs.len()
+                );
+            }
+        }
+        sets.push((name, c, docs.clone()));
+    }
+    for seed in [7, 8, 9] {
+        let q = random_predicate_queries(seed, 20);
+        let rdocs = random_docs(seed, 30);
+        let (mode, order) = match seed {
+            7 => (Mode::Holistic, u),
+            8 => (Mode::Paths, SiblingOrder::Ordered),
+            _ => (Mode::Pairs, u),
+        };
+        let name = ["random holistic", "random paths ordered", "random pairs"][seed as usize - 7];
+        let c = configured_as_engine(name, &q, mode, order, &s, &rdocs);
+        sets.push((name, c, rdocs));
+    }
+    for seed in [21, 22] {
+        let (q, vdocs) = random_value_set(seed);
+        let c = configured_as_engine("values", &q, Mode::Holistic, u, &s, &vdocs);
+        sets.push(("values", c, vdocs));
+    }
+    check_sets(
+        &s,
+        &sets,
+        &[
+            Stalls::NONE,
+            Stalls {
+                seed: 11,
+                in_gap_percent: 30,
+                out_stall_percent: 40,
+            },
+        ],
+    );
 }

@@ -5,8 +5,11 @@
 // ---- the configuration stream's reader ------------------------------------------
 // Records (config_words.rs): a header word (kind 63:56, index 55:32, data
 // words 31:16, payload 15:0), then its data words. It writes the shadow
-// copies of the tag decoder and the clusters; a tag's bytes take a clock
-// each (tready low meanwhile), every other data word one clock. COMMIT,
+// copies of the tag decoder and the clusters, and passes the condition
+// units' records (COMPARATOR, VALUE, COUNTER, POSITION, LANES: header and
+// data words, u_*) to the units and the clusters' lanes; a tag's bytes
+// take a clock each (tready low meanwhile), every other data word one
+// clock. COMMIT,
 // after a HEADER whose signature is this design's, asks for the new
 // configuration (`pending`) and holds the stream until it is active.
 module qrtl_gen_loader #(
@@ -36,14 +39,26 @@ module qrtl_gen_loader #(
     output reg               w_slot_en,
     output reg  [SLOT_W-1:0] w_slot,
     output reg  [63:0]       w_word,
+    // condition unit records: a header (u_hdr_en) or data word u_at
+    // (u_data_en) of record u_kind for unit (or cluster) u_index, with the
+    // header's payload u_low
+    output reg               u_hdr_en,
+    output reg               u_data_en,
+    output reg  [7:0]        u_kind,
+    output reg  [15:0]       u_index,
+    output reg  [15:0]       u_low,
+    output reg  [15:0]       u_at,
+    output reg  [63:0]       u_word,
     // the rest of the shadow configuration
     output reg  [15:0]       clusters_sh,
     output reg               ordered_sh,
     output reg  [15:0]       id_sh,
     output reg               pending
 );
-    localparam [7:0] K_HEADER = 8'h01, K_TAG = 8'h02, K_SLOTS = 8'h07, K_COUNTS = 8'h08,
-                     K_COMMIT = 8'h0F;
+    localparam [7:0] K_HEADER = 8'h01, K_TAG = 8'h02, K_COMPARATOR = 8'h04,
+                     K_COUNTER = 8'h05, K_LANES = 8'h06, K_SLOTS = 8'h07, K_COUNTS = 8'h08,
+                     K_VALUE = 8'h09, K_POSITION = 8'h0A, K_COMMIT = 8'h0F;
+    localparam [15:0] VERSION = 16'd2;   // config_words.rs VERSION
     reg        in_data;       // reading a record's data words
     reg        in_bytes;      // writing a tag word's bytes
     reg [7:0]  kind;
@@ -59,14 +74,24 @@ module qrtl_gen_loader #(
     assign s_cfg_tready = !in_bytes && !pending && !busy;
     wire take = s_cfg_tvalid && s_cfg_tready;
     wire [15:0] words = s_cfg_tdata[31:16];
-    // Records end by their length; an index holds at most SLOT_W bits here.
-    wire unused_bits = &{1'b0, s_cfg_tlast, index[23:SLOT_W]};
+    // Records end by their length; an index holds at most 16 bits here.
+    wire unused_bits = &{1'b0, s_cfg_tlast, index[23:16]};
+    // A record of a condition unit or of a cluster's lanes.
+    function unit_kind;
+        input [7:0] k;
+        begin
+            unit_kind = k == K_COMPARATOR || k == K_VALUE || k == K_COUNTER || k == K_POSITION
+                        || k == K_LANES;
+        end
+    endfunction
 
     always @(posedge clk) begin
         w_byte_en  <= 1'b0;
         w_len_en   <= 1'b0;
         w_count_en <= 1'b0;
         w_slot_en  <= 1'b0;
+        u_hdr_en   <= 1'b0;
+        u_data_en  <= 1'b0;
         if (rst) begin
             in_data <= 1'b0;
             in_bytes <= 1'b0;
@@ -94,6 +119,10 @@ module qrtl_gen_loader #(
             left  <= words;
             at    <= 16'd0;
             in_data <= words != 16'd0;
+            u_hdr_en <= unit_kind(s_cfg_tdata[63:56]);
+            u_kind   <= s_cfg_tdata[63:56];
+            u_index  <= s_cfg_tdata[47:32];
+            u_low    <= s_cfg_tdata[15:0];
             case (s_cfg_tdata[63:56])
                 K_HEADER: begin
                     header_ok <= 1'b0;
@@ -125,8 +154,14 @@ module qrtl_gen_loader #(
             left <= left - 16'd1;
             at   <= at + 16'd1;
             if (left == 16'd1) in_data <= 1'b0;
+            u_data_en <= unit_kind(kind);
+            u_kind    <= kind;
+            u_index   <= index[15:0];
+            u_low     <= low;
+            u_at      <= at;
+            u_word    <= s_cfg_tdata;
             case (kind)
-                K_HEADER: header_ok <= at == 16'd0 && low == 16'd1 && s_cfg_tdata == SIGNATURE;
+                K_HEADER: header_ok <= at == 16'd0 && low == VERSION && s_cfg_tdata == SIGNATURE;
                 K_TAG: begin
                     held     <= s_cfg_tdata;
                     in_bytes <= 1'b1;

@@ -42,8 +42,25 @@ pub struct ProgOpts {
     pub tag_bytes: usize,
     /// With --programmable: how far back a column's parent may be (and
     /// forward its twig children).
-    #[arg(long, value_name = "W", default_value_t = 8)]
+    #[arg(long, value_name = "W", default_value_t = 16)]
     pub window: usize,
+    /// With --programmable: value comparators (attribute and text()
+    /// tests, run-time literals) [default: columns / 16, at least 8].
+    #[arg(long, value_name = "K")]
+    pub comparators: Option<usize>,
+    /// With --programmable: a comparator's literal entries: a string
+    /// literal's bytes, or a number's rounding bounds (two digits an
+    /// entry; about 55 for everyday numbers), 1 to 255.
+    #[arg(long, value_name = "B", default_value_t = 64)]
+    pub literal_bytes: usize,
+    /// With --programmable: positional counters ([n], [position() OP n])
+    /// [default: columns / 64, at least 4].
+    #[arg(long, value_name = "P")]
+    pub counters: Option<usize>,
+    /// With --programmable: condition lanes per cluster (unit bits a
+    /// cluster's columns can test), 1 to 12.
+    #[arg(long, value_name = "L", default_value_t = 8)]
+    pub lanes: usize,
 }
 
 impl ProgOpts {
@@ -59,8 +76,10 @@ impl ProgOpts {
             window: self.window,
             tags: self.tags.unwrap_or((self.columns / 2).max(16)),
             tag_bytes: self.tag_bytes,
-            comparators: 0,
-            counters: 0,
+            comparators: self.comparators.unwrap_or((self.columns / 16).max(8)),
+            literal_bytes: self.literal_bytes,
+            counters: self.counters.unwrap_or((self.columns / 64).max(4)),
+            lanes: self.lanes,
             max_depth,
             namespaces,
             ..Shape::with_columns(self.columns)

@@ -466,6 +466,7 @@ pub fn generic_project_spec(
             "format": "records: header word (kind 63:56, index 55:32, data words 31:16, payload 15:0), then its data words; see compiler/xpath/src/ir/config_words.rs",
             "commit": "a COMMIT record makes the configuration active at the next document boundary; the status word's bits 31:16 give the id of the configuration that answered",
             "load_cycles": format!("one per word up to the COMMIT, one more per byte of a TAG record's name (written one a clock); then the commit waits for a document boundary and holds the input {} clocks while the clusters copy their slot words (qrtl xpath configure prints the total)", swap_cycles(shape)),
+            "units": "comparators (COMPARATOR and VALUE records: attribute or text() tests, string or number literals), positional counters (COUNTER and POSITION records), and per cluster the unit bits its lanes read (LANES)",
         },
         "result": {
             "words_per_document": words,
@@ -477,8 +478,9 @@ pub fn generic_project_spec(
     let readme_extra = format!(
         "## Programmable XPath filtering engine\n\n\
          {} generic stack columns in {} cluster(s) of {}, {} tag entries of up to {} bytes, \
-         a window of {}, maximum document depth {}. Load a query set's configuration \
-         (`qrtl xpath configure QUERIES --design . -o config.bin`) on `s_cfg` (64-bit words), \
+         {} value comparators (literals of {} entries), {} positional counters, {} condition \
+         lanes per cluster, a window of {}, maximum document depth {}. Load a query set's \
+         configuration (`qrtl xpath configure QUERIES --design . -o config.bin`) on `s_cfg` (64-bit words), \
          then stream documents on `s_axis`, one byte per clock, one packet each; `m_axis` \
          returns {} words per document: the status word (bits 1:0 status, 6:2 reason, \
          31:16 the configuration id) and one bit per column. A reset clears the \
@@ -488,6 +490,10 @@ pub fn generic_project_spec(
         shape.cluster_size,
         shape.tags,
         shape.tag_bytes,
+        shape.comparators,
+        shape.literal_bytes,
+        shape.counters,
+        shape.lanes,
         shape.window,
         shape.max_depth,
         words

@@ -14,16 +14,18 @@ use askama::Template;
 const GEN_LOADER: &str = include_str!("../../../../rtl-templates/xpath/gen_loader.v");
 const GEN_DECODER: &str = include_str!("../../../../rtl-templates/xpath/gen_decoder.v");
 const GEN_CLUSTER: &str = include_str!("../../../../rtl-templates/xpath/gen_cluster.v");
+const GEN_UNITS: &str = include_str!("../../../../rtl-templates/xpath/gen_units.v");
+const GEN_CMP: &str = include_str!("../../../../rtl-templates/xpath/gen_cmp.v");
+const GEN_LANES: &str = include_str!("../../../../rtl-templates/xpath/gen_lanes.v");
 
 /// Words per document: the status word and the slots' flag bitmap.
 pub fn result_words(shape: &Shape) -> usize {
     1 + shape.columns.div_ceil(32)
 }
 
-/// What the generic hardware cannot build yet, for a usage error: value and
-/// positional units and namespace-aware names are configured in the model
-/// (`refmodel::generic`) but not yet in RTL; sizes the RTL's counters and
-/// one-hot links need.
+/// What the generic hardware cannot build yet, for a usage error:
+/// namespace-aware names are configured in the model (`refmodel::generic`)
+/// but not yet in RTL; sizes the RTL's counters and one-hot links need.
 pub fn rtl_refusal(shape: &Shape) -> Option<String> {
     if shape.namespaces == Namespaces::Xpath {
         return Some(
@@ -31,11 +33,11 @@ pub fn rtl_refusal(shape: &Shape) -> Option<String> {
                 .into(),
         );
     }
-    if shape.comparators > 0 || shape.counters > 0 {
-        return Some(
-            "the programmable design has no value or positional units yet: --comparators 0 --counters 0"
-                .into(),
-        );
+    if shape.comparators > 0xFFFF || shape.counters > 0xFFFF {
+        return Some(format!(
+            "{} comparators and {} counters: at most 65,535 of each",
+            shape.comparators, shape.counters
+        ));
     }
     if !shape.cluster_size.is_power_of_two() || shape.columns > 1 << 16 {
         return Some(format!(
@@ -59,9 +61,25 @@ struct GenericTemplate {
     max_depth: u32,
     lanes: usize,
     bw: u32,
-    pw: u32,
+    /// Bits of an `--ordered` predecessor's place (0..=2 * window).
+    prev_w: u32,
     swap: usize,
     swap_w: u32,
+    /// Condition units: comparators and counters (0 and 0: none built).
+    units: bool,
+    comparators: usize,
+    counters: usize,
+    literal_bytes: usize,
+    /// Unit bits: comparators, then counters, each at least 1.
+    kw: usize,
+    pw: usize,
+    unit_bits: usize,
+    /// Addresses a lane's unit bit.
+    sel_w: u32,
+    /// Addresses an attribute name's 64-bit words (at least 1).
+    naw: u32,
+    /// Addresses a literal's 32-bit entries (at least 2).
+    law: u32,
     code_w: u32,
     aw_tag: u32,
     pos_w: u32,
@@ -135,6 +153,7 @@ fn bits_for(n: usize) -> u32 {
 /// The caller has checked [`rtl_refusal`].
 pub fn generic_files(shape: &Shape, xml: &XmlConfig, module: &str) -> Vec<(String, String)> {
     let words = result_words(shape);
+    let (kw, pw) = (shape.comparators.max(1), shape.counters.max(1));
     let mut top = GenericTemplate {
         module: module.to_string(),
         columns: shape.columns,
@@ -146,9 +165,19 @@ pub fn generic_files(shape: &Shape, xml: &XmlConfig, module: &str) -> Vec<(Strin
         max_depth: shape.max_depth,
         lanes: shape.lanes,
         bw: bits_for(shape.window),
-        pw: bits_for(2 * shape.window),
+        prev_w: bits_for(2 * shape.window),
         swap: swap_cycles(shape),
         swap_w: bits_for(swap_cycles(shape)),
+        units: shape.comparators + shape.counters > 0,
+        comparators: shape.comparators,
+        counters: shape.counters,
+        literal_bytes: shape.literal_bytes,
+        kw,
+        pw,
+        unit_bits: kw + pw,
+        sel_w: bits_for(kw + pw - 1),
+        naw: bits_for(shape.tag_bytes.div_ceil(8) - 1).max(1),
+        law: bits_for(shape.literal_bytes - 1).max(2),
         code_w: bits_for(shape.tags),
         aw_tag: bits_for(shape.tag_bytes - 1),
         pos_w: bits_for(shape.tag_bytes),
@@ -171,13 +200,19 @@ pub fn generic_files(shape: &Shape, xml: &XmlConfig, module: &str) -> Vec<(Strin
     }
     let sax = sax_module(&SaxParams::from(*xml));
     let fixed = |name: &str, text: &str| (name.to_string(), text.to_string());
-    vec![
+    let mut files = vec![
         (format!("{module}.v"), top),
         ("qrtl_sax.v".to_string(), sax),
         fixed("qrtl_gen_loader.v", GEN_LOADER),
         fixed("qrtl_gen_decoder.v", GEN_DECODER),
         fixed("qrtl_gen_cluster.v", GEN_CLUSTER),
-    ]
+    ];
+    if shape.comparators + shape.counters > 0 {
+        files.push(fixed("qrtl_gen_units.v", GEN_UNITS));
+        files.push(fixed("qrtl_gen_cmp.v", GEN_CMP));
+        files.push(fixed("qrtl_gen_lanes.v", GEN_LANES));
+    }
+    files
 }
 
 /// One document's result as the programmable design reports it.

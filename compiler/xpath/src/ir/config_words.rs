@@ -15,16 +15,24 @@
 //! | `URI` 0x03 | URI index | len, bits 15..0: bytes | the URI's bytes |
 //! | `COMPARATOR` 0x04 | unit | len, bits 15..12: kind, 11..8: operator, 7..0: name bytes | the attribute name's URI + 1 (a word), its bytes, then the literal: a word with its kind (0 string, 1 number) and length, its bytes or the f64's bits |
 //! | `COUNTER` 0x05 | unit | len, bits 15..12: operator | 1 word: the tag code (0: every element), 1 word: the f64 bits of the position, then the guard bits, one per word (bit 63: a counter's) |
+//! | `VALUE` 0x09 | comparator | len | the comparator's value test as the hardware runs it ([`value_words`]): a plan word, then the literal's entries, two 32-bit entries a word |
+//! | `POSITION` 0x0A | counter | len, bit 0: negate | 1 word: the counter's comparison as a range of counts ([`position_word`]): bits 31..0 the least, 63..32 the most |
 //! | `LANES` 0x06 | cluster | len | one word per lane: its bit (bit 63: a counter's) |
 //! | `SLOTS` 0x07 | first slot (cluster × size + slot) | len | one [`slot_word`] per slot; a slot word of 0 is off |
 //! | `COUNTS` 0x08 | 0: tag entries, 1: clusters | how many are in use (the others never match) | — |
 //! | `COMMIT` 0x0F | 0 | bits 15..0: the configuration id | — (takes effect at the next document boundary) |
 //! | `QUERY` 0x10 | query id | len | its flags, a word each: cluster << 32 \| slot; then its line and text |
+//!
+//! `VALUE` and `POSITION` follow their unit's `COMPARATOR` / `COUNTER`
+//! record and are derived from it (the host computes what would cost the
+//! hardware a float unit: a number literal's rounding bounds, a
+//! position's integer range); [`Config::from_words`] skips them.
 
 use super::generic::{
     Bit, ClusterConfig, Config, Counter, FlagRef, Link, Name, Pop, Shape, Slot, Unit,
 };
 use super::xpath::{Axis, CmpOp, Compare, Namespaces, SiblingOrder, Value};
+use crate::emit::values::{Bound, Plan};
 
 pub const HEADER: u8 = 0x01;
 pub const TAG: u8 = 0x02;
@@ -34,12 +42,14 @@ pub const COUNTER: u8 = 0x05;
 pub const LANES: u8 = 0x06;
 pub const SLOTS: u8 = 0x07;
 pub const COUNTS: u8 = 0x08;
+pub const VALUE: u8 = 0x09;
+pub const POSITION: u8 = 0x0A;
 pub const COMMIT: u8 = 0x0F;
 /// The first kind the hardware skips.
 pub const HOST: u8 = 0x10;
 pub const QUERY: u8 = 0x10;
-/// Bumped when the format changes.
-pub const VERSION: u32 = 1;
+/// Bumped when the format changes (2: `VALUE` and `POSITION`).
+pub const VERSION: u32 = 2;
 
 fn header(kind: u8, index: u32, payload: u32) -> u64 {
     (kind as u64) << 56 | ((index as u64) & 0xFF_FFFF) << 32 | payload as u64
@@ -161,6 +171,144 @@ fn bit_of_word(w: u64) -> Bit {
     }
 }
 
+/// What a comparator's value test is to the hardware (`mode` in the
+/// `VALUE` plan word).
+const MODE_FALSE: u64 = 0;
+const MODE_TRUE: u64 = 1;
+const MODE_STR_EQ: u64 = 2;
+const MODE_STR_NE: u64 = 3;
+const MODE_NUM: u64 = 4;
+
+/// The literal entries a comparison needs in a comparator's literal
+/// memory: a string's bytes, or a number's rounding bounds' digits (the
+/// longer integer part, then the longer fraction; both bounds side by
+/// side in each entry). At most `Shape::literal_bytes`.
+pub fn literal_entries(cmp: &Compare) -> usize {
+    match Plan::new(cmp) {
+        Plan::Const(_) => 0,
+        Plan::Str { lit, .. } => lit.len(),
+        Plan::Num(p) => {
+            let most = |f: fn(&Bound) -> usize| p.bounds().into_iter().map(f).max().unwrap_or(0);
+            most(|b| b.magnitude.int.len()) + most(|b| b.magnitude.frac.len())
+        }
+    }
+}
+
+/// The character that starts at byte `i` of `lit`, if a well-formed
+/// UTF-8 sequence starts there: (code point, bytes).
+fn char_at(lit: &[u8], i: usize) -> Option<(u32, usize)> {
+    (1..=4).find_map(|k| {
+        let s = std::str::from_utf8(lit.get(i..i + k)?).ok()?;
+        s.chars().next().map(|c| (c as u32, k))
+    })
+}
+
+/// A comparator's `VALUE` data (`None`: an existence test, always true).
+/// The plan word: bits 2..0 the mode (0 never, 1 always, 2 string `=`, 3
+/// string `!=`, 4 number), 6..4 the operator (numbers), 8/9/10 the lower
+/// bound is there / negative / inside (a value exactly at it rounds to
+/// the literal), 11/12/13 the same for the upper bound, 23..16 the
+/// string's length or the number's integer entries, 31..24 and 39..32 the
+/// lower bound's integer and fraction digits, 47..40 and 55..48 the
+/// upper's. Then the entries, entry 2j in bits 31..0 of word j and 2j + 1
+/// in 63..32: a string's entry i is its byte i (bits 7..0), whether a
+/// well-formed UTF-8 character starts there (8), its length − 1 (10..9)
+/// and its code point (31..11); a number's entry i < the integer entries
+/// holds integer digit i (most significant first) of the lower bound (bits
+/// 3..0) and of the upper (7..4), and entry integer entries + j their
+/// fraction digit j. See `emit::values` for the bounds.
+pub fn value_words(cmp: Option<&Compare>) -> Vec<u64> {
+    let Some(cmp) = cmp else {
+        return vec![MODE_TRUE];
+    };
+    let mut entries: Vec<u32> = Vec::new();
+    let plan = match Plan::new(cmp) {
+        Plan::Const(v) => {
+            if v {
+                MODE_TRUE
+            } else {
+                MODE_FALSE
+            }
+        }
+        Plan::Str { lit, negate } => {
+            for i in 0..lit.len() {
+                let (ok, len, cp) = char_at(&lit, i).map_or((0, 1, 0), |(c, k)| (1, k, c));
+                entries.push(lit[i] as u32 | ok << 8 | (len as u32 - 1) << 9 | cp << 11);
+            }
+            (if negate { MODE_STR_NE } else { MODE_STR_EQ }) | (lit.len() as u64) << 16
+        }
+        Plan::Num(p) => {
+            let ints = literal_entries(cmp)
+                - [&p.lower, &p.upper]
+                    .into_iter()
+                    .flatten()
+                    .map(|b| b.magnitude.frac.len())
+                    .max()
+                    .unwrap_or(0);
+            entries = vec![0; literal_entries(cmp)];
+            let mut w = MODE_NUM | (p.op as u64) << 4 | (ints as u64) << 16;
+            for (k, b) in [&p.lower, &p.upper].into_iter().enumerate() {
+                let Some(b) = b else { continue };
+                let m = &b.magnitude;
+                w |= (1 | (b.negative as u64) << 1 | (b.inside as u64) << 2) << (8 + 3 * k);
+                w |= (m.int.len() as u64) << (24 + 16 * k) | (m.frac.len() as u64) << (32 + 16 * k);
+                for (i, &d) in m.int.iter().chain(&m.frac).enumerate() {
+                    let at = if i < m.int.len() {
+                        i
+                    } else {
+                        ints + i - m.int.len()
+                    };
+                    entries[at] |= (d as u32) << (4 * k);
+                }
+            }
+            w
+        }
+    };
+    assert!(
+        entries.len() <= 0xFF,
+        "a literal of {} entries: configure refuses more than the shape's literal bytes",
+        entries.len()
+    );
+    let mut out = vec![plan];
+    out.extend(
+        entries
+            .chunks(2)
+            .map(|c| c[0] as u64 | (c.get(1).copied().unwrap_or(0) as u64) << 32),
+    );
+    out
+}
+
+/// Most children a positional unit counts (its count saturates here).
+pub const POSITION_MAX: u64 = u32::MAX as u64;
+
+/// A counter's `POSITION` record: `count OP value` for the counts 1..=
+/// [`POSITION_MAX`] as (negate, the word with the least count in bits
+/// 31..0 and the most in 63..32): the bit is `least <= count <= most`,
+/// inverted with negate. An empty range (least > most) never holds.
+pub fn position_word(op: CmpOp, value: f64) -> (bool, u64) {
+    let max = POSITION_MAX as f64;
+    let clamp = |x: f64| x.clamp(0.0, max) as u64;
+    const EMPTY: (u64, u64) = (1, 0);
+    let range = |lo: f64, hi: f64| {
+        if value.is_nan() || lo > hi || hi < 0.0 || lo > max {
+            EMPTY
+        } else {
+            (clamp(lo), clamp(hi))
+        }
+    };
+    let (negate, (least, most)) = match op {
+        CmpOp::Eq | CmpOp::Ne if value.fract() != 0.0 || value.is_infinite() => {
+            (op == CmpOp::Ne, EMPTY)
+        }
+        CmpOp::Eq | CmpOp::Ne => (op == CmpOp::Ne, range(value, value)),
+        CmpOp::Lt => (false, range(0.0, value.ceil() - 1.0)),
+        CmpOp::Le => (false, range(0.0, value.floor())),
+        CmpOp::Gt => (false, range(value.floor() + 1.0, f64::INFINITY)),
+        CmpOp::Ge => (false, range(value.ceil(), f64::INFINITY)),
+    };
+    (negate, least | most << 32)
+}
+
 /// Records written one after another.
 struct Writer {
     out: Vec<u64>,
@@ -244,11 +392,18 @@ impl Config {
                 kind << 12 | op << 8 | name_len as u32,
                 &d,
             );
+            let cmp = match u {
+                Unit::AttrCmp(_, c) | Unit::TextCmp(c) => Some(c),
+                _ => None,
+            };
+            w.record(VALUE, i as u32, 0, &value_words(cmp));
         }
         for (i, c) in self.counters.iter().enumerate() {
             let mut d = vec![c.test.unwrap_or(0) as u64, c.value.to_bits()];
             d.extend(c.guard.iter().map(|b| bit_word(*b)));
             w.record(COUNTER, i as u32, op_code(c.op) << 12, &d);
+            let (negate, range) = position_word(c.op, c.value);
+            w.record(POSITION, i as u32, negate as u32, &[range]);
         }
         let size = self.shape.cluster_size as u32;
         for (k, cl) in self.clusters.iter().enumerate() {
@@ -358,6 +513,8 @@ impl<'a> Reader<'a> {
                     self.cluster(index)?.lanes = data.iter().map(|&w| bit_of_word(w)).collect()
                 }
                 SLOTS => self.slots(index, data)?,
+                // Derived from the unit's record.
+                VALUE | POSITION => {}
                 COMMIT => id = Some(h as u16),
                 QUERY => self.query(low as usize, data)?,
                 _ if kind >= HOST => {}
@@ -567,5 +724,94 @@ mod tests {
             .collect();
         let e = Config::from_words(&shape, &no_commit).unwrap_err();
         assert!(e.contains("no commit"), "{e}");
+    }
+
+    #[test]
+    fn positions_become_ranges_of_counts() {
+        let holds = |op: CmpOp, v: f64, count: u64| {
+            let (negate, w) = position_word(op, v);
+            let (least, most) = (w & 0xFFFF_FFFF, w >> 32);
+            (least <= count && count <= most) != negate
+        };
+        for op in [
+            CmpOp::Eq,
+            CmpOp::Ne,
+            CmpOp::Lt,
+            CmpOp::Le,
+            CmpOp::Gt,
+            CmpOp::Ge,
+        ] {
+            for v in [
+                -1.0,
+                0.0,
+                0.5,
+                1.0,
+                2.0,
+                2.5,
+                3.0,
+                1e20,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::NAN,
+            ] {
+                for count in 1..=5u64 {
+                    assert_eq!(
+                        holds(op, v, count),
+                        op.num(count as f64, v),
+                        "position {count} {} {v}",
+                        op.as_str()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn value_plans_hold_the_literal() {
+        let cmp = |op, value| Compare { op, value };
+        // A string: its bytes, and a character where one starts.
+        let w = value_words(Some(&cmp(
+            CmpOp::Ne,
+            Value::Str(b"a\xc3\xa9".to_vec().into()),
+        )));
+        assert_eq!(w[0] & 7, MODE_STR_NE);
+        assert_eq!(w[0] >> 16 & 0xFF, 3, "three bytes");
+        let entry = |i: usize| (w[1 + i / 2] >> (32 * (i % 2))) as u32;
+        assert_eq!(entry(0), b'a' as u32 | 1 << 8 | (b'a' as u32) << 11);
+        assert_eq!(
+            entry(1) & 0x7FF,
+            0xc3 | 1 << 8 | 1 << 9,
+            "a two-byte character"
+        );
+        assert_eq!(entry(1) >> 11, 0xe9);
+        assert_eq!(entry(2) >> 8 & 1, 0, "no character starts in the middle");
+        // A number: 2.5's bounds (`=` needs both), 2.5 -+ 2^-52, one
+        // integer digit, 52 fraction digits each.
+        let w = value_words(Some(&cmp(CmpOp::Eq, Value::num(2.5))));
+        assert_eq!(w[0] & 7, MODE_NUM);
+        assert_eq!(w[0] >> 4 & 7, CmpOp::Eq as u64);
+        assert_eq!(w[0] >> 8 & 0x3F, 0b101_101, "both there, positive, inside");
+        assert_eq!(w[0] >> 16 & 0xFF, 1, "one integer entry");
+        assert_eq!((w[0] >> 24 & 0xFF, w[0] >> 32 & 0xFF), (1, 52));
+        assert_eq!((w[0] >> 40 & 0xFF, w[0] >> 48 & 0xFF), (1, 52));
+        assert_eq!(literal_entries(&cmp(CmpOp::Eq, Value::num(2.5))), 53);
+        let gt = value_words(Some(&cmp(CmpOp::Gt, Value::num(2.5))));
+        assert_eq!(
+            gt[0] >> 8 & 0x3F,
+            0b101_000,
+            "`>` needs the upper bound only"
+        );
+        assert_eq!(w[1] & 0xFF, 0x22, "both bounds' integer digit 2");
+        assert_eq!(
+            w[1] >> 32 & 0xFF,
+            0x54,
+            "fraction digit 0: 4 below, 5 above"
+        );
+        // A NaN literal and an existence test need no literal.
+        assert_eq!(
+            value_words(Some(&cmp(CmpOp::Ne, Value::num(f64::NAN)))),
+            [MODE_TRUE]
+        );
+        assert_eq!(value_words(None), [MODE_TRUE]);
     }
 }

@@ -62,7 +62,9 @@ pub struct Shape {
     pub uri_bytes: usize,
     /// Condition units: attribute, `text()` and namespace tests.
     pub comparators: usize,
-    /// Longest literal a comparator holds.
+    /// Entries of a comparator's literal memory: a string literal's bytes,
+    /// or a number literal's rounding bounds (two decimal digits an entry:
+    /// `config_words::literal_entries`, about 55 for everyday numbers).
     pub literal_bytes: usize,
     /// Positional units.
     pub counters: usize,
@@ -79,13 +81,13 @@ impl Shape {
         Shape {
             columns,
             cluster_size: columns.min(128),
-            window: 8,
+            window: 16,
             tags: (columns / 2).max(16),
             tag_bytes: 32,
             uris: 8,
             uri_bytes: 64,
             comparators: (columns / 16).max(8),
-            literal_bytes: 16,
+            literal_bytes: 64,
             counters: (columns / 64).max(4),
             lanes: 8,
             max_depth: 32,
@@ -114,8 +116,8 @@ impl Shape {
         if !(1..=MAX_LANES).contains(&self.lanes) {
             return Err(format!("{} lanes: must be 1 to {MAX_LANES}", self.lanes));
         }
-        if !(1..=255).contains(&self.tag_bytes) || self.literal_bytes == 0 {
-            return Err("names hold 1 to 255 bytes, literals at least one".into());
+        if !(1..=255).contains(&self.tag_bytes) || !(1..=255).contains(&self.literal_bytes) {
+            return Err("names and literals hold 1 to 255 bytes".into());
         }
         if self.tags > 0xFFFF || self.uris > 254 {
             return Err("at most 65,535 tag entries and 254 namespace URIs".into());

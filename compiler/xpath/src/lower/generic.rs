@@ -21,11 +21,13 @@
 //!    within the window. A cluster also ends when its condition lanes are
 //!    used up.
 
+use crate::ir::config_words::literal_entries;
 use crate::ir::generic::{
     Bit, ClusterConfig, Config, Counter, FlagRef, Link, Name, Pop, Shape, Slot, Unit,
 };
 use crate::ir::xpath::{
-    clark_local, clark_uri, Axis, CondId, CondKind, Design, NodeId, SiblingOrder, TagId, Test,
+    clark_local, clark_uri, Axis, CmpOp, CondId, CondKind, Design, NodeId, SiblingOrder, TagId,
+    Test,
 };
 use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
@@ -207,27 +209,37 @@ impl<'a> Units<'a> {
         Ok(Some(code))
     }
 
-    /// The longest string literal of the conditions, checked after the
-    /// units are counted (a design without comparators refuses the count).
+    /// The longest literal of the conditions, checked after the units are
+    /// counted (a design without comparators refuses the count): a
+    /// string's bytes, or the digits of a number's rounding bounds
+    /// (`config_words::literal_entries`).
     fn literal_fits(&self) -> Result<(), ConfigureError> {
         let longest = self
             .comparators
             .iter()
             .filter_map(|u| match u {
-                Unit::AttrCmp(_, c) | Unit::TextCmp(c) => match &c.value {
-                    crate::ir::xpath::Value::Str(s) => Some(s),
-                    crate::ir::xpath::Value::Num(_) => None,
-                },
+                Unit::AttrCmp(_, c) | Unit::TextCmp(c) => Some((literal_entries(c), c)),
                 _ => None,
             })
-            .max_by_key(|s| s.len());
+            .max_by_key(|(n, _)| *n);
         match longest {
-            Some(s) if s.len() > self.shape.literal_bytes => Err(does_not_fit(
-                "bytes of literal",
-                s.len(),
-                self.shape.literal_bytes,
-                String::from_utf8_lossy(s).into_owned(),
-            )),
+            Some((n, c)) if n > self.shape.literal_bytes => {
+                let (what, text) = match &c.value {
+                    crate::ir::xpath::Value::Str(s) if matches!(c.op, CmpOp::Eq | CmpOp::Ne) => {
+                        ("bytes of literal", String::from_utf8_lossy(s).into_owned())
+                    }
+                    v => (
+                        "literal bytes for a number's rounding bounds",
+                        match v {
+                            crate::ir::xpath::Value::Str(s) => {
+                                format!("\"{}\"", String::from_utf8_lossy(s))
+                            }
+                            crate::ir::xpath::Value::Num(b) => format!("{}", f64::from_bits(*b)),
+                        },
+                    ),
+                };
+                Err(does_not_fit(what, n, self.shape.literal_bytes, text))
+            }
             _ => Ok(()),
         }
     }

@@ -1,0 +1,287 @@
+// qrtl_gen_cmp: a value comparator of the programmable XPath engine
+// (--programmable; emitted as is by compiler/xpath/src/emit/generic.rs).
+`default_nettype none
+
+// ---- one value comparator ------------------------------------------------------
+// Its COMPARATOR record gives the kind (an attribute test or a text() test)
+// and the attribute's name (a two-bank memory of 64-bit words, matched byte
+// by byte like a tag entry); its VALUE record the value test (a plan word
+// and a two-bank literal memory of 32-bit entries, two a word:
+// config_words.rs `value_words`): never, always, string = / != (a position
+// into the literal and an "equal so far" bit; a code point unit must equal
+// the literal's character there), or a number (XPath 1.0: number(v) OP c
+// as the position of the value's decimal D against c's rounding bounds,
+// scanned digit by digit as rtl-templates/xpath/vcmp.v does with the
+// bounds' digits read from the literal memory). The attribute kinds
+// restart the value at in_val_start and record a hit at in_val_end; the
+// text() kinds restart after each text node (in_text_end) and report at
+// in_text_end; both restart at a commit.
+module qrtl_gen_cmp #(
+    parameter NAME_BYTES = 32,
+    parameter NAW = 2,
+    parameter LAW = 6
+) (
+    input  wire           clk,
+    input  wire           rst,
+    input  wire           w_hdr,       // COMPARATOR header: w_low = kind, operator, name bytes
+    input  wire           w_name_we,   // a name word
+    input  wire [NAW-1:0] w_name_at,
+    input  wire           w_plan_we,   // the VALUE plan word
+    input  wire           w_lit_we,    // a VALUE literal word (entries 2j, 2j + 1)
+    input  wire [LAW-2:0] w_lit_at,
+    input  wire [15:0]    w_low,
+    input  wire [63:0]    w_word,
+    input  wire           commit,
+    input  wire [7:0]     in_byte,
+    input  wire           in_name_first,
+    input  wire           in_attr_name_byte,
+    input  wire           in_attr_name_first,
+    input  wire           in_val_start,
+    input  wire           in_val_unit,
+    input  wire           in_val_end,
+    input  wire           in_text_unit,
+    input  wire           in_text_end,
+    input  wire           in_doc_end,
+    input  wire           in_unit_is_cp,
+    input  wire [7:0]     in_unit_byte,
+    input  wire [20:0]    in_unit_cp,
+    output reg            open_bit,    // the current start tag has a matching attribute
+    output wire           text_hit     // with in_text_end: the text node passes
+);
+    localparam [2:0] M_TRUE = 3'd1, M_STR_EQ = 3'd2, M_STR_NE = 3'd3, M_NUM = 3'd4;
+    localparam [2:0] OP_EQ = 3'd0, OP_NE = 3'd1, OP_LT = 3'd2, OP_LE = 3'd3, OP_GT = 3'd4;
+    localparam [2:0] S_LEAD  = 3'd0,  // optional leading whitespace
+                     S_MINUS = 3'd1,  // after '-'
+                     S_INT   = 3'd2,  // integer digits
+                     S_FRAC  = 3'd3,  // after '.'
+                     S_TRAIL = 3'd4,  // trailing whitespace
+                     S_BAD   = 3'd5;  // not a number: NaN
+    localparam [1:0] C_EQ = 2'd0, C_LT = 2'd1, C_GT = 2'd2;  // |D| against a bound
+    localparam [8:0] CNT_MAX = 9'd256, FPOS_MAX = 9'd255;
+
+    // ---- configuration: shadow and active ----
+    reg        bank;          // the active memory bank
+    reg [63:0] name_m [0:(2 << NAW) - 1];
+    reg [63:0] lit_m  [0:(1 << LAW) - 1];
+    reg [1:0]  kind_sh, kind_ac;   // bit 0: an attribute test, bit 1: a text() test
+    reg [7:0]  nlen_sh, nlen_ac;   // the attribute name's bytes
+    reg [55:0] plan_sh, plan_ac;
+    always @(posedge clk) begin
+        if (w_name_we) name_m[{~bank, w_name_at}] <= w_word;
+        if (w_lit_we) lit_m[{~bank, w_lit_at}] <= w_word;
+    end
+    always @(posedge clk) begin
+        if (rst) begin
+            bank <= 1'b0;
+            kind_ac <= 2'd0;
+            nlen_ac <= 8'd0;
+            plan_ac <= 56'd0;
+        end else begin
+            if (w_hdr) begin
+                // Kinds 0, 1: [@a], [@a OP v]; 2, 3: [text()], [text() OP v].
+                kind_sh <= {w_low[15:13] == 3'd1, w_low[15:13] == 3'd0};
+                nlen_sh <= w_low[7:0];
+            end
+            if (w_plan_we) plan_sh <= w_word[55:0];
+            if (commit) begin
+                bank <= ~bank;
+                kind_ac <= kind_sh;
+                nlen_ac <= nlen_sh;
+                plan_ac <= plan_sh;
+            end
+        end
+    end
+    wire       is_attr = kind_ac[0];
+    wire       is_text = kind_ac[1];
+    wire [2:0] mode    = plan_ac[2:0];
+    wire [2:0] op      = plan_ac[6:4];
+    wire       lo_on   = plan_ac[8],  lo_neg = plan_ac[9],  lo_in = plan_ac[10];
+    wire       hi_on   = plan_ac[11], hi_neg = plan_ac[12], hi_in = plan_ac[13];
+    wire [7:0] len     = plan_ac[23:16];   // a string's bytes, a number's integer entries
+    wire [7:0] lo_ni   = plan_ac[31:24], lo_nf = plan_ac[39:32];
+    wire [7:0] hi_ni   = plan_ac[47:40], hi_nf = plan_ac[55:48];
+    wire unused_cfg = &{1'b0, plan_ac[3], plan_ac[7], plan_ac[15:14], w_low[12:8], w_word[63:56]};
+
+    // ---- the attribute name, byte by byte ----
+    reg  [8:0]  npos;          // name bytes seen, saturating at NAME_BYTES
+    reg         alive;         // the bytes so far are the name's
+    wire [8:0]  npos_cur = in_attr_name_first ? 9'd0 : npos;
+    wire [63:0] nword    = name_m[{bank, npos_cur[NAW+2:3]}];
+    wire        name_in  = npos_cur < {1'b0, nlen_ac};
+    wire        name_hit = alive && npos == {1'b0, nlen_ac};
+    always @(posedge clk) begin
+        if (rst) begin
+            npos <= 9'd0;
+            alive <= 1'b0;
+        end else if (in_attr_name_byte) begin
+            alive <= (in_attr_name_first || alive) && name_in
+                     && nword[8 * npos_cur[2:0] +: 8] == in_byte;
+            npos <= npos_cur == NAME_BYTES[8:0] ? npos_cur : npos_cur + 9'd1;
+        end
+    end
+
+    // ---- the value ----
+    // A commit restarts it too: a text() test's first text node must not
+    // continue what the comparator last saw under the old configuration.
+    wire v_start = commit || (is_text ? in_text_end || in_doc_end : in_val_start);
+    wire v_unit  = is_text ? in_text_unit : in_val_unit;
+
+    // number() syntax and digit comparison state (vcmp.v's)
+    reg  [2:0] st;
+    reg        saw_digit, neg, nonzero;
+    reg  [8:0] cnt;            // significant integer digits, saturating at CNT_MAX
+    reg  [8:0] fpos;           // fraction digits, saturating at FPOS_MAX
+    reg  [1:0] lo_icmp, lo_fcmp, hi_icmp, hi_fcmp;   // first differences
+    // string state
+    reg        ok;
+    reg  [8:0] spos;
+    wire [2:0] st_cur        = v_start ? S_LEAD : st;
+    wire       saw_digit_cur = v_start ? 1'b0 : saw_digit;
+    wire       neg_cur       = v_start ? 1'b0 : neg;
+    wire       nonzero_cur   = v_start ? 1'b0 : nonzero;
+    wire [8:0] cnt_cur       = v_start ? 9'd0 : cnt;
+    wire [8:0] fpos_cur      = v_start ? 9'd0 : fpos;
+    wire [1:0] lo_icmp_cur   = v_start ? C_EQ : lo_icmp;
+    wire [1:0] lo_fcmp_cur   = v_start ? C_EQ : lo_fcmp;
+    wire [1:0] hi_icmp_cur   = v_start ? C_EQ : hi_icmp;
+    wire [1:0] hi_fcmp_cur   = v_start ? C_EQ : hi_fcmp;
+    wire       ok_cur        = v_start ? 1'b1 : ok;
+    wire [8:0] spos_cur      = v_start ? 9'd0 : spos;
+
+    // The literal entry this unit reads: the string's byte at spos, or the
+    // bounds' integer digit cnt / fraction digit fpos.
+    wire        is_num  = mode == M_NUM;
+    wire        in_frac = st_cur == S_FRAC;
+    wire [8:0]  addr    = !is_num ? spos_cur : in_frac ? {1'b0, len} + fpos_cur : cnt_cur;
+    wire [63:0] lword   = lit_m[{bank, addr[LAW-1:1]}];
+    wire [31:0] entry   = addr[0] ? lword[63:32] : lword[31:0];
+    wire unused_addr = &{1'b0, addr[8:LAW]};
+
+    // -- string
+    wire       s_more     = spos_cur < {1'b0, len};
+    wire       byte_match = s_more && entry[7:0] == in_unit_byte;
+    wire       cp_match   = s_more && entry[8] && entry[31:11] == in_unit_cp;
+    wire       unit_match = in_unit_is_cp ? cp_match : byte_match;
+    wire [8:0] spos_next  = spos_cur + (in_unit_is_cp ? {7'd0, entry[10:9]} + 9'd1 : 9'd1);
+    wire       str_eq     = ok && spos == {1'b0, len};
+
+    // -- number: the unit as a character (code points above U+007F are never numeric)
+    wire       ascii    = !in_unit_is_cp || in_unit_cp[20:7] == 14'd0;
+    wire [7:0] ch       = in_unit_is_cp ? {1'b0, in_unit_cp[6:0]} : in_unit_byte;
+    wire       is_ws    = ascii && (ch == 8'h20 || ch == 8'h09 || ch == 8'h0d || ch == 8'h0a);
+    wire       is_digit = ascii && ch >= 8'h30 && ch <= 8'h39;
+    wire       is_minus = ascii && ch == 8'h2d;
+    wire       is_dot   = ascii && ch == 8'h2e;
+    wire [3:0] digit    = ch[3:0];
+    wire int_phase  = st_cur == S_LEAD || st_cur == S_MINUS || st_cur == S_INT;
+    wire int_digit  = v_unit && is_digit && int_phase;
+    wire frac_digit = v_unit && is_digit && in_frac;
+    // an integer digit that is not a leading zero
+    wire sig_digit  = int_digit && !(cnt_cur == 9'd0 && digit == 4'd0);
+    // the bounds' digits here (0 past a bound's digits)
+    wire [3:0] lo_d = (in_frac ? fpos_cur < {1'b0, lo_nf} : cnt_cur < {1'b0, lo_ni}) ? entry[3:0] : 4'd0;
+    wire [3:0] hi_d = (in_frac ? fpos_cur < {1'b0, hi_nf} : cnt_cur < {1'b0, hi_ni}) ? entry[7:4] : 4'd0;
+
+    reg [2:0] st_next;
+    always @* begin
+        case (st_cur)
+            S_LEAD:  st_next = is_ws ? S_LEAD : is_minus ? S_MINUS : is_digit ? S_INT : is_dot ? S_FRAC : S_BAD;
+            S_MINUS: st_next = is_digit ? S_INT : is_dot ? S_FRAC : S_BAD;
+            S_INT:   st_next = is_digit ? S_INT : is_dot ? S_FRAC : is_ws ? S_TRAIL : S_BAD;
+            S_FRAC:  st_next = is_digit ? S_FRAC : is_ws ? S_TRAIL : S_BAD;
+            S_TRAIL: st_next = is_ws ? S_TRAIL : S_BAD;
+            default: st_next = S_BAD;
+        endcase
+    end
+
+    function [1:0] digit_cmp;
+        input [3:0] a;
+        input [3:0] b;
+        begin
+            digit_cmp = (a < b) ? C_LT : (a > b) ? C_GT : C_EQ;
+        end
+    endfunction
+
+    always @(posedge clk) begin
+        if (rst) begin
+            st <= S_LEAD;
+            {saw_digit, neg, nonzero} <= 3'd0;
+            cnt <= 9'd0;
+            fpos <= 9'd0;
+            {lo_icmp, lo_fcmp, hi_icmp, hi_fcmp} <= {4{C_EQ}};
+            ok <= 1'b1;
+            spos <= 9'd0;
+        end else if (v_start || v_unit) begin
+            st        <= v_unit ? st_next : st_cur;
+            saw_digit <= saw_digit_cur || int_digit || frac_digit;
+            neg       <= neg_cur || (v_unit && st_cur == S_LEAD && is_minus);
+            nonzero   <= nonzero_cur || ((int_digit || frac_digit) && digit != 4'd0);
+            cnt       <= (sig_digit && cnt_cur != CNT_MAX) ? cnt_cur + 9'd1 : cnt_cur;
+            fpos      <= (frac_digit && fpos_cur != FPOS_MAX) ? fpos_cur + 9'd1 : fpos_cur;
+            lo_icmp   <= (sig_digit && lo_icmp_cur == C_EQ) ? digit_cmp(digit, lo_d) : lo_icmp_cur;
+            hi_icmp   <= (sig_digit && hi_icmp_cur == C_EQ) ? digit_cmp(digit, hi_d) : hi_icmp_cur;
+            lo_fcmp   <= (frac_digit && lo_fcmp_cur == C_EQ) ? digit_cmp(digit, lo_d) : lo_fcmp_cur;
+            hi_fcmp   <= (frac_digit && hi_fcmp_cur == C_EQ) ? digit_cmp(digit, hi_d) : hi_fcmp_cur;
+            ok        <= ok_cur && (!v_unit || unit_match);
+            spos      <= (v_unit && ok_cur && unit_match) ? spos_next : spos_cur;
+        end
+    end
+
+    // |D| against a bound's magnitude, from the state.
+    function [1:0] mag;
+        input [8:0] n_int;
+        input [8:0] n_frac;
+        input [1:0] icmp;
+        input [1:0] fcmp;
+        begin
+            mag = (cnt > n_int) ? C_GT
+                : (cnt < n_int) ? C_LT
+                : (icmp != C_EQ) ? icmp
+                : (fcmp != C_EQ) ? fcmp
+                : (fpos < n_frac) ? C_LT
+                : C_EQ;
+        end
+    endfunction
+    wire [1:0] lo_mag = mag({1'b0, lo_ni}, {1'b0, lo_nf}, lo_icmp, lo_fcmp);
+    wire [1:0] hi_mag = mag({1'b0, hi_ni}, {1'b0, hi_nf}, hi_icmp, hi_fcmp);
+    wire is_nan = !((st == S_INT || st == S_FRAC || st == S_TRAIL) && saw_digit);
+    wire neg_nz = neg && nonzero;  // D < 0 (-0 is 0)
+    // number(v) < c: D below the lower bound (or at it, outside);
+    // number(v) > c: D above the upper bound (or at it, outside).
+    wire below = lo_on && (!lo_neg
+        ? neg_nz || lo_mag == C_LT || (!lo_in && lo_mag == C_EQ)
+        : neg_nz && (lo_mag == C_GT || (!lo_in && lo_mag == C_EQ)));
+    wire above = hi_on && (!hi_neg
+        ? !neg_nz && (hi_mag == C_GT || (!hi_in && hi_mag == C_EQ))
+        : !neg_nz || hi_mag == C_LT || (!hi_in && hi_mag == C_EQ));
+    reg num_ok;
+    always @* begin
+        case (op)
+            OP_EQ:   num_ok = !is_nan && !below && !above;
+            OP_NE:   num_ok = is_nan || below || above;
+            OP_LT:   num_ok = !is_nan && below;
+            OP_LE:   num_ok = !is_nan && !above;
+            OP_GT:   num_ok = !is_nan && above;
+            default: num_ok = !is_nan && !below;   // >=
+        endcase
+    end
+
+    reg value_ok;
+    always @* begin
+        case (mode)
+            M_TRUE:   value_ok = 1'b1;
+            M_STR_EQ: value_ok = str_eq;
+            M_STR_NE: value_ok = !str_eq;
+            M_NUM:    value_ok = num_ok;
+            default:  value_ok = 1'b0;
+        endcase
+    end
+
+    // An attribute test holds from the matching attribute's closing quote
+    // until the next start tag begins.
+    always @(posedge clk) begin
+        if (rst || in_name_first) open_bit <= 1'b0;
+        else if (in_val_end && is_attr && name_hit && value_ok) open_bit <= 1'b1;
+    end
+    assign text_hit = is_text && value_ok;
+endmodule

@@ -1,0 +1,233 @@
+// qrtl_gen_units: the condition units of the programmable XPath engine
+// (--programmable; emitted as is by compiler/xpath/src/emit/generic.rs).
+`default_nettype none
+
+// ---- the condition units (stage 0) ---------------------------------------------
+// K programmable value comparators (qrtl_gen_cmp) and P positional
+// counters, configured by the COMPARATOR, VALUE, COUNTER and POSITION
+// records (config_words.rs) that the loader passes on (u_*): shadow
+// registers and memory banks, made active by `commit` (between documents).
+// q_bits is this event's bit per unit, comparator k at bit k, counter j at
+// bit KW + j: with in_open / in_open_empty the open-time bits (attribute
+// tests of the opening element; counters: the element is counted and its
+// count passes the test), with in_close the text() bits of the closing
+// element (a text node child passed the test); an element closed by `/>`
+// has no text. KW and PW are K and P, at least 1 (padding bits are 0).
+module qrtl_gen_units #(
+    parameter K = 8,
+    parameter P = 4,
+    parameter KW = 8,        // K, at least 1
+    parameter PW = 4,        // P, at least 1
+    parameter NAME_BYTES = 32,
+    parameter NAW = 2,       // addresses a name's 64-bit words, at least 1
+    parameter LAW = 6,       // addresses a literal's entries, at least 2
+    parameter CODE_W = 7,
+    parameter DEPTH = 32,
+    parameter SP_W = 6,      // holds 0..DEPTH
+    parameter DA = 5         // addresses DEPTH rows
+) (
+    input  wire              clk,
+    input  wire              rst,
+    // the loader's unit records: a header (u_hdr_en) or data word u_at
+    // (u_data_en) of record u_kind for unit u_index; u_low the header's
+    // payload
+    input  wire              u_hdr_en,
+    input  wire              u_data_en,
+    input  wire [7:0]        u_kind,
+    input  wire [15:0]       u_index,
+    input  wire [15:0]       u_low,
+    input  wire [15:0]       u_at,
+    input  wire [63:0]       u_word,
+    input  wire              commit,
+    // the parser's events (stage 0) and the tag decoder's code
+    input  wire [7:0]        in_byte,
+    input  wire              in_name_first,
+    input  wire              in_attr_name_byte,
+    input  wire              in_attr_name_first,
+    input  wire              in_val_start,
+    input  wire              in_val_unit,
+    input  wire              in_val_end,
+    input  wire              in_text_unit,
+    input  wire              in_text_end,
+    input  wire              in_unit_is_cp,
+    input  wire [7:0]        in_unit_byte,
+    input  wire [20:0]       in_unit_cp,
+    input  wire              in_open,
+    input  wire              in_open_empty,
+    input  wire              in_close,
+    input  wire              in_doc_end,
+    input  wire [CODE_W-1:0] in_code,
+    output wire [KW+PW-1:0]  q_bits
+);
+    localparam [7:0] K_COMPARATOR = 8'h04, K_COUNTER = 8'h05, K_VALUE = 8'h09,
+                     K_POSITION = 8'h0A;
+    localparam CW = 32;       // a sibling count, saturating
+
+    wire cmp_rec = u_kind == K_COMPARATOR;
+    wire val_rec = u_kind == K_VALUE;
+    wire cnt_rec = u_kind == K_COUNTER;
+    wire pos_rec = u_kind == K_POSITION;
+    wire [15:0] at_m1 = u_at - 16'd1;
+    // A COMPARATOR record's name: data words 1..ceil(name bytes / 8).
+    wire [8:0]  name_up = {1'b0, u_low[7:0]} + 9'd7;
+    wire name_word = u_data_en && cmp_rec && u_at != 16'd0 && at_m1 < {10'd0, name_up[8:3]};
+    wire unused_name = &{1'b0, name_up[2:0]};
+
+    // ---- comparators ----
+    wire [KW-1:0] open_bits;   // the opening element's attribute tests
+    wire [KW-1:0] text_hits;   // with in_text_end: the text node passed the test
+    genvar g;
+    generate
+        for (g = 0; g < K; g = g + 1) begin : cmp
+            wire mine = u_index == g;
+            qrtl_gen_cmp #(
+                .NAME_BYTES(NAME_BYTES), .NAW(NAW), .LAW(LAW)
+            ) u_cmp (
+                .clk(clk), .rst(rst),
+                .w_hdr(u_hdr_en && cmp_rec && mine),
+                .w_name_we(name_word && mine), .w_name_at(at_m1[NAW-1:0]),
+                .w_plan_we(u_data_en && val_rec && mine && u_at == 16'd0),
+                .w_lit_we(u_data_en && val_rec && mine && u_at != 16'd0),
+                .w_lit_at(at_m1[LAW-2:0]),
+                .w_low(u_low), .w_word(u_word), .commit(commit),
+                .in_byte(in_byte), .in_name_first(in_name_first),
+                .in_attr_name_byte(in_attr_name_byte), .in_attr_name_first(in_attr_name_first),
+                .in_val_start(in_val_start), .in_val_unit(in_val_unit), .in_val_end(in_val_end),
+                .in_text_unit(in_text_unit), .in_text_end(in_text_end), .in_doc_end(in_doc_end),
+                .in_unit_is_cp(in_unit_is_cp), .in_unit_byte(in_unit_byte), .in_unit_cp(in_unit_cp),
+                .open_bit(open_bits[g]), .text_hit(text_hits[g])
+            );
+        end
+        if (K == 0) begin : no_cmp
+            assign open_bits = 1'b0;
+            assign text_hits = 1'b0;
+            wire unused_cmp = &{1'b0, name_word, val_rec, in_byte, in_name_first,
+                                in_attr_name_byte, in_attr_name_first, in_val_start,
+                                in_val_unit, in_val_end, in_text_unit, in_unit_is_cp,
+                                in_unit_byte, in_unit_cp};
+        end
+    endgenerate
+
+    // ---- the rows of the open elements: per comparator a text() bit, per
+    // counter its count of the element's children; the top row in
+    // registers, the rows below in one memory ----
+    reg  [SP_W-1:0]    sp;
+    reg  [KW-1:0]      texts;
+    reg  [CW*PW-1:0]   counts;
+    reg  [KW+CW*PW-1:0] rows [0:DEPTH-1];
+    wire [SP_W-1:0]    sp_up = sp - 1'b1;
+    wire [KW+CW*PW-1:0] below = rows[sp_up[DA-1:0]];
+    wire [CW*PW-1:0]   counts_next;   // the top row's counts after counting the opening element
+    wire [PW-1:0]      hits;          // the opening element's counter bits
+    wire push = in_open && !in_open_empty;
+
+    // ---- positional counters ----
+    generate
+        if (P > 0) begin : counters
+            reg [CODE_W-1:0] test_sh [0:P-1];
+            reg [CODE_W-1:0] test_ac [0:P-1];
+            reg [KW-1:0]     gc_sh [0:P-1];     // guard: comparators that must hold
+            reg [KW-1:0]     gc_ac [0:P-1];
+            reg [PW-1:0]     gp_sh [0:P-1];     // guard: earlier counters that must hold
+            reg [PW-1:0]     gp_ac [0:P-1];
+            reg [CW-1:0]     least_sh [0:P-1];
+            reg [CW-1:0]     least_ac [0:P-1];
+            reg [CW-1:0]     most_sh [0:P-1];
+            reg [CW-1:0]     most_ac [0:P-1];
+            reg [P-1:0]      wild_sh, wild_ac, neg_sh, neg_ac;
+            // The guard bit a data word names, one-hot.
+            reg [KW-1:0] guard_k;
+            reg [PW-1:0] guard_p;
+            integer b, i;
+            always @* begin
+                for (b = 0; b < KW; b = b + 1) guard_k[b] = u_word[15:0] == b[15:0];
+                for (b = 0; b < PW; b = b + 1) guard_p[b] = u_word[15:0] == b[15:0];
+            end
+            always @(posedge clk) begin
+                for (i = 0; i < P; i = i + 1) begin
+                    if (u_hdr_en && cnt_rec && u_index == i[15:0]) begin
+                        gc_sh[i] <= {KW{1'b0}};
+                        gp_sh[i] <= {PW{1'b0}};
+                    end
+                    if (u_data_en && cnt_rec && u_index == i[15:0]) begin
+                        if (u_at == 16'd0) begin
+                            test_sh[i] <= u_word[CODE_W-1:0];
+                            wild_sh[i] <= u_word[15:0] == 16'd0;
+                        end else if (u_at != 16'd1) begin
+                            if (u_word[63]) gp_sh[i] <= gp_sh[i] | guard_p;
+                            else gc_sh[i] <= gc_sh[i] | guard_k;
+                        end
+                    end
+                    if (u_data_en && pos_rec && u_index == i[15:0]) begin
+                        least_sh[i] <= u_word[31:0];
+                        most_sh[i]  <= u_word[63:32];
+                        neg_sh[i]   <= u_low[0];
+                    end
+                    if (commit) begin
+                        test_ac[i]  <= test_sh[i];
+                        gc_ac[i]    <= gc_sh[i];
+                        gp_ac[i]    <= gp_sh[i];
+                        least_ac[i] <= least_sh[i];
+                        most_ac[i]  <= most_sh[i];
+                    end
+                end
+                if (commit) begin
+                    wild_ac <= wild_sh;
+                    neg_ac  <= neg_sh;
+                end
+            end
+
+            // In counter order: a guard reads earlier counters' bits.
+            reg [PW-1:0]     bits;
+            reg [CW*PW-1:0]  next;
+            reg [CW-1:0]     c;
+            reg              counted;
+            integer j;
+            always @* begin
+                bits = {PW{1'b0}};
+                next = counts;
+                for (j = 0; j < P; j = j + 1) begin
+                    c = counts[CW * j +: CW];
+                    counted = (wild_ac[j] || test_ac[j] == in_code)
+                        && (gc_ac[j] & ~open_bits) == {KW{1'b0}}
+                        && (gp_ac[j] & ~bits) == {PW{1'b0}};
+                    if (counted && c != {CW{1'b1}}) c = c + 1'b1;
+                    next[CW * j +: CW] = c;
+                    bits[j] = counted && ((c >= least_ac[j] && c <= most_ac[j]) != neg_ac[j]);
+                end
+            end
+            assign counts_next = next;
+            assign hits = bits;
+            wire unused_word = &{1'b0, u_word[62:32], u_low[15:1]};
+        end else begin : no_counters
+            assign counts_next = counts;
+            assign hits = 1'b0;
+            wire unused_counters = &{1'b0, cnt_rec, pos_rec, in_code};
+        end
+    endgenerate
+
+    always @(posedge clk) begin
+        if (push) rows[sp[DA-1:0]] <= {counts_next, texts};
+    end
+    always @(posedge clk) begin
+        if (rst || in_doc_end) begin
+            sp <= {SP_W{1'b0}};
+            texts <= {KW{1'b0}};
+            counts <= {(CW * PW){1'b0}};
+        end else if (push) begin
+            sp <= sp + 1'b1;
+            texts <= {KW{1'b0}};
+            counts <= {(CW * PW){1'b0}};
+        end else if (in_open_empty) begin
+            counts <= counts_next;
+        end else if (in_close) begin
+            sp <= sp_up;
+            {counts, texts} <= below;
+        end else if (in_text_end) begin
+            texts <= texts | text_hits;
+        end
+    end
+
+    assign q_bits = in_close ? {{PW{1'b0}}, texts} : {hits, open_bits};
+    wire unused_units = &{1'b0, sp_up[SP_W-1:DA], u_low[15:8]};
+endmodule
