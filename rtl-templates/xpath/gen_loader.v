@@ -14,6 +14,7 @@
 // configuration (`pending`) and holds the stream until it is active.
 module qrtl_gen_loader #(
     parameter [63:0] SIGNATURE = 64'd0,
+    parameter [15:0] VERSION = 16'd0,   // the format version (config_words.rs VERSION)
     parameter CODE_W = 7,
     parameter AW_TAG = 5,
     parameter SLOT_W = 16     // a global slot index
@@ -58,7 +59,6 @@ module qrtl_gen_loader #(
     localparam [7:0] K_HEADER = 8'h01, K_TAG = 8'h02, K_COMPARATOR = 8'h04,
                      K_COUNTER = 8'h05, K_LANES = 8'h06, K_SLOTS = 8'h07, K_COUNTS = 8'h08,
                      K_VALUE = 8'h09, K_POSITION = 8'h0A, K_COMMIT = 8'h0F;
-    localparam [15:0] VERSION = 16'd2;   // config_words.rs VERSION
     reg        in_data;       // reading a record's data words
     reg        in_bytes;      // writing a tag word's bytes
     reg [7:0]  kind;

@@ -127,7 +127,7 @@ module {{ module }} (
     // has copied.
     wire commit_go = pending && fresh && !doc_in_flight && !swapping;
     qrtl_gen_loader #(
-        .SIGNATURE(64'h{{ signature }}),
+        .SIGNATURE(64'h{{ signature }}), .VERSION(16'd{{ version }}),
         .CODE_W(CODE_W), .AW_TAG(AW_TAG), .SLOT_W(SLOT_W)
     ) u_loader (
         .clk(clk), .rst(rst),

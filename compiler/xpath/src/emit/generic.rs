@@ -91,6 +91,8 @@ struct GenericTemplate {
     words_w: u32,
     pad_bits: usize,
     signature: String,
+    /// The configuration format's version the loader accepts.
+    version: u32,
     name_stack_bytes: u32,
     max_attributes: u32,
     attr_name_bytes: u32,
@@ -189,6 +191,7 @@ pub fn generic_files(shape: &Shape, xml: &XmlConfig, module: &str) -> Vec<(Strin
         words_w: bits_for(words),
         pad_bits: 32 * (words - 1) - shape.columns,
         signature: format!("{:016x}", shape_signature(shape)),
+        version: crate::ir::config_words::VERSION,
         name_stack_bytes: xml.name_stack_bytes,
         max_attributes: xml.max_attributes,
         attr_name_bytes: xml.attr_name_bytes,
