@@ -55,7 +55,7 @@ demo: deps
 	$(QRTL) xpath filter queries/xpath/news-paths.txt queries/xpath/docs/*.xml
 	$(QRTL) xpath sim queries/xpath/news-paths.txt queries/xpath/docs/*.xml
 	@echo "--- the programmable engine: one running design, three query sets swapped between documents (config = the id that answered):"
-	$(QRTL) xpath sim --programmable --session queries/xpath/hot-swap.session --namespaces raw --columns 64 --cluster-size 32
+	$(QRTL) xpath sim --programmable --session queries/xpath/hot-swap.session --namespaces raw --columns 64 --cluster-size 32 --general-columns 16
 	@echo "--- FlexTrack: motion patterns on x,y trajectories over a grid region map (exact answer):"
 	$(QRTL) track check queries/track/patterns.txt --regions queries/track/regions.yaml
 	$(QRTL) track filter queries/track/patterns.txt queries/track/city.csv --regions queries/track/regions.yaml

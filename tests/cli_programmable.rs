@@ -324,6 +324,8 @@ const SIM_SIZES: &[&str] = &[
     "64",
     "--cluster-size",
     "32",
+    "--general-columns",
+    "16",
     "--comparators",
     "12",
 ];

@@ -12,7 +12,7 @@ use common::{
     design_from_text, nitf_dir, nitf_docs, random_docs, random_queries, random_twig_queries,
     raw_design_from_text,
 };
-use qrtl_xpath::ir::generic::{Config, Shape};
+use qrtl_xpath::ir::generic::{Config, Link, Shape};
 use qrtl_xpath::ir::xpath::{Design, Mode, Namespaces, SiblingOrder};
 use qrtl_xpath::lower::generic::{configure, ConfigureError};
 use qrtl_xpath::refmodel::generic::run_document;
@@ -28,6 +28,8 @@ fn roomy(namespaces: Namespaces) -> Shape {
         counters: 64,
         lanes: 12,
         literal_bytes: 64,
+        // Twigs take general slots: YFilter's nested_paths needs 8,663.
+        general: 96,
         ..Shape::with_columns(16384)
     }
 }
@@ -36,6 +38,7 @@ fn roomy(namespaces: Namespaces) -> Shape {
 fn cramped(namespaces: Namespaces) -> Shape {
     Shape {
         cluster_size: 16,
+        general: 12,
         window: 2,
         ..roomy(namespaces)
     }
@@ -231,7 +234,7 @@ fn a_set_that_does_not_fit_is_refused_with_the_amounts() {
         },
     );
     assert_eq!((what, has), ("columns", 256));
-    assert!(needs >= used, "needs {needs} columns, {used} with room");
+    assert!(needs > has, "needs {needs} columns ({used} with room)");
     let (what, needs, has) = refusal(
         &design,
         &Shape {
@@ -284,4 +287,59 @@ fn literals_that_do_not_fit_are_refused_with_the_entries() {
         Mode::Holistic,
     );
     assert_eq!(refusal(&long, &shape), ("bytes of literal", 54, 53));
+}
+
+/// Plain paths take chain slots (the first `cluster_size - general` of a
+/// cluster; a branch is a chain of its own, the shared steps copied),
+/// twigs general slots; too few general slots for a twig is refused as
+/// such, and a design of general slots only holds the paths as a tree.
+#[test]
+fn paths_take_chain_slots_and_twigs_general_slots() {
+    let design = raw_design_from_text("kinds", "/a/b/c\n/a/b/d\n//x[y]/z\n", Mode::Holistic);
+    let shape = Shape {
+        cluster_size: 16,
+        general: 8,
+        ..roomy(Namespaces::Raw)
+    };
+    let config = configure(&design, &shape).unwrap();
+    let slots = &config.clusters[0].slots;
+    let chain: Vec<bool> = slots[..8].iter().map(|s| s.is_some()).collect();
+    assert_eq!(chain, [true, true, true, true, true, true, false, false]);
+    assert!(slots[..6]
+        .iter()
+        .flatten()
+        .all(|s| s.pop.is_none() && !matches!(s.link, Link::Parent { back, .. } if back != 1)));
+    assert_eq!(config.copies, 2, "a and b again for the branch to d");
+    let twig: Vec<bool> = slots[8..]
+        .iter()
+        .map(|s| s.is_some_and(|s| s.pop.is_some()))
+        .collect();
+    assert_eq!(twig, [true, true, true]);
+    let docs: Vec<Vec<u8>> = [
+        "<a><b><c/><d/></b></a>",
+        "<a><b><d/></b><c/></a>",
+        "<r><x><y/><z/></x><x><z/></x></r>",
+        "<a><b/><x><z/><y/></x></a>",
+    ]
+    .iter()
+    .map(|d| d.as_bytes().to_vec())
+    .collect();
+    check("kinds", &design, &shape, &docs);
+    let all_general = Shape {
+        general: 16,
+        ..shape
+    };
+    let config = configure(&design, &all_general).unwrap();
+    assert_eq!((config.used_slots(), config.copies), (7, 0));
+    check("kinds, general slots only", &design, &all_general, &docs);
+    assert_eq!(
+        refusal(
+            &design,
+            &Shape {
+                general: 2,
+                ..shape
+            }
+        ),
+        ("general columns in one cluster", 3, 2)
+    );
 }

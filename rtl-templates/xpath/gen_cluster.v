@@ -10,6 +10,13 @@
 // of the open elements (per slot: exact, carry, reports, accepted reports)
 // are a stack: the top row in registers, the rows below in one memory.
 //
+// Two kinds of slot: the first SLOTS - GENERAL are chain slots (a root or
+// the slot just before as parent, no pop, no reports: a name test, a
+// two-way link, a lane test and two bits a row), the last GENERAL are
+// general slots (window links, pops, --ordered predecessors). `configure`
+// never writes a chain slot a general slot's word (config_words.rs
+// `is_chain_slot`).
+//
 // Configuration: the slot words are written, narrowed to the fields this
 // size reads, into a shadow memory (distributed RAM) while documents
 // stream. A commit (in_commit, between documents) copies them into the
@@ -20,6 +27,7 @@
 // may reach the cluster while it copies (the top holds the input).
 module qrtl_gen_cluster #(
     parameter SLOTS = 16,
+    parameter GENERAL = 4,  // the last GENERAL slots are general
     parameter WINDOW = 8,
     parameter DEPTH = 32,
     parameter SP_W = 6,     // holds 0..DEPTH
@@ -64,7 +72,20 @@ module qrtl_gen_cluster #(
     localparam F_UP    = F_ON + 1;           // (the word only) reports to its parent
     localparam SW      = F_UP + 1;           // a shadow word
     localparam F_KIDS  = F_ON + 1;           // (active only) WINDOW bits: children d places after
-    localparam AF      = F_KIDS + WINDOW;    // a slot's active fields
+    localparam AF      = F_KIDS + WINDOW;    // a general slot's active fields
+    // A chain slot's: tag, *, link, open-time lanes, flag, on.
+    localparam C_TAG   = 0;
+    localparam C_WILD  = C_TAG + CODE_W;
+    localparam C_LINK  = C_WILD + 1;
+    localparam C_OPEN  = C_LINK + 2;
+    localparam C_FLAG  = C_OPEN + LANES;
+    localparam C_ON    = C_FLAG + 1;
+    localparam CF      = C_ON + 1;
+    localparam CHAIN   = SLOTS - GENERAL;
+    localparam TW      = CHAIN * CF + GENERAL * AF;
+    // The rows' report bits are the general slots' only (at least one
+    // bit wide: a cluster of chain slots keeps one unused).
+    localparam GW      = GENERAL > 0 ? GENERAL : 1;
 
     // The word's fields (config_words.rs): the prev offset becomes a place
     // in the 2*WINDOW+1 slots around the slot.
@@ -124,80 +145,145 @@ module qrtl_gen_cluster #(
     // ---- the rows ----
     reg [SP_W-1:0]  sp;                            // depth of the top row (0: the document)
     reg [SLOTS-1:0] top_e, top_a, top_r, top_c;    // exact, carry, reports, accepted
-    reg [4*SLOTS-1:0] rows [0:DEPTH-1];            // the rows below the top
+    // The rows below the top: exact and carry bits of every slot, report
+    // bits of the last GW slots (the general ones).
+    localparam GB = SLOTS - GW;                    // the first of those
+    reg [2*SLOTS-1:0] rows_ea [0:DEPTH-1];
+    reg [2*GW-1:0]    rows_rc [0:DEPTH-1];
     wire [SP_W-1:0]  sp_up = sp - 1'b1;
-    wire [4*SLOTS-1:0] below = rows[sp_up[DA-1:0]];
+    wire [2*SLOTS-1:0] below = rows_ea[sp_up[DA-1:0]];
+    wire [2*GW-1:0]    below_rc = rows_rc[sp_up[DA-1:0]];
     reg [SLOTS-1:0] flags;
 
     wire [SLOTS-1:0] fire, new_a;                  // the opening element's row
     // The closing element's row is the top; its parent's, the one below.
     wire [SLOTS-1:0] pa_e = below[SLOTS-1:0];
     wire [SLOTS-1:0] pa_a = below[2*SLOTS-1:SLOTS];
-    wire [SLOTS-1:0] pa_r = below[3*SLOTS-1:2*SLOTS];
-    wire [SLOTS-1:0] pa_c = below[4*SLOTS-1:3*SLOTS];
+    wire [SLOTS-1:0] pa_r, pa_c;
+    wire [2*GW-1:0]  top_rc;
+    genvar g;
+    generate
+        for (g = 0; g < SLOTS; g = g + 1) begin : rc
+            if (g >= GB) begin : kept
+                assign pa_r[g] = below_rc[g - GB];
+                assign pa_c[g] = below_rc[GW + g - GB];
+                assign top_rc[g - GB] = top_r[g];
+                assign top_rc[GW + g - GB] = top_c[g];
+            end else begin : chain
+                assign pa_r[g] = 1'b0;
+                assign pa_c[g] = 1'b0;
+            end
+        end
+    endgenerate
     // A slot's report as its twig parent reads it.
     wire [SLOTS-1:0] rep = ordered_ac ? top_c : top_r;
     wire [SLOTS-1:0] full, arrive, accept, is_pop, is_flag;
     wire sp0 = sp == {SP_W{1'b0}};
-    // The slots' active fields: slot s at acts[s*AF +: AF]; the copy shifts
-    // each slot's fields one slot down and the decoded word in at the top.
-    reg [AF*SLOTS-1:0] acts;
+    // The slots' active fields: chain slot s at acts[s*CF +: CF], general
+    // slot s at acts[CHAIN*CF + (s-CHAIN)*AF +: AF]; the copy shifts each
+    // slot's fields one slot down (a chain slot keeping its fields of a
+    // general word) and the decoded word in at the top.
+    // A general slot's fields as a chain slot keeps them.
+    function [CF-1:0] chain_fields(input [AF-1:0] a);
+        chain_fields = {a[F_ON], a[F_FLAG], a[F_OPEN +: LANES], a[F_LINK +: 2], a[F_WILD],
+                        a[F_TAG +: CODE_W]};
+    endfunction
+    reg  [TW-1:0] acts;
+    wire [TW-1:0] acts_next;
     always @(posedge clk) begin
-        if (rst) acts <= {(AF * SLOTS){1'b0}};
-        else if (shift) acts <= {act_in, acts[AF*SLOTS-1:AF]};
+        if (rst) acts <= {TW{1'b0}};
+        else if (shift) acts <= acts_next;
     end
 
     generate
         for (s = 0; s < SLOTS; s = s + 1) begin : slot
-            wire [AF-1:0]     act = acts[s * AF +: AF];
-            wire [CODE_W-1:0] tag = act[F_TAG +: CODE_W];
-            wire [1:0]        link = act[F_LINK +: 2];
-            wire [BW-1:0]     back = act[F_BACK +: BW];
-            wire [PW-1:0]     pat = act[F_PAT +: PW];
-            wire [WINDOW:1]   kids = act[F_KIDS +: WINDOW];
-            // The window around the slot: the parent's exact and carry bits
-            // at the stack top (place d: d slots before), its children's
-            // reports in the closing row (place d: d slots after), the
-            // accepted reports in the parent row (place k: k - WINDOW).
-            wire [(1<<BW)-1:0] win_e, win_a;
-            wire [WINDOW:1]    kid_rep;
-            wire [(1<<PW)-1:0] win_c;
-            for (d = 0; d < (1 << BW); d = d + 1) begin : up
-                if (d >= 1 && d <= WINDOW && s >= d) begin : near
-                    assign win_e[d] = top_e[s - d];
-                    assign win_a[d] = top_a[s - d];
-                end else begin : none
-                    assign win_e[d] = 1'b0;
-                    assign win_a[d] = 1'b0;
+            // This slot's fields, and the word the copy shifts into them.
+            localparam integer O = s < CHAIN ? s * CF : CHAIN * CF + (s - CHAIN) * AF;
+            localparam integer ON = s + 1 < CHAIN ? (s + 1) * CF : CHAIN * CF + (s + 1 - CHAIN) * AF;
+            if (s < CHAIN) begin : chain
+                wire [CF-1:0] act = acts[O +: CF];
+                wire [1:0]    link = act[C_LINK +: 2];
+                if (s + 1 < CHAIN) begin : from_chain
+                    assign acts_next[O +: CF] = acts[ON +: CF];
+                end else if (s == SLOTS - 1) begin : from_word
+                    assign acts_next[O +: CF] = chain_fields(act_in);
+                end else begin : from_general
+                    assign acts_next[O +: CF] = chain_fields(acts[ON +: AF]);
                 end
-            end
-            for (d = 1; d <= WINDOW; d = d + 1) begin : down
-                if (s + d < SLOTS) begin : near
-                    assign kid_rep[d] = rep[s + d];
-                end else begin : none
-                    assign kid_rep[d] = 1'b1;
+                // The parent is the slot just before (none before slot 0).
+                wire pe, pa;
+                if (s > 0) begin : parent
+                    assign pe = top_e[s - 1];
+                    assign pa = top_a[s - 1];
+                end else begin : first
+                    assign pe = 1'b0;
+                    assign pa = 1'b0;
                 end
-            end
-            for (d = 0; d < (1 << PW); d = d + 1) begin : around
-                if (d <= 2 * WINDOW && s + d >= WINDOW && s + d - WINDOW < SLOTS && d != WINDOW)
-                begin : near
-                    assign win_c[d] = pa_c[s + d - WINDOW];
-                end else begin : none
-                    assign win_c[d] = 1'b0;
+                wire linked = link[1] ? (link[0] ? pa : pe) : (link[0] || sp0);
+                assign fire[s] = on_ac && act[C_ON] && linked
+                    && (act[C_WILD] || act[C_TAG +: CODE_W] == in_code)
+                    && (act[C_OPEN +: LANES] & ~in_lanes) == {LANES{1'b0}};
+                assign full[s] = 1'b0;
+                assign arrive[s] = 1'b0;
+                assign accept[s] = 1'b0;
+                assign is_pop[s] = 1'b0;
+                assign is_flag[s] = act[C_FLAG];
+            end else begin : general
+                wire [AF-1:0]     act = acts[O +: AF];
+                wire [CODE_W-1:0] tag = act[F_TAG +: CODE_W];
+                wire [1:0]        link = act[F_LINK +: 2];
+                wire [BW-1:0]     back = act[F_BACK +: BW];
+                wire [PW-1:0]     pat = act[F_PAT +: PW];
+                wire [WINDOW:1]   kids = act[F_KIDS +: WINDOW];
+                if (s == SLOTS - 1) begin : from_word
+                    assign acts_next[O +: AF] = act_in;
+                end else begin : from_general
+                    assign acts_next[O +: AF] = acts[ON +: AF];
                 end
+                // The window around the slot: the parent's exact and carry bits
+                // at the stack top (place d: d slots before), its children's
+                // reports in the closing row (place d: d slots after), the
+                // accepted reports in the parent row (place k: k - WINDOW).
+                wire [(1<<BW)-1:0] win_e, win_a;
+                wire [WINDOW:1]    kid_rep;
+                wire [(1<<PW)-1:0] win_c;
+                for (d = 0; d < (1 << BW); d = d + 1) begin : up
+                    if (d >= 1 && d <= WINDOW && s >= d) begin : near
+                        assign win_e[d] = top_e[s - d];
+                        assign win_a[d] = top_a[s - d];
+                    end else begin : none
+                        assign win_e[d] = 1'b0;
+                        assign win_a[d] = 1'b0;
+                    end
+                end
+                for (d = 1; d <= WINDOW; d = d + 1) begin : down
+                    if (s + d < SLOTS) begin : near
+                        assign kid_rep[d] = rep[s + d];
+                    end else begin : none
+                        assign kid_rep[d] = 1'b1;
+                    end
+                end
+                for (d = 0; d < (1 << PW); d = d + 1) begin : around
+                    if (d <= 2 * WINDOW && s + d >= WINDOW && s + d - WINDOW < SLOTS && d != WINDOW)
+                    begin : near
+                        assign win_c[d] = pa_c[s + d - WINDOW];
+                    end else begin : none
+                        assign win_c[d] = 1'b0;
+                    end
+                end
+                wire linked = link[1] ? (link[0] ? win_a[back] : win_e[back])
+                                      : (link[0] || sp0);
+                assign fire[s] = on_ac && act[F_ON] && linked
+                    && (act[F_WILD] || tag == in_code)
+                    && (act[F_OPEN +: LANES] & ~in_lanes) == {LANES{1'b0}};
+                assign full[s] = act[F_POP] && top_e[s] && (kids & ~kid_rep) == {WINDOW{1'b0}}
+                    && (act[F_CLOSE +: LANES] & ~in_lanes) == {LANES{1'b0}};
+                assign arrive[s] = full[s] || (act[F_PDESC] && top_r[s]);
+                assign accept[s] = arrive[s] && (!act[F_PREV] || win_c[pat]);
+                assign is_pop[s] = act[F_POP];
+                assign is_flag[s] = act[F_FLAG];
             end
-            wire linked = link[1] ? (link[0] ? win_a[back] : win_e[back])
-                                  : (link[0] || sp0);
-            assign fire[s] = on_ac && act[F_ON] && linked
-                && (act[F_WILD] || tag == in_code)
-                && (act[F_OPEN +: LANES] & ~in_lanes) == {LANES{1'b0}};
             assign new_a[s] = fire[s] || top_a[s];
-            assign full[s] = act[F_POP] && top_e[s] && (kids & ~kid_rep) == {WINDOW{1'b0}}
-                && (act[F_CLOSE +: LANES] & ~in_lanes) == {LANES{1'b0}};
-            assign arrive[s] = full[s] || (act[F_PDESC] && top_r[s]);
-            assign accept[s] = arrive[s] && (!act[F_PREV] || win_c[pat]);
-            assign is_pop[s] = act[F_POP];
-            assign is_flag[s] = act[F_FLAG];
         end
     endgenerate
 
@@ -209,10 +295,15 @@ module qrtl_gen_cluster #(
 
     // The copy reads past the last slot; the row address is DA bits; the
     // word's tag bits above the code and its unused bits are not read.
-    wire unused_bits = &{1'b0, sp_up, cfg_word, prev_pat, hist[WINDOW][F_UP], rep[0]};
+    // Chain slots read no reports and keep a few of a word's fields.
+    wire unused_bits = &{1'b0, sp_up, cfg_word, prev_pat, hist[WINDOW][F_UP], rep, top_r, top_c,
+                         act_in};
 
     always @(posedge clk) begin
-        if (in_open) rows[sp[DA-1:0]] <= {top_c, top_r, top_a, top_e};
+        if (in_open) begin
+            rows_ea[sp[DA-1:0]] <= {top_a, top_e};
+            rows_rc[sp[DA-1:0]] <= top_rc;
+        end
     end
     always @(posedge clk) begin
         if (rst) begin

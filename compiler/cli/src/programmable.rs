@@ -44,6 +44,12 @@ pub struct ProgOpts {
     /// forward its twig children).
     #[arg(long, value_name = "W", default_value_t = 16)]
     pub window: usize,
+    /// With --programmable: general columns in each cluster (its last
+    /// ones), which hold twigs and the steps above them; the others are
+    /// chain columns (a parent one column back, no twig), for plain paths
+    /// at a fifth of the logic [default: --cluster-size / 4].
+    #[arg(long, value_name = "G")]
+    pub general_columns: Option<usize>,
     /// With --programmable: value comparators (attribute and text()
     /// tests, run-time literals) [default: columns / 16, at least 8].
     #[arg(long, value_name = "K")]
@@ -73,6 +79,7 @@ impl ProgOpts {
     ) -> Result<Shape, Failure> {
         let shape = Shape {
             cluster_size,
+            general: self.general_columns.unwrap_or(cluster_size / 4),
             window: self.window,
             tags: self.tags.unwrap_or((self.columns / 2).max(16)),
             tag_bytes: self.tag_bytes,
@@ -131,6 +138,7 @@ fn design_shape(dir: &Path) -> Result<Shape, Failure> {
         columns: size("columns")?,
         cluster_size: size("cluster_size")?,
         window: size("window")?,
+        general: size("general")?,
         tags: size("tags")?,
         tag_bytes: size("tag_bytes")?,
         uris: size("uris")?,

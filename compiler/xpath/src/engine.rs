@@ -448,7 +448,7 @@ pub fn generic_project_spec(
         "kind": "xpath-programmable",
         "parameters": {
             "programmable": {
-                "columns": shape.columns, "cluster_size": shape.cluster_size,
+                "columns": shape.columns, "cluster_size": shape.cluster_size, "general": shape.general,
                 "window": shape.window, "tags": shape.tags, "tag_bytes": shape.tag_bytes,
                 "uris": shape.uris, "uri_bytes": shape.uri_bytes,
                 "comparators": shape.comparators, "literal_bytes": shape.literal_bytes,
@@ -477,7 +477,8 @@ pub fn generic_project_spec(
     });
     let readme_extra = format!(
         "## Programmable XPath filtering engine\n\n\
-         {} generic stack columns in {} cluster(s) of {}, {} tag entries of up to {} bytes, \
+         {} generic stack columns in {} cluster(s) of {} ({} general, the others chain \
+         columns), {} tag entries of up to {} bytes, \
          {} value comparators (literals of {} entries), {} positional counters, {} condition \
          lanes per cluster, a window of {}, maximum document depth {}. Load a query set's \
          configuration (`qrtl xpath configure QUERIES --design . -o config.bin`) on `s_cfg` (64-bit words), \
@@ -488,6 +489,7 @@ pub fn generic_project_spec(
         shape.columns,
         shape.clusters(),
         shape.cluster_size,
+        shape.general,
         shape.tags,
         shape.tag_bytes,
         shape.comparators,

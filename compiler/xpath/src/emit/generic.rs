@@ -55,6 +55,9 @@ struct GenericTemplate {
     columns: usize,
     clusters: usize,
     cluster_size: usize,
+    /// General slots per cluster (the last ones); the others are chain
+    /// slots.
+    general: usize,
     window: usize,
     tags: usize,
     tag_bytes: usize,
@@ -161,6 +164,7 @@ pub fn generic_files(shape: &Shape, xml: &XmlConfig, module: &str) -> Vec<(Strin
         columns: shape.columns,
         clusters: shape.clusters(),
         cluster_size: shape.cluster_size,
+        general: shape.general,
         window: shape.window,
         tags: shape.tags,
         tag_bytes: shape.tag_bytes,

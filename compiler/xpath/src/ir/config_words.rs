@@ -111,6 +111,12 @@ fn slot_of_word(w: u64) -> Slot {
     }
 }
 
+/// What a chain slot can hold: no pop, a root or the slot just before as
+/// parent.
+pub fn is_chain_slot(s: &Slot) -> bool {
+    s.pop.is_none() && matches!(s.link, Link::Root(_) | Link::Parent { back: 1, .. })
+}
+
 /// The sizes a configuration must have been made for: the design checks
 /// the header's word against its own.
 pub fn shape_signature(s: &Shape) -> u64 {
@@ -118,6 +124,7 @@ pub fn shape_signature(s: &Shape) -> u64 {
         s.columns,
         s.cluster_size,
         s.window,
+        s.general,
         s.tags,
         s.tag_bytes,
         s.uris,
@@ -409,7 +416,8 @@ impl Config {
         for (k, cl) in self.clusters.iter().enumerate() {
             let lanes: Vec<u64> = cl.lanes.iter().map(|b| bit_word(*b)).collect();
             w.record(LANES, k as u32, 0, &lanes);
-            let mut slots: Vec<u64> = cl.slots.iter().map(slot_word).collect();
+            let word = |s: &Option<Slot>| s.as_ref().map_or(0, slot_word);
+            let mut slots: Vec<u64> = cl.slots.iter().map(word).collect();
             // Slots past the last in use are switched off.
             slots.resize(self.shape.cluster_size, 0);
             for (j, chunk) in slots.chunks(0xFFFF).enumerate() {
@@ -542,17 +550,29 @@ impl<'a> Reader<'a> {
 
     fn slots(&mut self, first: u32, data: &[u64]) -> Result<(), String> {
         let size = self.config.shape.cluster_size as u32;
+        let chain = self.config.shape.chain();
         let (k, s0) = (first / size, first % size);
         let cl = self.cluster(k)?;
         for (j, &w) in data.iter().enumerate() {
+            let s = s0 as usize + j;
+            if s != cl.slots.len() {
+                return Err(format!("cluster {k}: slot {s} is written out of order"));
+            }
             if w >> 63 == 0 {
+                cl.slots.push(None);
                 continue;
             }
-            let s = (s0 + j as u32) as usize;
-            if s != cl.slots.len() {
-                return Err(format!("cluster {k}: slot {s} is on after an off slot"));
+            let slot = slot_of_word(w);
+            if s < chain && !is_chain_slot(&slot) {
+                return Err(format!(
+                    "cluster {k}: slot {s} is a chain slot (its parent one slot back, no pop)"
+                ));
             }
-            cl.slots.push(slot_of_word(w));
+            cl.slots.push(Some(slot));
+        }
+        // Slots past the last in use are not part of the configuration.
+        while cl.slots.last() == Some(&None) {
+            cl.slots.pop();
         }
         Ok(())
     }
@@ -685,7 +705,7 @@ mod tests {
             order: SiblingOrder::Unordered,
             clusters: vec![ClusterConfig {
                 lanes: vec![Bit::Comparator(0)],
-                slots: vec![Slot {
+                slots: vec![Some(Slot {
                     tag: Some(1),
                     link: Link::Root(Axis::Child),
                     open_lanes: 0,
@@ -696,7 +716,7 @@ mod tests {
                         prev: None,
                     }),
                     flag: true,
-                }],
+                })],
             }],
             queries: vec![vec![(0, 0)]],
             texts: vec![(1, "/x:a-longer-name[text() >= 2.5]".into())],
@@ -706,10 +726,20 @@ mod tests {
 
     #[test]
     fn bad_streams_are_refused() {
-        let shape = Shape::with_columns(64);
+        let shape = Shape {
+            general: 64,
+            ..Shape::with_columns(64)
+        };
         let c = config(shape);
         let words = c.words(3);
         assert_eq!(Config::from_words(&shape, &words), Ok((c.clone(), 3)));
+        // A twig slot where the design has a chain slot.
+        let chained = Shape {
+            general: 16,
+            ..shape
+        };
+        let e = Config::from_words(&chained, &config(chained).words(3)).unwrap_err();
+        assert!(e.contains("slot 0 is a chain slot"), "{e}");
         let other = Shape { window: 4, ..shape };
         let e = Config::from_words(&other, &words).unwrap_err();
         assert!(e.contains("another design"), "{e}");

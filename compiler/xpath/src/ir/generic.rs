@@ -29,9 +29,18 @@
 //! * a **flag**: a sticky per-document bit set when the slot fires (no
 //!   pop) or is fully matched (a pop: a twig part's root).
 //!
-//! Every slot stores its exact and carry bits per stack level, and its
-//! report bits; what a custom design shares (compaction, the global
-//! stack) is the price of programmability here. A query matches iff all
+//! **Two kinds of slot.** A cluster's first `cluster_size - general`
+//! slots are *chain* slots: a name test, a root or the slot just before
+//! as parent, open-time lanes and a flag; no pop, no predecessor, no
+//! reports: about a fifth of a general slot's logic. Its last `general`
+//! slots are *general* slots, with everything above. `configure` puts
+//! twigs (and the steps above them) in general slots and plain paths in
+//! chain slots, copying a shared prefix where a path branches (a chain
+//! slot reaches one slot back only).
+//!
+//! Every slot stores its exact and carry bits per stack level, and a
+//! general slot its report bits too; what a custom design shares
+//! (compaction, the global stack) is the price of programmability here. A query matches iff all
 //! the flags [`Config::queries`] lists for it are set (one per part).
 
 use super::xpath::{Axis, CmpOp, Compare, Namespaces, SiblingOrder};
@@ -47,9 +56,12 @@ pub struct Shape {
     pub columns: usize,
     /// Slots per cluster (one stack memory, one copy of the event inputs).
     pub cluster_size: usize,
-    /// How far back a slot's parent (and forward its pop children, and
-    /// either way its `--ordered` predecessor) may be.
+    /// How far back a general slot's parent (and forward its pop
+    /// children, and either way its `--ordered` predecessor) may be.
     pub window: usize,
+    /// General slots per cluster (its last ones); the others are chain
+    /// slots.
+    pub general: usize,
     /// Tag decoder entries.
     pub tags: usize,
     /// Longest name a tag entry or an attribute test holds (the local
@@ -82,6 +94,7 @@ impl Shape {
             columns,
             cluster_size: columns.min(128),
             window: 16,
+            general: columns.min(128) / 4,
             tags: (columns / 2).max(16),
             tag_bytes: 32,
             uris: 8,
@@ -99,6 +112,11 @@ impl Shape {
         self.columns / self.cluster_size
     }
 
+    /// Chain slots per cluster: slots `0..chain()` of each cluster.
+    pub fn chain(&self) -> usize {
+        self.cluster_size - self.general
+    }
+
     /// Why the sizes cannot be built, if they cannot.
     pub fn check(&self) -> Result<(), String> {
         if self.columns == 0 || self.cluster_size == 0 {
@@ -108,6 +126,12 @@ impl Shape {
             return Err(format!(
                 "{} columns are not a whole number of clusters of {}",
                 self.columns, self.cluster_size
+            ));
+        }
+        if self.general > self.cluster_size {
+            return Err(format!(
+                "{} general columns in a cluster of {}",
+                self.general, self.cluster_size
             ));
         }
         if !(1..=32).contains(&self.window) {
@@ -216,8 +240,9 @@ pub struct Slot {
 pub struct ClusterConfig {
     /// What each lane reads.
     pub lanes: Vec<Bit>,
-    /// The used slots, from the cluster's first; the rest are off.
-    pub slots: Vec<Slot>,
+    /// The slots up to the last in use (`None`: off); the rest are off.
+    /// Slots `Shape::chain()..` are general.
+    pub slots: Vec<Option<Slot>>,
 }
 
 /// Where a flag is: (cluster, slot).
@@ -246,7 +271,8 @@ pub struct Config {
 impl Config {
     /// Slots in use.
     pub fn used_slots(&self) -> usize {
-        self.clusters.iter().map(|c| c.slots.len()).sum()
+        let on = |c: &ClusterConfig| c.slots.iter().filter(|s| s.is_some()).count();
+        self.clusters.iter().map(on).sum()
     }
 
     /// The code the tag decoder gives `name` (0: no entry).
@@ -319,12 +345,13 @@ impl fmt::Display for Config {
         let s = &self.shape;
         writeln!(
             f,
-            "# {} of {} slots in use ({} copies), {} clusters of {}, window {}",
+            "# {} of {} slots in use ({} copies), {} clusters of {} ({} general), window {}",
             self.used_slots(),
             s.columns,
             self.copies,
             s.clusters(),
             s.cluster_size,
+            s.general,
             s.window
         )?;
         for (i, u) in self.uris.iter().enumerate() {
@@ -351,7 +378,9 @@ impl fmt::Display for Config {
             let lanes: Vec<String> = cl.lanes.iter().map(|b| bit_text(*b)).collect();
             writeln!(f, "cluster {k} lanes [{}]", lanes.join(" "))?;
             for (i, slot) in cl.slots.iter().enumerate() {
-                writeln!(f, "  {i:4} {}", slot_text(slot))?;
+                if let Some(slot) = slot {
+                    writeln!(f, "  {i:4} {}", slot_text(slot))?;
+                }
             }
         }
         for (q, flags) in self.queries.iter().enumerate() {

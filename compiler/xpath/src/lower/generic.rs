@@ -13,15 +13,19 @@
 //!    part's pop-root subtree gets nodes of its own, each with a pop.
 //! 3. **Layout.** Trees are laid out depth-first, smaller subtrees first
 //!    (a node's later children then stay near it), filling clusters in
-//!    order. A slot must reach its parent within the window in its own
-//!    cluster; when it cannot, the parent's chain of ancestors (steps
+//!    order: twigs and the steps above them in each cluster's general
+//!    slots, plain paths in its chain slots (and in general slots once
+//!    the chain slots are used up). A slot must reach its parent in its
+//!    own region of its cluster, within the window (one slot back for a
+//!    chain slot); when it cannot, the parent's chain of ancestors (steps
 //!    without pops) is *copied* next to it: a copy fires exactly when the
-//!    original does. A pop cannot be copied (its children report to it),
-//!    so a twig's subtree is kept in one cluster and its children must lie
+//!    original does. So a path tree in chain slots is one chain per
+//!    branch. A pop cannot be copied (its children report to it), so a
+//!    twig's subtree is kept in one cluster and its children must lie
 //!    within the window. A cluster also ends when its condition lanes are
 //!    used up.
 
-use crate::ir::config_words::literal_entries;
+use crate::ir::config_words::{is_chain_slot, literal_entries};
 use crate::ir::generic::{
     Bit, ClusterConfig, Config, Counter, FlagRef, Link, Name, Pop, Shape, Slot, Unit,
 };
@@ -458,114 +462,253 @@ fn tag_of(test: Test) -> TagId {
     }
 }
 
+/// Which slots of a cluster a node takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Region {
+    /// Slots `0..chain()`: a parent one slot back, no pop.
+    Chain = 0,
+    /// Slots `chain()..cluster_size`.
+    General = 1,
+}
+
+impl Region {
+    fn size(self, shape: &Shape) -> usize {
+        match self {
+            Region::Chain => shape.chain(),
+            Region::General => shape.general,
+        }
+    }
+
+    /// The cluster's slot index of the region's first slot.
+    fn base(self, shape: &Shape) -> u32 {
+        match self {
+            Region::Chain => 0,
+            Region::General => shape.chain() as u32,
+        }
+    }
+
+    /// How far back a slot of the region reaches its parent.
+    fn window(self, shape: &Shape) -> u32 {
+        match self {
+            Region::Chain => 1,
+            Region::General => shape.window as u32,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Region::Chain => "chain columns in one cluster",
+            Region::General => "general columns in one cluster",
+        }
+    }
+}
+
+/// One region's slots in one cluster, each with its open-time bits.
+type Bin = Vec<(Slot, Vec<Bit>)>;
+
 /// Step 3: slots in clusters.
 struct Layout<'a> {
     shape: &'a Shape,
     trie: &'a Trie,
-    /// Every cluster laid out so far (more than the design has when the set
-    /// does not fit: the count is the refusal's figure).
-    clusters: Vec<Vec<(Slot, Vec<Bit>)>>,
+    /// Per region, its part of every cluster laid out so far (bin `k` in
+    /// cluster `k`; more than the design has when the set does not fit:
+    /// the count is the refusal's figure).
+    bins: [Vec<Bin>; 2],
+    /// Per cluster, the bits its lanes read.
     lanes: Vec<Vec<Bit>>,
     /// Per trie node, the slot representing it now (a copy after one is
     /// made) and where it was first placed (its flag and pop).
     rep: Vec<Option<FlagRef>>,
     home: Vec<Option<FlagRef>>,
+    /// Per trie node, whether its subtree holds a pop (a twig): then it
+    /// goes to general slots, next to the twig.
+    twiggy: Vec<bool>,
+    /// No chain slots are left: plain paths take general slots too.
+    chain_full: bool,
     copies: usize,
 }
 
 impl<'a> Layout<'a> {
     fn new(shape: &'a Shape, trie: &'a Trie) -> Layout<'a> {
+        let mut twiggy: Vec<bool> = trie.nodes.iter().map(|n| n.pop.is_some()).collect();
+        for i in (0..trie.nodes.len()).rev() {
+            if let Some(p) = trie.nodes[i].parent.filter(|_| twiggy[i]) {
+                twiggy[p] = true;
+            }
+        }
         Layout {
             shape,
             trie,
-            clusters: vec![Vec::new()],
+            bins: [vec![Vec::new()], vec![Vec::new()]],
             lanes: vec![Vec::new()],
             rep: vec![None; trie.nodes.len()],
             home: vec![None; trie.nodes.len()],
+            twiggy,
+            chain_full: false,
             copies: 0,
         }
     }
 
-    fn cur(&self) -> u32 {
-        self.clusters.len() as u32 - 1
+    fn bin(&self, r: Region) -> &Bin {
+        self.bins[r as usize].last().expect("a bin")
     }
 
-    fn room(&self) -> usize {
-        self.shape.cluster_size - self.clusters.last().expect("a cluster").len()
+    /// The cluster region `r` fills now.
+    fn cur(&self, r: Region) -> u32 {
+        self.bins[r as usize].len() as u32 - 1
     }
 
-    /// Lanes the current cluster would need with `bits` added.
-    fn lanes_with(&self, bits: &[Bit]) -> usize {
-        let lanes = self.lanes.last().expect("a cluster");
+    /// The cluster's slot index of region `r`'s next slot.
+    fn next(&self, r: Region) -> u32 {
+        r.base(self.shape) + self.bin(r).len() as u32
+    }
+
+    fn room(&self, r: Region) -> usize {
+        r.size(self.shape) - self.bin(r).len()
+    }
+
+    /// Lanes region `r`'s cluster would need with `bits` added.
+    fn lanes_with(&self, r: Region, bits: &[Bit]) -> usize {
+        let lanes = &self.lanes[self.cur(r) as usize];
         lanes.len() + bits.iter().filter(|b| !lanes.contains(b)).count()
     }
 
-    fn new_cluster(&mut self) {
-        self.clusters.push(Vec::new());
-        self.lanes.push(Vec::new());
+    fn new_bin(&mut self, r: Region) {
+        self.bins[r as usize].push(Vec::new());
+        while self.lanes.len() < self.bins[r as usize].len() {
+            self.lanes.push(Vec::new());
+        }
     }
 
-    /// Start a new cluster unless this one has room for `slots` slots
-    /// with lanes for `bits`, after the copies of the ancestors from
-    /// `parent` up that it cannot reach; refused when a fresh cluster has
-    /// no room either.
-    fn make_room(
-        &mut self,
+    /// Slots and lanes region `r` needs for `slots` slots with `bits`
+    /// after the copies of the ancestors from `parent` up it cannot reach.
+    fn needs(
+        &self,
+        r: Region,
         parent: Option<usize>,
         slots: usize,
         bits: &[Bit],
-    ) -> Result<(), ConfigureError> {
-        for fresh in [false, true] {
-            let (chain, mut all) = self.unreached_chain(parent);
-            all.extend(bits);
-            all.sort_unstable();
-            all.dedup();
-            let lanes = self.lanes_with(&all);
-            if self.room() >= slots + chain && lanes <= self.shape.lanes {
-                return Ok(());
-            }
-            if fresh {
-                let (resource, needs, has) = if lanes > self.shape.lanes {
-                    ("condition lanes in one cluster", lanes, self.shape.lanes)
-                } else {
-                    (
-                        "columns in one cluster",
-                        slots + chain,
-                        self.shape.cluster_size,
-                    )
-                };
-                return Err(does_not_fit(
-                    resource,
-                    needs,
-                    has,
-                    "for one query tree: a twig and the steps above it stay in one cluster".into(),
-                ));
-            }
-            self.new_cluster();
-        }
-        unreachable!("the fresh cluster either fits or refuses")
+    ) -> (usize, usize) {
+        let (chain, mut all) = self.unreached_chain(r, parent);
+        all.extend(bits);
+        all.sort_unstable();
+        all.dedup();
+        (slots + chain, self.lanes_with(r, &all))
     }
 
-    /// How far back `r` is from the next slot, if a link can reach it.
-    fn reach(&self, r: Option<FlagRef>) -> Option<u32> {
-        let (c, s) = r?;
-        let next = self.clusters.last().expect("a cluster").len() as u32;
-        (c == self.cur() && next - s <= self.shape.window as u32).then_some(next - s)
+    /// Room for `slots` slots with lanes for `bits` in region `want`. A
+    /// twig takes general slots. A plain path takes chain slots while the
+    /// design has them, then general slots; where neither has room, more
+    /// chain slots than the design has (the refusal's count, at
+    /// [`Layout::finish`]).
+    fn make_room(
+        &mut self,
+        want: Region,
+        parent: Option<usize>,
+        slots: usize,
+        bits: &[Bit],
+    ) -> Result<Region, ConfigureError> {
+        let s = self.shape;
+        if want == Region::General || s.chain() == 0 {
+            self.room_in(Region::General, parent, slots, bits, usize::MAX)?;
+            return Ok(Region::General);
+        }
+        if !self.chain_full {
+            match self.room_in(Region::Chain, parent, slots, bits, s.clusters()) {
+                Ok(true) => return Ok(Region::Chain),
+                Ok(false) => self.chain_full = true,
+                Err(e) if s.general == 0 => return Err(e),
+                // Longer than a cluster's chain slots.
+                Err(_) => {}
+            }
+        }
+        if s.general > 0
+            && self.room_in(Region::General, parent, slots, bits, s.clusters()) == Ok(true)
+        {
+            return Ok(Region::General);
+        }
+        self.room_in(Region::Chain, parent, slots, bits, usize::MAX)?;
+        Ok(Region::Chain)
+    }
+
+    /// Whether region `r` has room for `slots` slots with lanes for `bits`
+    /// in its cluster, or in a new one while it has fewer than `limit`
+    /// (past any whose lanes the other region has taken); refused when a
+    /// fresh cluster (no lanes taken) has no room either.
+    fn room_in(
+        &mut self,
+        r: Region,
+        parent: Option<usize>,
+        slots: usize,
+        bits: &[Bit],
+        limit: usize,
+    ) -> Result<bool, ConfigureError> {
+        let fits = |l: &Self| {
+            let (s, lanes) = l.needs(r, parent, slots, bits);
+            l.room(r) >= s && lanes <= l.shape.lanes
+        };
+        if fits(self) {
+            return Ok(true);
+        }
+        loop {
+            if self.bins[r as usize].len() >= limit {
+                return Ok(false);
+            }
+            self.new_bin(r);
+            if fits(self) {
+                return Ok(true);
+            }
+            if self.lanes[self.cur(r) as usize].is_empty() {
+                break;
+            }
+        }
+        let (s, lanes) = self.needs(r, parent, slots, bits);
+        let (resource, needs, has) = if lanes > self.shape.lanes {
+            ("condition lanes in one cluster", lanes, self.shape.lanes)
+        } else {
+            (r.name(), s, r.size(self.shape))
+        };
+        let detail = match r {
+            Region::General if self.shape.chain() > 0 => {
+                "for one query tree: a twig and the steps above it stay in one cluster's general columns (--general-columns)"
+            }
+            Region::General => "for one query tree: a twig and the steps above it stay in one cluster",
+            Region::Chain => "for one path: its steps stay in one cluster's chain columns",
+        };
+        Err(does_not_fit(resource, needs, has, detail.into()))
+    }
+
+    /// How far back `at` is from region `r`'s next slot, if a link can
+    /// reach it.
+    fn reach(&self, r: Region, at: Option<FlagRef>) -> Option<u32> {
+        let (c, s) = at?;
+        let next = self.next(r);
+        let near = c == self.cur(r) && s >= r.base(self.shape) && s < next;
+        (near && next - s <= r.window(self.shape)).then(|| next - s)
     }
 
     fn tree(&mut self, n: usize) -> Result<(), ConfigureError> {
         let t = self.trie;
         let node = &t.nodes[n];
-        // A twig's subtree goes into one cluster, reserved at its root.
-        if node.pop.as_ref().is_none_or(|p| !p.to_parent) {
-            let (slots, bits) = match node.pop {
-                Some(_) => (node.size, subtree_bits(t, n)),
-                None => (1, node.open.clone()),
-            };
-            self.make_room(node.parent, slots, &bits)?;
-        }
-        let link = self.link_of(n)?;
-        let at = self.place(n, link);
+        let region = match &node.pop {
+            // Reserved at its twig's root.
+            Some(p) if p.to_parent => Region::General,
+            // A twig's subtree goes into one cluster.
+            Some(_) => {
+                let bits = subtree_bits(t, n);
+                self.make_room(Region::General, node.parent, node.size, &bits)?
+            }
+            None => {
+                let want = if self.twiggy[n] && self.shape.general > 0 {
+                    Region::General
+                } else {
+                    Region::Chain
+                };
+                self.make_room(want, node.parent, 1, &node.open)?
+            }
+        };
+        let link = self.link_of(region, n)?;
+        let at = self.place(region, n, link);
         self.home[n] = Some(at);
         let mut kids = node.children.clone();
         kids.sort_by_key(|&k| t.nodes[k].size);
@@ -575,14 +718,14 @@ impl<'a> Layout<'a> {
         Ok(())
     }
 
-    /// The ancestors from `parent` up that the next slot cannot reach
-    /// (they would be copied) and the condition bits of those copies.
-    fn unreached_chain(&self, parent: Option<usize>) -> (usize, Vec<Bit>) {
+    /// The ancestors from `parent` up that region `r`'s next slot cannot
+    /// reach (they would be copied) and the condition bits of those copies.
+    fn unreached_chain(&self, r: Region, parent: Option<usize>) -> (usize, Vec<Bit>) {
         let mut n = 0;
         let mut bits = Vec::new();
         let mut p = parent;
         while let Some(i) = p {
-            if self.reach(self.rep[i]).is_some() {
+            if self.reach(r, self.rep[i]).is_some() {
                 break;
             }
             n += 1;
@@ -592,26 +735,28 @@ impl<'a> Layout<'a> {
         (n, bits)
     }
 
-    /// The link of node `n`, copying its ancestors into this cluster when
-    /// its parent is out of reach.
-    fn link_of(&mut self, n: usize) -> Result<Link, ConfigureError> {
+    /// The link of node `n` in region `r`, copying its ancestors there
+    /// when its parent is out of reach.
+    fn link_of(&mut self, r: Region, n: usize) -> Result<Link, ConfigureError> {
         let node = &self.trie.nodes[n];
         let Some(parent) = node.parent else {
             return Ok(Link::Root(node.axis));
         };
-        if self.reach(self.rep[parent]).is_none() {
+        if self.reach(r, self.rep[parent]).is_none() {
             if self.trie.nodes[parent].pop.is_some() {
+                let at = self.rep[parent].expect("placed").1;
                 return Err(does_not_fit(
                     "window places between a twig step and its child",
-                    self.clusters.last().expect("a cluster").len()
-                        - self.rep[parent].expect("placed").1 as usize,
+                    (self.next(r) - at) as usize,
                     self.shape.window,
                     "a wider --window fits it".into(),
                 ));
             }
-            self.copy(parent);
+            self.copy(r, parent);
         }
-        let back = self.reach(self.rep[parent]).expect("reached after copying");
+        let back = self
+            .reach(r, self.rep[parent])
+            .expect("reached after copying");
         Ok(Link::Parent {
             back,
             axis: node.axis,
@@ -619,17 +764,17 @@ impl<'a> Layout<'a> {
     }
 
     /// A copy of pop-less node `n` (after copies of its ancestors out of
-    /// reach) at the next slot; `make_room` left room for the chain.
-    fn copy(&mut self, n: usize) {
+    /// reach) at region `r`'s next slot; `make_room` left room for it.
+    fn copy(&mut self, r: Region, n: usize) {
         let node = &self.trie.nodes[n];
         let link = match node.parent {
             None => Link::Root(node.axis),
             Some(p) => {
-                if self.reach(self.rep[p]).is_none() {
-                    self.copy(p);
+                if self.reach(r, self.rep[p]).is_none() {
+                    self.copy(r, p);
                 }
                 Link::Parent {
-                    back: self.reach(self.rep[p]).expect("reached after copying"),
+                    back: self.reach(r, self.rep[p]).expect("reached after copying"),
                     axis: node.axis,
                 }
             }
@@ -641,12 +786,12 @@ impl<'a> Layout<'a> {
             pop: None,
             flag: false,
         };
-        let at = self.push(slot, node.open.clone(), &[]);
+        let at = self.push(r, slot, node.open.clone(), &[]);
         self.rep[n] = Some(at);
         self.copies += 1;
     }
 
-    fn place(&mut self, n: usize, link: Link) -> FlagRef {
+    fn place(&mut self, r: Region, n: usize, link: Link) -> FlagRef {
         let node = &self.trie.nodes[n];
         let slot = Slot {
             tag: node.tag,
@@ -661,61 +806,90 @@ impl<'a> Layout<'a> {
             flag: node.flag,
         };
         let close = node.pop.as_ref().map_or(&[][..], |p| &p.close[..]);
-        let at = self.push(slot, node.open.clone(), close);
+        let at = self.push(r, slot, node.open.clone(), close);
         self.rep[n] = Some(at);
         at
     }
 
-    /// Append `slot` (with its open-time bits; `close`: its pop's) to the
-    /// current cluster, taking lanes for bits it has none for.
-    fn push(&mut self, slot: Slot, open: Vec<Bit>, close: &[Bit]) -> FlagRef {
-        let lanes = self.lanes.last_mut().expect("a cluster");
+    /// Append `slot` (with its open-time bits; `close`: its pop's) to
+    /// region `r`, taking lanes of its cluster for bits it has none for.
+    fn push(&mut self, r: Region, slot: Slot, open: Vec<Bit>, close: &[Bit]) -> FlagRef {
+        let (k, at) = (self.cur(r), self.next(r));
+        let lanes = &mut self.lanes[k as usize];
         for b in open.iter().chain(close) {
             if !lanes.contains(b) {
                 lanes.push(*b);
             }
         }
-        let cl = self.clusters.last_mut().expect("a cluster");
-        cl.push((slot, open));
-        let at = cl.len() as u32 - 1;
-        (self.cur(), at)
+        self.bins[r as usize]
+            .last_mut()
+            .expect("a bin")
+            .push((slot, open));
+        (k, at)
+    }
+
+    /// Slots region `r` takes in all, counting the unused end of every
+    /// full cluster.
+    fn region_needs(&self, r: Region) -> usize {
+        let bins = &self.bins[r as usize];
+        (bins.len() - 1) * r.size(self.shape) + self.bin(r).len()
+    }
+
+    /// The refusal if the slots overflow the design.
+    fn overflow(&self) -> Result<(), ConfigureError> {
+        let s = self.shape;
+        let over = |r: Region| self.bins[r as usize].len() > s.clusters();
+        if !over(Region::Chain) && !over(Region::General) {
+            return Ok(());
+        }
+        let used: usize = self.bins.iter().flatten().map(|b| b.len()).sum();
+        let detail = format!(
+            "{used} slots in clusters of {} ({} general), {} of them copies",
+            s.cluster_size, s.general, self.copies
+        );
+        if over(Region::General) && !self.chain_full && s.chain() > 0 {
+            return Err(does_not_fit(
+                "general columns",
+                self.region_needs(Region::General),
+                s.general * s.clusters(),
+                format!("twigs and the steps above them take general columns (--general-columns); {detail}"),
+            ));
+        }
+        let needs = self
+            .region_needs(Region::Chain)
+            .max(s.chain() * s.clusters())
+            + self.region_needs(Region::General);
+        Err(does_not_fit("columns", needs, s.columns, detail))
     }
 
     /// Lanes, lane masks and `--ordered` links; the refusal if the slots
     /// overflow the design.
     fn finish(&mut self) -> Result<Vec<ClusterConfig>, ConfigureError> {
-        let used: usize = self.clusters.iter().map(|c| c.len()).sum();
-        if self.clusters.len() > self.shape.clusters() {
-            let needs = (self.clusters.len() - 1) * self.shape.cluster_size
-                + self.clusters.last().map_or(0, |c| c.len());
-            return Err(does_not_fit(
-                "columns",
-                needs,
-                self.shape.columns,
-                format!(
-                    "{used} slots in {} clusters of {}, {} of them copies",
-                    self.clusters.len(),
-                    self.shape.cluster_size,
-                    self.copies
-                ),
-            ));
+        self.overflow()?;
+        let chain = self.shape.chain();
+        let mut out: Vec<ClusterConfig> = Vec::new();
+        for (k, lanes) in self.lanes.iter().enumerate() {
+            let mut lanes = lanes.clone();
+            let mut slots = Vec::new();
+            for r in [Region::Chain, Region::General] {
+                let Some(bin) = self.bins[r as usize].get(k).filter(|b| !b.is_empty()) else {
+                    continue;
+                };
+                slots.resize(r.base(self.shape) as usize, None);
+                for (slot, open) in bin {
+                    let mut slot = *slot;
+                    slot.open_lanes = lane_mask(&mut lanes, open);
+                    slots.push(Some(slot));
+                }
+            }
+            debug_assert!(slots.iter().take(chain).flatten().all(is_chain_slot));
+            out.push(ClusterConfig { lanes, slots });
         }
         let mut pops = Vec::new();
         for (n, node) in self.trie.nodes.iter().enumerate() {
             if let Some(p) = &node.pop {
                 pops.push((n, p));
             }
-        }
-        let mut out: Vec<ClusterConfig> = Vec::new();
-        for (cl, lanes) in self.clusters.iter().zip(&self.lanes) {
-            let mut lanes = lanes.clone();
-            let mut slots = Vec::new();
-            for (slot, open) in cl {
-                let mut slot = *slot;
-                slot.open_lanes = lane_mask(&mut lanes, open);
-                slots.push(slot);
-            }
-            out.push(ClusterConfig { lanes, slots });
         }
         for (n, p) in pops {
             let (c, s) = self.home[n].expect("placed");
@@ -737,8 +911,8 @@ impl<'a> Layout<'a> {
                 }
             };
             let pop = out[c as usize].slots[s as usize]
-                .pop
                 .as_mut()
+                .and_then(|s| s.pop.as_mut())
                 .expect("a pop slot");
             pop.close_lanes = close_lanes;
             pop.prev = prev;

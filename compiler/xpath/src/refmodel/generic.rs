@@ -113,6 +113,7 @@ impl Sim<'_> {
         let parent = self.rows[k].last().expect("document row");
         let mut row = Row::new(cl.slots.len());
         for (i, slot) in cl.slots.iter().enumerate() {
+            let Some(slot) = slot else { continue };
             let linked = match slot.link {
                 Link::Root(Axis::Child) => depth == 1,
                 Link::Root(Axis::Descendant) => true,
@@ -146,6 +147,7 @@ impl Sim<'_> {
         // A slot's pop children report into `closing` at indexes after it.
         let mut all_in = vec![true; cl.slots.len()];
         for (j, slot) in cl.slots.iter().enumerate() {
+            let Some(slot) = slot else { continue };
             if let (Some(p), Link::Parent { back, .. }) = (slot.pop, slot.link) {
                 let got = if ordered {
                     closing.accs[j]
@@ -158,7 +160,10 @@ impl Sim<'_> {
             }
         }
         for (i, slot) in cl.slots.iter().enumerate() {
-            let Some(pop) = slot.pop else { continue };
+            let Some(pop) = slot.and_then(|s| s.pop) else {
+                continue;
+            };
+            let flag = slot.is_some_and(|s| s.flag);
             let full = closing.exact[i]
                 && all_in[i]
                 && (0..cl.lanes.len()).all(|l| {
@@ -174,7 +179,7 @@ impl Sim<'_> {
                 .prev
                 .is_none_or(|d| before[(i as i64 + d as i64) as usize]);
             parent.accs[i] |= arrive && prev_ok;
-            if full && slot.flag {
+            if full && flag {
                 self.flags[k][i] = true;
             }
         }
