@@ -708,12 +708,7 @@ fn intern_carry(p: &Program, rt: &mut Runtime, set: &[u32], base: Option<(u32, &
     let desc_any = AnyKids {
         plain: match old {
             Some(old) if plain.is_empty() => old.plain,
-            Some(old) => {
-                let merged = &mut rt.merged[0];
-                merged.clear();
-                merge_sorted(rt.parts.nodes(old.plain), plain, merged);
-                rt.parts.intern(p, merged)
-            }
+            Some(old) => rt.parts.intern_with(p, old.plain, plain),
             None => rt.parts.intern(p, plain),
         },
         conds: match old {
