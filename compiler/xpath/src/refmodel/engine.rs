@@ -51,6 +51,7 @@
 //! flushed when it exceeds `cache_words`, per-depth arrays are sized by
 //! `max_depth`, values are kept up to the longest literal.
 
+use super::lists::ListInterner;
 use super::parts::{Parts, Span};
 use super::program::{FxMap, Program, ANY_TAG, CARRIES, DOC, HAS_CONDS};
 use super::rows::{any_kids, children, merge_rows, merge_sorted, Marks};
@@ -111,50 +112,75 @@ struct State {
     desc: u32,
     /// Carry set: `//` nodes matched here or at an ancestor.
     carry: u32,
-    /// The twig lists of its parts, merged, in one allocation, in this
+    /// The twig lists of its parts, merged, in [`StateLists`], in this
     /// order: `inner`, the twig nodes without children whose push column
     /// is set and that need a check at close (`text()` conditions, part
     /// roots, ordered mode); `branching`, the twig nodes with children
     /// whose push column is set, sorted (all checked at close when there
     /// are fewer of them than the reports' parents, else searched for
     /// those parents); `text_conds`, the `text()` conditions to evaluate
-    /// on this element's text children, sorted.
-    lists: Box<[u32]>,
-    /// Where each list ends in `lists`.
+    /// on this element's text children, sorted. They start at `start`
+    /// and each ends at `ends[i]`.
+    start: u32,
     ends: [u32; 3],
     /// The `/*` children of its nodes: the candidates that do not depend
     /// on the child's tag, found once for all the transitions out of this
     /// state (`None` until the first is computed).
     child_any: Option<AnyKids>,
     /// Twig leaves without conditions: they report to the parent whenever
-    /// their push column is set (word index, bits). Unordered designs only.
-    leaf_up: Box<[(u32, u64)]>,
+    /// their push column is set (word index, bits), in
+    /// [`StateLists::leaf_up`] from `leaf_up.0` to `leaf_up.1`. Unordered
+    /// designs only.
+    leaf_up: (u32, u32),
 }
 
 impl State {
-    #[inline]
-    fn list(&self, i: usize) -> &[u32] {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.lists[start as usize..self.ends[i] as usize]
-    }
-
-    #[inline]
-    fn inner(&self) -> &[u32] {
-        self.list(0)
-    }
-
-    #[inline]
-    fn branching(&self) -> &[u32] {
-        self.list(1)
-    }
-
-    #[inline]
-    fn text_conds(&self) -> &[u32] {
-        self.list(2)
-    }
-
     fn parts(&self) -> [u32; 3] {
         [self.own, self.any, self.desc]
+    }
+}
+
+/// The lists of all states in two arenas, so that a new state allocates
+/// nothing (a cold pass may create one per element) and a flush drops
+/// them all at once.
+#[derive(Default)]
+struct StateLists {
+    /// Twig nodes and conditions ([`State::start`]).
+    words: Vec<u32>,
+    /// Leaf reports ([`State::leaf_up`]).
+    leaf_up: Vec<(u32, u64)>,
+}
+
+impl StateLists {
+    #[inline]
+    fn list(&self, st: &State, i: usize) -> &[u32] {
+        let start = if i == 0 { st.start } else { st.ends[i - 1] };
+        &self.words[start as usize..st.ends[i] as usize]
+    }
+
+    #[inline]
+    fn inner(&self, st: &State) -> &[u32] {
+        self.list(st, 0)
+    }
+
+    #[inline]
+    fn branching(&self, st: &State) -> &[u32] {
+        self.list(st, 1)
+    }
+
+    #[inline]
+    fn text_conds(&self, st: &State) -> &[u32] {
+        self.list(st, 2)
+    }
+
+    #[inline]
+    fn leaf_up(&self, st: &State) -> &[(u32, u64)] {
+        &self.leaf_up[st.leaf_up.0 as usize..st.leaf_up.1 as usize]
+    }
+
+    fn clear(&mut self) {
+        self.words.clear();
+        self.leaf_up.clear();
     }
 }
 
@@ -264,6 +290,7 @@ struct Runtime {
     // ---- memoised push rows (bounded by `cache_words`) ----
     /// States by their parts and carry set.
     states: Vec<State>,
+    state_lists: StateLists,
     state_table: FxMap<[u32; 4], u32>,
     /// The parts of states, and the lists of carry sets in its arena.
     parts: Parts,
@@ -283,8 +310,9 @@ struct Runtime {
     dirty_trans: FxMap<(u32, u32, u32), u32>,
     /// The state with empty lists: the dirty row of most elements.
     empty: u32,
-    symbols: FxMap<Box<[u32]>, u32>,
-    symbol_keys: Vec<Box<[u32]>>,
+    /// Symbols with conditions (a tag, then sorted conditions): symbol
+    /// `ntags + i` is list `i`; a symbol below `ntags` is a tag alone.
+    symbols: ListInterner,
     stats: EngineStats,
     // ---- per document ----
     doc: u32,
@@ -360,15 +388,10 @@ impl Engine {
             None => ns::Layer::new(wants),
         });
         let levels = config.xml.max_depth as usize + 2;
-        let mut symbols = FxMap::default();
-        let mut symbol_keys = Vec::new();
-        for t in 0..prog.ntags as u32 {
-            symbols.insert(Box::from([t]), t);
-            symbol_keys.push(Box::from([t]));
-        }
         let nq = prog.query_nparts.len();
         let rt = Runtime {
             states: Vec::new(),
+            state_lists: StateLists::default(),
             state_table: FxMap::default(),
             parts: Parts::default(),
             carries: Vec::new(),
@@ -378,8 +401,7 @@ impl Engine {
             seeds: Vec::new(),
             dirty_trans: FxMap::default(),
             empty: 0,
-            symbols,
-            symbol_keys,
+            symbols: ListInterner::default(),
             stats: EngineStats::default(),
             doc: 0,
             depth: 0,
@@ -449,6 +471,7 @@ impl Engine {
     fn reset_cache(&mut self) {
         let rt = &mut self.rt;
         rt.states.clear();
+        rt.state_lists.clear();
         rt.state_table.clear();
         rt.parts.clear();
         rt.carries.clear();
@@ -457,7 +480,7 @@ impl Engine {
         rt.trans.clear();
         rt.seeds.clear();
         rt.dirty_trans.clear();
-        drop_symbols(&self.prog, rt);
+        rt.symbols.clear();
         intern_roots(&self.prog, rt);
     }
 
@@ -664,13 +687,6 @@ fn has_bit(words: &[u64], base: usize, t: u32) -> bool {
     words[base + (t / 64) as usize] >> (t % 64) & 1 == 1
 }
 
-/// Drop the symbols with conditions (the cache's; a symbol below
-/// `ntags` is a tag alone, part of the program).
-fn drop_symbols(p: &Program, rt: &mut Runtime) {
-    rt.symbol_keys.truncate(p.ntags);
-    rt.symbols.retain(|_, id| (*id as usize) < p.ntags);
-}
-
 /// The id of carry set `set`, interned. `base`: the parent element's carry
 /// set and the nodes `set` adds to it (sorted), from which a new set's
 /// `//*` children are found; `None`: found from `set` itself.
@@ -692,12 +708,7 @@ fn intern_carry(p: &Program, rt: &mut Runtime, set: &[u32], base: Option<(u32, &
     let desc_any = AnyKids {
         plain: match old {
             Some(old) if plain.is_empty() => old.plain,
-            Some(old) => {
-                let merged = &mut rt.merged[0];
-                merged.clear();
-                merge_sorted(rt.parts.nodes(old.plain), plain, merged);
-                rt.parts.intern(p, merged)
-            }
+            Some(old) => rt.parts.intern_with(p, old.plain, plain),
             None => rt.parts.intern(p, plain),
         },
         conds: match old {
@@ -786,21 +797,24 @@ fn intern_state(rt: &mut Runtime, parts: [u32; 3], carry: u32) -> u32 {
     let id = rt.states.len() as u32;
     rt.cache_words +=
         2 * leaf_up.len() + inner.len() + branching.len() + text_conds.len() + STATE_WORDS;
+    let lists = &mut rt.state_lists;
+    let start = lists.words.len() as u32;
     let mut ends = [0u32; 3];
-    let mut lists = Vec::with_capacity(inner.len() + branching.len() + text_conds.len());
     for (i, l) in [inner, branching, text_conds].into_iter().enumerate() {
-        lists.extend_from_slice(l);
-        ends[i] = lists.len() as u32;
+        lists.words.extend_from_slice(l);
+        ends[i] = lists.words.len() as u32;
     }
+    let leaf_start = lists.leaf_up.len() as u32;
+    lists.leaf_up.extend_from_slice(leaf_up);
     rt.states.push(State {
         own,
         any,
         desc,
         carry,
-        lists: lists.into_boxed_slice(),
+        start,
         ends,
         child_any: None,
-        leaf_up: leaf_up.as_slice().into(),
+        leaf_up: (leaf_start, lists.leaf_up.len() as u32),
     });
     rt.state_scratch = b;
     rt.state_table.insert(key, id);
@@ -838,17 +852,28 @@ fn intern_roots(p: &Program, rt: &mut Runtime) {
 }
 
 /// The id of the symbol `key` (a tag, then sorted conditions), interned.
-/// Symbols with conditions count in the cache (their key twice, two boxed
-/// slices and the map entry) and are dropped with it.
-fn intern_symbol(rt: &mut Runtime, key: &[u32]) -> u32 {
-    if let Some(&id) = rt.symbols.get(key) {
-        return id;
+/// Symbols with conditions count in the cache and are dropped with it.
+fn intern_symbol(p: &Program, rt: &mut Runtime, key: &[u32]) -> u32 {
+    let (id, fresh) = rt.symbols.intern(key);
+    if fresh {
+        rt.cache_words += key.len() + SYMBOL_WORDS;
     }
-    rt.cache_words += 2 * key.len() + 12;
-    let id = rt.symbol_keys.len() as u32;
-    rt.symbols.insert(key.into(), id);
-    rt.symbol_keys.push(key.into());
-    id
+    p.ntags as u32 + id
+}
+
+/// Cache words of a symbol besides its list: its end and table entry.
+const SYMBOL_WORDS: usize = 4;
+
+/// The tag and the sorted conditions of `symbol`.
+#[inline]
+fn symbol_key<'a>(p: &Program, symbols: &'a ListInterner, symbol: u32) -> (u32, &'a [u32]) {
+    match (symbol as usize).checked_sub(p.ntags) {
+        None => (symbol, &[]),
+        Some(i) => {
+            let key = symbols.get(i as u32);
+            (key[0], &key[1..])
+        }
+    }
 }
 
 /// The `/*` children of `state`'s nodes ([`State::child_any`]): its parts'
@@ -924,8 +949,7 @@ impl Run<'_> {
         let rt = &mut *self.rt;
         rt.stats.transitions_computed += 1;
         let child_any = child_any_of(p, rt, state);
-        let key = &rt.symbol_keys[symbol as usize];
-        let (tag, truth) = (key[0], &key[1..]);
+        let (tag, truth) = symbol_key(p, &rt.symbols, symbol);
         let st = &rt.states[state as usize];
         let carry = st.carry;
         let cs = &rt.carries[carry as usize];
@@ -1043,12 +1067,13 @@ impl Run<'_> {
         let old_states = std::mem::take(&mut rt.states);
         let old_carries = std::mem::take(&mut rt.carries);
         let old_parts = std::mem::take(&mut rt.parts);
+        rt.state_lists.clear();
         rt.state_table.clear();
         rt.carry_table.clear();
         rt.trans.clear();
         rt.seeds.clear();
         rt.dirty_trans.clear();
-        drop_symbols(p, rt);
+        rt.symbols.clear();
         rt.cache_words = 0;
         intern_roots(p, rt);
         let mut remap: FxMap<u32, u32> = FxMap::default();
@@ -1080,7 +1105,7 @@ impl Run<'_> {
         key.clear();
         key.push(rt.tag);
         key.extend_from_slice(&rt.truth);
-        let id = intern_symbol(rt, &key);
+        let id = intern_symbol(self.p, rt, &key);
         rt.scratch = key;
         id
     }
@@ -1297,7 +1322,7 @@ impl Sink for Run<'_> {
         let parts = &both[..if row.dirty == rt.empty { 1 } else { 2 }];
         // Unconditional leaves (recurrence (a)): one OR per word.
         for &s in parts {
-            for &(w, bits) in rt.states[s as usize].leaf_up.iter() {
+            for &(w, bits) in rt.state_lists.leaf_up(&rt.states[s as usize]) {
                 let slot = &mut rt.reports[up + w as usize];
                 if *slot == 0 {
                     rt.reports_touched[d - 1].push(w);
@@ -1305,8 +1330,10 @@ impl Sink for Run<'_> {
                 *slot |= bits;
             }
         }
-        let states = &rt.states;
-        if parts.iter().all(|&s| states[s as usize].inner().is_empty())
+        let (states, lists) = (&rt.states, &rt.state_lists);
+        if parts
+            .iter()
+            .all(|&s| lists.inner(&states[s as usize]).is_empty())
             && rt.reports_touched[d].is_empty()
         {
             return;
@@ -1324,11 +1351,11 @@ impl Sink for Run<'_> {
         let mut cands = std::mem::take(&mut rt.cands);
         cands.clear();
         for &s in parts {
-            cands.extend_from_slice(states[s as usize].inner());
+            cands.extend_from_slice(lists.inner(&states[s as usize]));
         }
         let branching: usize = parts
             .iter()
-            .map(|&s| states[s as usize].branching().len())
+            .map(|&s| lists.branching(&states[s as usize]).len())
             .sum();
         // The row's branching nodes, or the parents of the reports (a
         // search each): whichever list is shorter.
@@ -1336,16 +1363,19 @@ impl Sink for Run<'_> {
             <= SEARCH_COST * parents_of_reports(p, checked, here, checked_touched, branching)
         {
             for &s in parts {
-                cands.extend_from_slice(states[s as usize].branching());
+                cands.extend_from_slice(lists.branching(&states[s as usize]));
             }
         } else {
             rt.close_stamp = rt.close_stamp.wrapping_add(1);
             // A parent of a report is a candidate if its push column is
             // set here: if it is among the row's branching nodes.
             let set_here = |t: u32| {
-                parts
-                    .iter()
-                    .any(|&s| states[s as usize].branching().binary_search(&t).is_ok())
+                parts.iter().any(|&s| {
+                    lists
+                        .branching(&states[s as usize])
+                        .binary_search(&t)
+                        .is_ok()
+                })
             };
             for &w in checked_touched {
                 let mut bits = checked[here + w as usize];
@@ -1423,9 +1453,8 @@ impl Sink for Run<'_> {
     fn wants_text(&mut self) -> bool {
         let rt = &mut *self.rt;
         let row = *rt.stack.last().expect("the document node's row");
-        if rt.states[row.clean as usize].text_conds().is_empty()
-            && rt.states[row.dirty as usize].text_conds().is_empty()
-        {
+        let text_conds = |s: u32| rt.state_lists.text_conds(&rt.states[s as usize]);
+        if text_conds(row.clean).is_empty() && text_conds(row.dirty).is_empty() {
             return false;
         }
         rt.acc.reset();
@@ -1443,8 +1472,8 @@ impl Sink for Run<'_> {
         let row = *rt.stack.last().expect("the document node's row");
         let d = rt.depth;
         for s in [row.clean, row.dirty] {
-            for i in 0..rt.states[s as usize].text_conds().len() {
-                let c = rt.states[s as usize].text_conds()[i];
+            let conds = rt.state_lists.text_conds(&rt.states[s as usize]);
+            for &c in conds {
                 if rt.text_ok[d].contains(&c) {
                     continue;
                 }

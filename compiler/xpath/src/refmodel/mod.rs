@@ -6,6 +6,7 @@
 
 mod engine;
 pub mod generic;
+mod lists;
 mod parts;
 mod program;
 mod rows;

@@ -10,7 +10,7 @@
 //! the engine's cache is flushed.
 
 use super::program::{NodeInfo, Program, ACCEPTS, CARRIES, HAS_TWIGS, SEVERAL};
-use super::rows::any_kids;
+use super::rows::{any_kids, merge_sorted};
 use hashbrown::HashTable;
 use rustc_hash::FxHasher;
 use std::hash::{Hash, Hasher};
@@ -84,6 +84,9 @@ pub(super) struct Parts {
     /// Scratch for a new part's lists and its nodes' records.
     scratch: [Vec<u32>; LISTS],
     infos: Vec<NodeInfo>,
+    /// Scratch for [`Parts::intern_with`]: the union's nodes, and the
+    /// merge of a sorted list.
+    union: [Vec<u32>; 2],
 }
 
 impl Parts {
@@ -123,9 +126,7 @@ impl Parts {
 
     /// The id of the part with `nodes` (sorted), interned.
     pub fn intern(&mut self, p: &Program, nodes: &[u32]) -> u32 {
-        let mut h = FxHasher::default();
-        nodes.hash(&mut h);
-        let h = h.finish();
+        let h = hash_nodes(nodes);
         if let Some(&(_, id)) = self
             .table
             .find(h, |&(hash, id)| hash == h && self.nodes(id) == nodes)
@@ -134,13 +135,19 @@ impl Parts {
         }
         let mut lists = std::mem::take(&mut self.scratch);
         derive_lists(p, nodes, &mut self.infos, &mut lists);
+        let id = self.push(h, &lists);
+        self.scratch = lists;
+        id
+    }
+
+    /// Adds a part with `lists` (its nodes first) and hash `h`.
+    fn push(&mut self, h: u64, lists: &[Vec<u32>; LISTS]) -> u32 {
         let start = self.arena.words.len() as u32;
         let mut ends = [0; LISTS];
-        for (end, list) in ends.iter_mut().zip(&lists) {
+        for (end, list) in ends.iter_mut().zip(lists) {
             self.arena.words.extend_from_slice(list);
             *end = self.arena.words.len() as u32;
         }
-        self.scratch = lists;
         let id = self.parts.len() as u32;
         self.parts.push(Part {
             start,
@@ -149,6 +156,42 @@ impl Parts {
             stamp: 0,
         });
         self.table.insert_unique(h, (h, id), |&(hash, _)| hash);
+        id
+    }
+
+    /// The id of the part with the nodes of part `base` and `added`
+    /// (sorted, none of them in `base`), interned. A new part derives the
+    /// lists of the added nodes only and merges them with `base`'s, so a
+    /// set that grows by a few nodes (a carry set's `//*` children) costs
+    /// its change, not its size. Only the node and carrying lists are kept
+    /// sorted: the others are read as sets.
+    pub fn intern_with(&mut self, p: &Program, base: u32, added: &[u32]) -> u32 {
+        let [mut nodes, mut merged] = std::mem::take(&mut self.union);
+        nodes.clear();
+        merge_sorted(self.nodes(base), added, &mut nodes);
+        let h = hash_nodes(&nodes);
+        let found = self
+            .table
+            .find(h, |&(hash, id)| {
+                hash == h && self.nodes(id) == nodes.as_slice()
+            })
+            .map(|&(_, id)| id);
+        let id = found.unwrap_or_else(|| {
+            let mut lists = std::mem::take(&mut self.scratch);
+            derive_lists(p, added, &mut self.infos, &mut lists);
+            merged.clear();
+            merge_sorted(self.list(base, CARRYING), &lists[CARRYING], &mut merged);
+            lists[CARRYING].clone_from(&merged);
+            lists[NODES].clone_from(&nodes);
+            for i in [ACCEPT_PARTS, LEAVES, INNER, BRANCHING, TEXT_CONDS] {
+                let from = self.list(base, i);
+                lists[i].splice(0..0, from.iter().copied());
+            }
+            let id = self.push(h, &lists);
+            self.scratch = lists;
+            id
+        });
+        self.union = [nodes, merged];
         id
     }
 
@@ -184,6 +227,12 @@ impl Parts {
     pub fn reset_stamps(&mut self) {
         self.parts.iter_mut().for_each(|s| s.stamp = 0);
     }
+}
+
+fn hash_nodes(nodes: &[u32]) -> u64 {
+    let mut h = FxHasher::default();
+    nodes.hash(&mut h);
+    h.finish()
 }
 
 /// Fills `lists` with the lists a part with `nodes` keeps ([`Part`]),
@@ -223,5 +272,64 @@ fn derive_lists(
         inner.extend_from_slice(tl.inner.get(n));
         branching.extend_from_slice(tl.branching.get(n));
         text_conds.extend_from_slice(tl.text_conds.get(n));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Parts, LISTS};
+    use crate::ir::xpath::Mode;
+    use crate::lower::xpath::lower_queries;
+    use crate::passes::{run_pipeline, PassConfig};
+    use crate::refmodel::program::Program;
+    use crate::syntax::parse_query_file;
+
+    fn program(queries: &[&str]) -> Program {
+        let qf = parse_query_file("t", &queries.join("\n"));
+        assert!(qf.diagnostics.is_empty(), "{:?}", qf.diagnostics);
+        let design = run_pipeline(
+            lower_queries("t", &qf.queries).expect("lowers"),
+            &PassConfig {
+                mode: Mode::Holistic,
+            },
+        );
+        Program::new(&design)
+    }
+
+    /// Every list of part `id`, each sorted (the lists are read as sets).
+    fn lists(parts: &Parts, id: u32) -> Vec<Vec<u32>> {
+        (0..LISTS)
+            .map(|i| {
+                let mut l = parts.list(id, i).to_vec();
+                l.sort_unstable();
+                l
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_part_grown_from_a_base_equals_the_part_interned_whole() {
+        let p = program(&[
+            "//a//b",
+            "//a/c[d]",
+            "/r//*/e",
+            "//a//*",
+            "/r/a[text()='x']",
+            "//c//d",
+        ]);
+        let all: Vec<u32> = (0..p.info.len() as u32).collect();
+        for split in 0..=all.len() {
+            let (base, added) = all.split_at(split);
+            let mut grown = Parts::default();
+            let b = grown.intern(&p, base);
+            let u = grown.intern_with(&p, b, added);
+            let mut whole = Parts::default();
+            let w = whole.intern(&p, &all);
+            assert_eq!(lists(&grown, u), lists(&whole, w), "split at {split}");
+            assert_eq!(grown.nodes(u), whole.nodes(w));
+            assert_eq!(grown.carrying(u), whole.carrying(w), "kept sorted");
+            assert_eq!(grown.intern(&p, &all), u, "one id for equal nodes");
+            assert_eq!(grown.intern_with(&p, b, added), u);
+        }
     }
 }
