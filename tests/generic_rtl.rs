@@ -298,6 +298,26 @@ fn one_build_serves_the_nitf_suites_and_random_twigs() {
             random_docs(seed, 40),
         ));
     }
+    // Names at the decoder's limit (32 bytes: no 0 after them), one byte
+    // short (a prefix) and one too long (never a tag entry).
+    let full = "n".repeat(31) + "z";
+    let short = "n".repeat(31);
+    let long = "n".repeat(31) + "zz";
+    let q = format!("//{full}\n//{short}\n/r/{full}/b\n//{short}/*\n");
+    let docs: Vec<Vec<u8>> = [
+        format!("<r><{full}><b/></{full}></r>"),
+        format!("<r><{short}><{long}/></{short}></r>"),
+        format!("<r><{long}><b/></{long}><{short}z/></r>"),
+        format!("<r><{short}y/><{short}/></r>"),
+    ]
+    .iter()
+    .map(|d| d.as_bytes().to_vec())
+    .collect();
+    sets.push((
+        "names at the limit",
+        configured("limit", &q, Mode::Holistic, u, &s),
+        docs,
+    ));
     check_sets(&s, &sets, &[Stalls::NONE]);
 }
 

@@ -5,9 +5,12 @@
 // ---- the programmable tag decoder -------------------------------------------
 // TAGS entries, each a name of up to TAG_BYTES bytes in a small memory of
 // two banks: documents read the active bank, the configuration writes the
-// other, and a commit swaps them. Per entry an `alive` bit follows the
-// element name byte by byte; at the name's end the entry whose bytes and
-// length match gives the code (entry + 1; 0: none).
+// other, and a commit swaps them. A name shorter than TAG_BYTES is
+// followed by a 0 byte (the loader writes it first), which no name byte
+// equals. Per entry an `alive` bit follows the element name byte by byte;
+// at the name's end the entry still alive whose next byte is the 0 (or
+// which is full) gives the code (entry + 1; 0: none): no length register
+// or comparator per entry.
 module qrtl_gen_decoder #(
     parameter TAGS = 64,
     parameter TAG_BYTES = 32,
@@ -22,8 +25,6 @@ module qrtl_gen_decoder #(
     input  wire [CODE_W-1:0] w_entry,
     input  wire [AW-1:0]     w_pos,
     input  wire [7:0]        w_byte,
-    input  wire              w_len_en,
-    input  wire [7:0]        w_len,
     input  wire              w_count_en,
     input  wire [CODE_W-1:0] w_count,
     input  wire              commit,
@@ -38,6 +39,7 @@ module qrtl_gen_decoder #(
     reg              bank;        // the active bank
     reg [CODE_W-1:0] count_sh, count_ac;
     reg [POS_W-1:0]  pos;         // name bytes seen, saturating at TAG_BYTES
+    wire             full = pos == TAG_BYTES[POS_W-1:0];
     // Not a state machine (Yosys would extract one over every entry's hit).
     (* fsm_encoding = "none" *)
     reg [CODE_W-1:0] code_q;
@@ -48,25 +50,20 @@ module qrtl_gen_decoder #(
     generate
         for (e = 0; e < TAGS; e = e + 1) begin : entry
             reg [7:0] name [0:(2 << AW) - 1];
-            reg [7:0] len_sh, len_ac;
             reg       alive;
             always @(posedge clk) begin
                 if (w_byte_en && w_entry == e) name[{~bank, w_pos}] <= w_byte;
             end
-            wire in_len = {{(8 - POS_W){1'b0}}, pos_cur} < len_ac;
-            wire same   = name[{bank, pos_cur[AW-1:0]}] == in_byte;
+            // The entry's byte at the name's next place (past its last
+            // byte at the name's end: 0 if the lengths agree).
+            wire [7:0] at = name[{bank, pos_cur[AW-1:0]}];
             always @(posedge clk) begin
-                if (rst) begin
-                    len_sh <= 8'd0;
-                    len_ac <= 8'd0;
-                    alive  <= 1'b0;
-                end else begin
-                    if (w_len_en && w_entry == e) len_sh <= w_len;
-                    if (commit) len_ac <= len_sh;
-                    if (in_name_byte) alive <= (in_name_first || alive) && in_len && same;
-                end
+                if (rst) alive <= 1'b0;
+                else if (in_name_byte)
+                    alive <= (in_name_first || alive) && at == in_byte
+                             && pos_cur != TAG_BYTES[POS_W-1:0];
             end
-            assign hit[e] = alive && {{(8 - POS_W){1'b0}}, pos} == len_ac && e < count_ac;
+            assign hit[e] = alive && (full || at == 8'd0) && e < count_ac;
         end
     endgenerate
 

@@ -32,8 +32,6 @@ module qrtl_gen_loader #(
     output reg  [CODE_W-1:0] w_entry,
     output reg  [AW_TAG-1:0] w_pos,
     output reg  [7:0]        w_byte,
-    output reg               w_len_en,
-    output reg  [7:0]        w_len,
     output reg               w_count_en,
     output reg  [CODE_W-1:0] w_count,
     // slot words
@@ -87,7 +85,6 @@ module qrtl_gen_loader #(
 
     always @(posedge clk) begin
         w_byte_en  <= 1'b0;
-        w_len_en   <= 1'b0;
         w_count_en <= 1'b0;
         w_slot_en  <= 1'b0;
         u_hdr_en   <= 1'b0;
@@ -129,9 +126,12 @@ module qrtl_gen_loader #(
                     ordered_sh <= s_cfg_tdata[32];
                 end
                 K_TAG: begin
-                    w_len_en <= 1'b1;
-                    w_entry  <= s_cfg_tdata[32 +: CODE_W];
-                    w_len    <= s_cfg_tdata[7:0];
+                    // The 0 after the name (a full-length name's lands on
+                    // its first byte, written over next).
+                    w_byte_en <= 1'b1;
+                    w_entry   <= s_cfg_tdata[32 +: CODE_W];
+                    w_pos     <= s_cfg_tdata[AW_TAG-1:0];
+                    w_byte    <= 8'd0;
                 end
                 K_COUNTS: begin
                     if (s_cfg_tdata[55:32] == 24'd0) begin

@@ -109,10 +109,10 @@ module {{ module }} (
 {%- endif %}
 
     // ---- configuration ----
-    wire              w_byte_en, w_len_en, w_count_en, w_slot_en, ordered_sh;
+    wire              w_byte_en, w_count_en, w_slot_en, ordered_sh;
     wire [CODE_W-1:0] w_entry, w_count;
     wire [AW_TAG-1:0] w_pos;
-    wire [7:0]        w_byte, w_len;
+    wire [7:0]        w_byte;
     wire [SLOT_W-1:0] w_slot;
     wire [63:0]       w_word;
     wire              u_hdr_en, u_data_en;      // condition unit records
@@ -137,7 +137,7 @@ module {{ module }} (
         .s_cfg_tlast(s_cfg_tlast),
         .commit_go(commit_go), .busy(swapping),
         .w_byte_en(w_byte_en), .w_entry(w_entry), .w_pos(w_pos), .w_byte(w_byte),
-        .w_len_en(w_len_en), .w_len(w_len), .w_count_en(w_count_en), .w_count(w_count),
+        .w_count_en(w_count_en), .w_count(w_count),
         .w_slot_en(w_slot_en), .w_slot(w_slot), .w_word(w_word),
         .u_hdr_en(u_hdr_en), .u_data_en(u_data_en), .u_kind(u_kind), .u_index(u_index),
         .u_low(u_low), .u_at(u_at), .u_word(u_word),
@@ -163,7 +163,7 @@ module {{ module }} (
     ) u_decoder (
         .clk(clk), .rst(rst),
         .w_byte_en(w_byte_en), .w_entry(w_entry), .w_pos(w_pos), .w_byte(w_byte),
-        .w_len_en(w_len_en), .w_len(w_len), .w_count_en(w_count_en), .w_count(w_count),
+        .w_count_en(w_count_en), .w_count(w_count),
         .commit(commit_go),
         .in_name_byte(p_name_byte), .in_name_first(p_name_first), .in_name_end(p_name_end),
         .in_byte(p_byte),
