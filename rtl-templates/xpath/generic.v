@@ -130,7 +130,7 @@ module {{ module }} (
     wire commit_go = pending && fresh && !doc_in_flight && !swapping;
     qrtl_gen_loader #(
         .SIGNATURE(64'h{{ signature }}), .VERSION(16'd{{ version }}),
-        .CODE_W(CODE_W), .AW_TAG(AW_TAG), .SLOT_W(SLOT_W)
+        .CODE_W(CODE_W), .AW_TAG(AW_TAG), .SLOT_W(SLOT_W), .TQ_AW({{ tq_aw }})
     ) u_loader (
         .clk(clk), .rst(rst),
         .s_cfg_tdata(s_cfg_tdata), .s_cfg_tvalid(s_cfg_tvalid), .s_cfg_tready(s_cfg_tready),

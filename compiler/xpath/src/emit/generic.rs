@@ -85,6 +85,8 @@ struct GenericTemplate {
     law: u32,
     code_w: u32,
     aw_tag: u32,
+    /// Addresses the loader's tag queue ([`TAG_QUEUE_WORDS`]).
+    tq_aw: u32,
     pos_w: u32,
     sp_w: u32,
     da: u32,
@@ -124,29 +126,76 @@ pub fn shadow_bits(shape: &Shape) -> u32 {
         + 1
 }
 
+/// Words the loader's tag queue holds (gen_loader.v: one block RAM).
+pub const TAG_QUEUE_WORDS: usize = 512;
+
 /// Clocks the configuration stream `words` takes to load into the design
 /// of `shape` and become active, with `s_cfg` never waiting on its
-/// sender: one per word up to the COMMIT record, one more per byte of a
-/// TAG record's name (the loader writes the bytes one a clock,
-/// gen_loader.v), then [`swap_cycles`] at the document boundary.
+/// sender: one per word up to the COMMIT record (more while the tag queue
+/// is full), the COMMIT waiting for the last tag name's bytes, then
+/// [`swap_cycles`] at the document boundary. `TAGS` records (header and
+/// data words) go to a queue that gen_loader.v drains beside the stream:
+/// per word a clock to read it, then a clock per byte up to the word's
+/// end or the 0 after the last name.
 pub fn load_cycles(shape: &Shape, words: &[u64]) -> u64 {
-    use crate::ir::config_words::{COMMIT, TAG};
-    let mut clocks = 0u64;
+    use crate::ir::config_words::{COMMIT, TAGS};
+    use std::collections::VecDeque;
+    let xpath = shape.namespaces == crate::ir::xpath::Namespaces::Xpath;
+    let (mut t, mut drained) = (0u64, 0u64);
+    // The clocks at which the queued words still in the queue are read.
+    let mut queued: VecDeque<u64> = VecDeque::new();
+    let mut left = 0usize; // bytes of the current name still to write
     let mut at = 0;
     while at < words.len() {
-        let header = words[at];
-        let kind = (header >> 56) as u8;
-        let data = (header >> 16 & 0xFFFF) as usize;
-        clocks += 1 + data as u64;
-        if kind == TAG {
-            clocks += header & 0xFF;
+        let kind = (words[at] >> 56) as u8;
+        let data = (words[at] >> 16 & 0xFFFF) as usize;
+        for (k, &w) in words[at..(at + 1 + data).min(words.len())]
+            .iter()
+            .enumerate()
+        {
+            t += 1;
+            if kind != TAGS {
+                continue;
+            }
+            while queued.front().is_some_and(|&r| r < t) {
+                queued.pop_front();
+            }
+            if queued.len() >= TAG_QUEUE_WORDS {
+                t = queued.pop_front().expect("a full queue") + 1;
+            }
+            let clocks = if k == 0 {
+                1
+            } else {
+                name_byte_clocks(w, &mut left, xpath)
+            };
+            let read = (t + 1).max(drained + 1);
+            drained = read + clocks;
+            queued.push_back(read);
         }
         at += 1 + data;
         if kind == COMMIT {
             break;
         }
     }
-    clocks + swap_cycles(shape) as u64
+    t.max(drained) + swap_cycles(shape) as u64
+}
+
+/// Clocks the loader spends on a `TAGS` data word's bytes: one each, up
+/// to the word's end or a 0 where a name's length would be (the padding
+/// after the last name). `left`: bytes of a name still to come.
+fn name_byte_clocks(w: u64, left: &mut usize, xpath: bool) -> u64 {
+    let mut clocks = 0;
+    for b in w.to_le_bytes() {
+        clocks += 1;
+        if *left > 0 {
+            *left -= 1;
+        } else if b == 0 {
+            break;
+        } else {
+            *left = b as usize + xpath as usize;
+        }
+    }
+    clocks
 }
 
 /// Bits that hold the values 0..=n.
@@ -186,6 +235,7 @@ pub fn generic_files(shape: &Shape, xml: &XmlConfig, module: &str) -> Vec<(Strin
         law: bits_for(shape.literal_bytes - 1).max(2),
         code_w: bits_for(shape.tags),
         aw_tag: bits_for(shape.tag_bytes - 1),
+        tq_aw: TAG_QUEUE_WORDS.trailing_zeros(),
         pos_w: bits_for(shape.tag_bytes),
         sp_w: bits_for(shape.max_depth as usize),
         da: bits_for(shape.max_depth as usize - 1),
@@ -268,36 +318,52 @@ pub fn decode_generic_result(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::config_words::{COMMIT, HEADER, QUERY, SLOTS, TAG};
+    use crate::ir::config_words::{COMMIT, HEADER, QUERY, SLOTS, TAGS};
 
     fn header(kind: u8, data: u64, low: u64) -> u64 {
         (kind as u64) << 56 | data << 16 | low
     }
 
     #[test]
-    fn load_clocks_count_words_to_the_commit_and_name_bytes() {
+    fn load_clocks_count_words_to_the_commit_and_drain_names_beside() {
         let shape = Shape {
             cluster_size: 16,
             window: 4,
+            namespaces: crate::ir::xpath::Namespaces::Raw,
             ..Shape::with_columns(32)
         };
         // 2 clusters + 16 slots + window 4 + 2.
         assert_eq!(swap_cycles(&shape), 24);
-        let words = [
-            header(HEADER, 1, 1),
-            0,
-            header(TAG, 2, 11), // an 11-byte name: 2 data words, 11 byte clocks
-            0,
-            0,
-            header(SLOTS, 2, 0),
-            0,
-            0,
-            header(COMMIT, 0, 7),
-            header(QUERY, 3, 0), // after the commit: not part of the load
-            0,
-            0,
-            0,
+        // Names of 11 and 2 bytes: [11, 11 bytes, 2, 2 bytes, 0...] is 16
+        // bytes, 2 words; the drain reads the header (2 clocks), the first
+        // word (1 + 8), the second (1 + 8: 6 bytes and the 0 ending it).
+        let name_words = [
+            u64::from_le_bytes([11, b'a', b'b', b'c', b'd', b'e', b'f', b'g']),
+            u64::from_le_bytes([b'h', b'i', b'j', b'k', 2, b'x', b'y', 0]),
         ];
-        assert_eq!(load_cycles(&shape, &words), 2 + (3 + 11) + 3 + 1 + 24);
+        let mut words = vec![header(HEADER, 1, 1), 0, header(TAGS, 2, 2)];
+        words.extend(name_words);
+        let slots = |n: u64| {
+            let mut w = vec![header(SLOTS, n, 0)];
+            w.extend(std::iter::repeat_n(0, n as usize));
+            w
+        };
+        // Few words after the names: the commit waits for their bytes.
+        let mut short = words.clone();
+        short.extend(slots(2));
+        short.extend([header(COMMIT, 0, 7), header(QUERY, 3, 0), 0, 0, 0]);
+        // TAGS header taken at clock 3, read at 4, done at 5; word 1 taken
+        // at 4, read at 6, done at 14; word 2 read at 15, done at 23.
+        assert_eq!(load_cycles(&shape, &short), 23 + 24);
+        // Many: the names are written while the slot words stream.
+        let mut long = words;
+        long.extend(slots(30));
+        long.push(header(COMMIT, 0, 7));
+        assert_eq!(load_cycles(&shape, &long), 5 + 31 + 1 + 24);
+        let mut left = 0;
+        assert_eq!(name_byte_clocks(name_words[0], &mut left, false), 8);
+        assert_eq!(left, 4);
+        assert_eq!(name_byte_clocks(name_words[1], &mut left, false), 8);
+        assert_eq!(left, 0);
     }
 }

@@ -11,7 +11,7 @@
 //! | kind | index | payload | data |
 //! |---|---|---|---|
 //! | `HEADER` 0x01 | 1 with `--ordered`, else 0 | bits 15..0: format version | 1 word: the shape's signature ([`shape_signature`]) |
-//! | `TAG` 0x02 | entry (code − 1) | len, bits 15..8: URI + 1 (0: none), bits 7..0: bytes | the name, 8 bytes a word, first byte lowest |
+//! | `TAGS` 0x0B | the first name's entry (code − 1): the entries so far | len, bits 15..0: names | the names packed as bytes, 8 a word, first byte lowest: per name its length, under namespace-aware names its URI + 1 (0: none), then its bytes; zeros after the last ([`tag_bytes`]) |
 //! | `URI` 0x03 | URI index | len, bits 15..0: bytes | the URI's bytes |
 //! | `COMPARATOR` 0x04 | unit | len, bits 15..12: kind, 11..8: operator, 7..0: name bytes | the attribute name's URI + 1 (a word), its bytes, then the literal: a word with its kind (0 string, 1 number) and length, its bytes or the f64's bits |
 //! | `COUNTER` 0x05 | unit | len, bits 15..12: operator | 1 word: the tag code (0: every element), 1 word: the f64 bits of the position, then the guard bits, one per word (bit 63: a counter's) |
@@ -35,7 +35,7 @@ use super::xpath::{Axis, CmpOp, Compare, Namespaces, SiblingOrder, Value};
 use crate::emit::values::{Bound, Plan};
 
 pub const HEADER: u8 = 0x01;
-pub const TAG: u8 = 0x02;
+pub const TAGS: u8 = 0x0B;
 pub const URI: u8 = 0x03;
 pub const COMPARATOR: u8 = 0x04;
 pub const COUNTER: u8 = 0x05;
@@ -48,8 +48,9 @@ pub const COMMIT: u8 = 0x0F;
 /// The first kind the hardware skips.
 pub const HOST: u8 = 0x10;
 pub const QUERY: u8 = 0x10;
-/// Bumped when the format changes (2: `VALUE` and `POSITION`).
-pub const VERSION: u32 = 2;
+/// Bumped when the format changes (2: `VALUE` and `POSITION`; 3: the tag
+/// names packed in `TAGS` records).
+pub const VERSION: u32 = 3;
 
 fn header(kind: u8, index: u32, payload: u32) -> u64 {
     (kind as u64) << 56 | ((index as u64) & 0xFF_FFFF) << 32 | payload as u64
@@ -321,6 +322,23 @@ struct Writer {
     out: Vec<u64>,
 }
 
+/// A tag name as a `TAGS` record packs it: its length, its URI + 1 under
+/// namespace-aware names, its bytes.
+pub fn tag_bytes(t: &Name, xpath: bool) -> Vec<u8> {
+    let mut out = vec![t.local.len() as u8];
+    if xpath {
+        out.push(t.uri.map_or(0, |u| u as u8 + 1));
+    }
+    out.extend(&t.local);
+    out
+}
+
+fn tags_record(w: &mut Writer, first: usize, names: usize, packed: &[u8]) {
+    let mut d = Vec::new();
+    bytes_words(packed, &mut d);
+    w.record(TAGS, first as u32, names as u32, &d);
+}
+
 impl Writer {
     fn record(&mut self, kind: u8, index: u32, low: u32, data: &[u64]) {
         assert!(data.len() <= 0xFFFF, "a record of {} words", data.len());
@@ -363,11 +381,19 @@ impl Config {
             bytes_words(u, &mut d);
             w.record(URI, i as u32, u.len() as u32, &d);
         }
+        let xpath = self.shape.namespaces == Namespaces::Xpath;
+        let mut first = 0;
+        let mut packed = Vec::new();
         for (i, t) in self.tags.iter().enumerate() {
-            let mut d = Vec::new();
-            bytes_words(&t.local, &mut d);
-            let uri = t.uri.map_or(0, |u| u + 1);
-            w.record(TAG, i as u32, uri << 8 | t.local.len() as u32, &d);
+            let name = tag_bytes(t, xpath);
+            if (packed.len() + name.len()).div_ceil(8) > 0xFFFF {
+                tags_record(&mut w, first, i - first, &packed);
+                (first, packed) = (i, Vec::new());
+            }
+            packed.extend(name);
+        }
+        if first < self.tags.len() {
+            tags_record(&mut w, first, self.tags.len() - first, &packed);
         }
         w.record(COUNTS, 0, self.tags.len() as u32, &[]);
         w.record(COUNTS, 1, self.clusters.len() as u32, &[]);
@@ -504,10 +530,7 @@ impl<'a> Reader<'a> {
                     }
                 }
                 URI => self.config.uris.push(bytes_of(data, low as usize)),
-                TAG => self.config.tags.push(Name {
-                    uri: (low >> 8).checked_sub(1),
-                    local: bytes_of(data, (low & 0xFF) as usize),
-                }),
+                TAGS => self.tags(index, low as usize, data)?,
                 COUNTS if index == 1 => clusters = Some(low as usize),
                 COUNTS => {}
                 COMPARATOR => self.config.comparators.push(unit_of(low, data)?),
@@ -539,6 +562,35 @@ impl<'a> Reader<'a> {
         }
         self.config.clusters.truncate(clusters);
         Ok((self.config, id))
+    }
+
+    /// A `TAGS` record of `names` names from entry `first`.
+    fn tags(&mut self, first: u32, names: usize, data: &[u64]) -> Result<(), String> {
+        if first as usize != self.config.tags.len() {
+            return Err(format!(
+                "tag names from entry {first} after {} entries",
+                self.config.tags.len()
+            ));
+        }
+        let xpath = self.config.shape.namespaces == Namespaces::Xpath;
+        let bytes = bytes_of(data, 8 * data.len());
+        let mut at = 0;
+        let short = || "a short TAGS record".to_string();
+        for _ in 0..names {
+            let len = *bytes.get(at).ok_or_else(short)? as usize;
+            let uri = match xpath {
+                true => (*bytes.get(at + 1).ok_or_else(short)? as u32).checked_sub(1),
+                false => None,
+            };
+            let start = at + 1 + xpath as usize;
+            let local = bytes.get(start..start + len).ok_or_else(short)?.to_vec();
+            if len == 0 {
+                return Err("an empty tag name".into());
+            }
+            self.config.tags.push(Name { uri, local });
+            at = start + len;
+        }
+        Ok(())
     }
 
     fn cluster(&mut self, k: u32) -> Result<&mut ClusterConfig, String> {
@@ -740,6 +792,15 @@ mod tests {
         };
         let e = Config::from_words(&chained, &config(chained).words(3)).unwrap_err();
         assert!(e.contains("slot 0 is a chain slot"), "{e}");
+        // Names for entries after ones never sent.
+        let mut skipped = words.clone();
+        let at = skipped
+            .iter()
+            .position(|w| (w >> 56) as u8 == TAGS)
+            .expect("a TAGS record");
+        skipped[at] |= 5 << 32;
+        let e = Config::from_words(&shape, &skipped).unwrap_err();
+        assert!(e.contains("tag names from entry 5 after 0"), "{e}");
         let other = Shape { window: 4, ..shape };
         let e = Config::from_words(&other, &words).unwrap_err();
         assert!(e.contains("another design"), "{e}");
