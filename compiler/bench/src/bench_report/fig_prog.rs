@@ -182,8 +182,10 @@ fn custom_lut_eq(
 fn about() -> String {
     format!(
         "The programmable engine: `qrtl xpath compile --programmable --columns N --namespaces \
-         raw` (clusters of 128 columns, tag entries = N / 2 of up to 32 bytes, the default \
-         window), synthesized once for area with `synth_xilinx -family xc6v` and for Fmax \
+         raw` (clusters of 128 columns, the last quarter of each general columns and the \
+         others chain columns; tag entries = N / 2 of up to 32 bytes; the default window and \
+         condition units: N / 16 comparators, at least 8, N / 64 counters, at least 4), \
+         synthesized once for area with `synth_xilinx -family xc6v` and for Fmax \
          with `synth_ecp5` + nextpnr-ecp5 (LFE5U-85F, CABGA381, speed 6; median over the \
          seeds). Each design is then configured (`qrtl xpath configure`) with the largest \
          synthetic length-4 path query set (fig. (a)'s generator, counts {}) that fits it. \
@@ -191,8 +193,10 @@ fn about() -> String {
          design compiles the same queries with the default options (fig. (a)'s points); the \
          area ratio is programmable / custom. Configuration bits per column: the shadow bits \
          a column's slot word is narrowed to (the stream carries 64 per column). Load clocks: \
-         the configuration stream up to its COMMIT (one word a clock, a tag's bytes one a \
-         clock) plus the commit's copy at the document boundary; µs at {LOAD_MHZ} MHz.",
+         the configuration stream up to its COMMIT (one word a clock; the tag names' bytes \
+         are written one a clock from a queue beside the stream, and the COMMIT waits for \
+         the last) plus the commit's copy at the document boundary \
+         (`emit::generic::load_cycles`); µs at {LOAD_MHZ} MHz.",
         COUNTS
             .iter()
             .rev()
