@@ -23,7 +23,8 @@ pub(super) struct ListInterner {
     table: HashTable<(u64, u32)>,
 }
 
-fn hash_list(list: &[u32]) -> u64 {
+/// The hash both interners key their tables by.
+pub(super) fn hash_list(list: &[u32]) -> u64 {
     let mut h = FxHasher::default();
     list.hash(&mut h);
     h.finish()

@@ -9,11 +9,10 @@
 //! part allocates nothing, and the whole store is dropped at once when
 //! the engine's cache is flushed.
 
+use super::lists::hash_list;
 use super::program::{NodeInfo, Program, ACCEPTS, CARRIES, HAS_TWIGS, SEVERAL};
 use super::rows::{any_kids, merge_sorted};
 use hashbrown::HashTable;
-use rustc_hash::FxHasher;
-use std::hash::{Hash, Hasher};
 
 /// A range of an [`Arena`].
 #[derive(Clone, Copy, Debug, Default)]
@@ -126,7 +125,7 @@ impl Parts {
 
     /// The id of the part with `nodes` (sorted), interned.
     pub fn intern(&mut self, p: &Program, nodes: &[u32]) -> u32 {
-        let h = hash_nodes(nodes);
+        let h = hash_list(nodes);
         if let Some(&(_, id)) = self
             .table
             .find(h, |&(hash, id)| hash == h && self.nodes(id) == nodes)
@@ -169,7 +168,7 @@ impl Parts {
         let [mut nodes, mut merged] = std::mem::take(&mut self.union);
         nodes.clear();
         merge_sorted(self.nodes(base), added, &mut nodes);
-        let h = hash_nodes(&nodes);
+        let h = hash_list(&nodes);
         let found = self
             .table
             .find(h, |&(hash, id)| {
@@ -227,12 +226,6 @@ impl Parts {
     pub fn reset_stamps(&mut self) {
         self.parts.iter_mut().for_each(|s| s.stamp = 0);
     }
-}
-
-fn hash_nodes(nodes: &[u32]) -> u64 {
-    let mut h = FxHasher::default();
-    nodes.hash(&mut h);
-    h.finish()
 }
 
 /// Fills `lists` with the lists a part with `nodes` keeps ([`Part`]),
