@@ -325,6 +325,8 @@ struct TNode {
     flag: bool,
     /// Slots of its subtree (without copies).
     size: usize,
+    /// Its subtree holds a pop (a twig): it goes to general slots.
+    twiggy: bool,
 }
 
 struct TPop {
@@ -385,8 +387,10 @@ impl Trie {
         }
         for i in (0..t.nodes.len()).rev() {
             t.nodes[i].size += 1;
+            t.nodes[i].twiggy |= t.nodes[i].pop.is_some();
             if let Some(p) = t.nodes[i].parent {
                 t.nodes[p].size += t.nodes[i].size;
+                t.nodes[p].twiggy |= t.nodes[i].twiggy;
             }
         }
         t
@@ -410,6 +414,7 @@ impl Trie {
             pop,
             flag: false,
             size: 0,
+            twiggy: false,
         });
         match parent {
             Some(p) => self.nodes[p].children.push(i),
@@ -520,9 +525,6 @@ struct Layout<'a> {
     /// made) and where it was first placed (its flag and pop).
     rep: Vec<Option<FlagRef>>,
     home: Vec<Option<FlagRef>>,
-    /// Per trie node, whether its subtree holds a pop (a twig): then it
-    /// goes to general slots, next to the twig.
-    twiggy: Vec<bool>,
     /// No chain slots are left: plain paths take general slots too.
     chain_full: bool,
     copies: usize,
@@ -530,12 +532,6 @@ struct Layout<'a> {
 
 impl<'a> Layout<'a> {
     fn new(shape: &'a Shape, trie: &'a Trie) -> Layout<'a> {
-        let mut twiggy: Vec<bool> = trie.nodes.iter().map(|n| n.pop.is_some()).collect();
-        for i in (0..trie.nodes.len()).rev() {
-            if let Some(p) = trie.nodes[i].parent.filter(|_| twiggy[i]) {
-                twiggy[p] = true;
-            }
-        }
         Layout {
             shape,
             trie,
@@ -543,7 +539,6 @@ impl<'a> Layout<'a> {
             lanes: vec![Vec::new()],
             rep: vec![None; trie.nodes.len()],
             home: vec![None; trie.nodes.len()],
-            twiggy,
             chain_full: false,
             copies: 0,
         }
@@ -699,7 +694,7 @@ impl<'a> Layout<'a> {
                 self.make_room(Region::General, node.parent, node.size, &bits)?
             }
             None => {
-                let want = if self.twiggy[n] && self.shape.general > 0 {
+                let want = if node.twiggy && self.shape.general > 0 {
                     Region::General
                 } else {
                     Region::Chain
