@@ -401,7 +401,8 @@ const PREDICATES: &str = r#"//a[@x = "1"]
 
 /// Documents for [`PREDICATES`]: values around each literal, with
 /// whitespace, signs, exponents (NaN), character and entity references,
-/// CDATA, empty elements, several text nodes.
+/// CDATA, empty elements, several text nodes, text just after an
+/// attribute value (the comparators' scanner restarts between them).
 fn predicate_docs() -> Vec<Vec<u8>> {
     [
         r#"<r><a x="1"/><a x=" 2.50 "><b>hi</b></a><a x="3"><b> 7 </b></a></r>"#,
@@ -416,6 +417,8 @@ fn predicate_docs() -> Vec<Vec<u8>> {
         r#"<q><a x="9"/></q>"#,
         r#"<r><a x="-2"><b>9</b></a><b>5</b><c/></r>"#,
         r#"<r><a x="1"><b>hi</b></a><a x="1"></r>"#,
+        // text right after an attribute value, empty CDATA after one
+        r#"<r><b x="2">2</b><a x="3"><b x="9"><![CDATA[]]></b><b x="1">hi</b></a></r>"#,
     ]
     .iter()
     .map(|d| d.as_bytes().to_vec())

@@ -11,11 +11,11 @@
 // into the literal and an "equal so far" bit; a code point unit must equal
 // the literal's character there), or a number (XPath 1.0: number(v) OP c
 // as the position of the value's decimal D against c's rounding bounds,
-// scanned digit by digit as rtl-templates/xpath/vcmp.v does with the
-// bounds' digits read from the literal memory). The attribute kinds
-// restart the value at in_val_start and record a hit at in_val_end; the
-// text() kinds restart after each text node (in_text_end) and report at
-// in_text_end; both restart at a commit.
+// compared digit by digit as rtl-templates/xpath/vcmp.v does, with the
+// digits and their counts from the scanner (s_*) and the bounds' digits
+// read from the literal memory). Its state restarts with the scanner's; an
+// attribute test records a hit at in_val_end, a text() test reports at
+// in_text_end.
 module qrtl_gen_cmp #(
     parameter NAME_BYTES = 32,
     parameter NAW = 2,
@@ -36,28 +36,29 @@ module qrtl_gen_cmp #(
     input  wire           in_name_first,
     input  wire           in_attr_name_byte,
     input  wire           in_attr_name_first,
-    input  wire           in_val_start,
-    input  wire           in_val_unit,
     input  wire           in_val_end,
-    input  wire           in_text_unit,
-    input  wire           in_text_end,
-    input  wire           in_doc_end,
     input  wire           in_unit_is_cp,
     input  wire [7:0]     in_unit_byte,
     input  wire [20:0]    in_unit_cp,
+    // the scanner (qrtl_gen_scan)
+    input  wire           s_v_start,
+    input  wire           s_v_unit,
+    input  wire           s_in_frac,
+    input  wire           s_frac_digit,
+    input  wire           s_sig_digit,
+    input  wire [3:0]     s_digit,
+    input  wire [8:0]     s_cnt_cur,
+    input  wire [8:0]     s_fpos_cur,
+    input  wire [8:0]     s_cnt,
+    input  wire [8:0]     s_fpos,
+    input  wire           s_is_nan,
+    input  wire           s_neg_nz,
     output reg            open_bit,    // the current start tag has a matching attribute
     output wire           text_hit     // with in_text_end: the text node passes
 );
     localparam [2:0] M_TRUE = 3'd1, M_STR_EQ = 3'd2, M_STR_NE = 3'd3, M_NUM = 3'd4;
     localparam [2:0] OP_EQ = 3'd0, OP_NE = 3'd1, OP_LT = 3'd2, OP_LE = 3'd3, OP_GT = 3'd4;
-    localparam [2:0] S_LEAD  = 3'd0,  // optional leading whitespace
-                     S_MINUS = 3'd1,  // after '-'
-                     S_INT   = 3'd2,  // integer digits
-                     S_FRAC  = 3'd3,  // after '.'
-                     S_TRAIL = 3'd4,  // trailing whitespace
-                     S_BAD   = 3'd5;  // not a number: NaN
     localparam [1:0] C_EQ = 2'd0, C_LT = 2'd1, C_GT = 2'd2;  // |D| against a bound
-    localparam [8:0] CNT_MAX = 9'd256, FPOS_MAX = 9'd255;
 
     // ---- configuration: shadow and active ----
     reg        bank;          // the active memory bank
@@ -121,38 +122,20 @@ module qrtl_gen_cmp #(
     end
 
     // ---- the value ----
-    // A commit restarts it too: a text() test's first text node must not
-    // continue what the comparator last saw under the old configuration.
-    wire v_start = commit || (is_text ? in_text_end || in_doc_end : in_val_start);
-    wire v_unit  = is_text ? in_text_unit : in_val_unit;
-
-    // number() syntax and digit comparison state (vcmp.v's)
-    reg  [2:0] st;
-    reg        saw_digit, neg, nonzero;
-    reg  [8:0] cnt;            // significant integer digits, saturating at CNT_MAX
-    reg  [8:0] fpos;           // fraction digits, saturating at FPOS_MAX
     reg  [1:0] lo_icmp, lo_fcmp, hi_icmp, hi_fcmp;   // first differences
-    // string state
     reg        ok;
     reg  [8:0] spos;
-    wire [2:0] st_cur        = v_start ? S_LEAD : st;
-    wire       saw_digit_cur = v_start ? 1'b0 : saw_digit;
-    wire       neg_cur       = v_start ? 1'b0 : neg;
-    wire       nonzero_cur   = v_start ? 1'b0 : nonzero;
-    wire [8:0] cnt_cur       = v_start ? 9'd0 : cnt;
-    wire [8:0] fpos_cur      = v_start ? 9'd0 : fpos;
-    wire [1:0] lo_icmp_cur   = v_start ? C_EQ : lo_icmp;
-    wire [1:0] lo_fcmp_cur   = v_start ? C_EQ : lo_fcmp;
-    wire [1:0] hi_icmp_cur   = v_start ? C_EQ : hi_icmp;
-    wire [1:0] hi_fcmp_cur   = v_start ? C_EQ : hi_fcmp;
-    wire       ok_cur        = v_start ? 1'b1 : ok;
-    wire [8:0] spos_cur      = v_start ? 9'd0 : spos;
+    wire [1:0] lo_icmp_cur = s_v_start ? C_EQ : lo_icmp;
+    wire [1:0] lo_fcmp_cur = s_v_start ? C_EQ : lo_fcmp;
+    wire [1:0] hi_icmp_cur = s_v_start ? C_EQ : hi_icmp;
+    wire [1:0] hi_fcmp_cur = s_v_start ? C_EQ : hi_fcmp;
+    wire       ok_cur      = s_v_start ? 1'b1 : ok;
+    wire [8:0] spos_cur    = s_v_start ? 9'd0 : spos;
 
     // The literal entry this unit reads: the string's byte at spos, or the
     // bounds' integer digit cnt / fraction digit fpos.
     wire        is_num  = mode == M_NUM;
-    wire        in_frac = st_cur == S_FRAC;
-    wire [8:0]  addr    = !is_num ? spos_cur : in_frac ? {1'b0, len} + fpos_cur : cnt_cur;
+    wire [8:0]  addr    = !is_num ? spos_cur : s_in_frac ? {1'b0, len} + s_fpos_cur : s_cnt_cur;
     wire [63:0] lword   = lit_m[{bank, addr[LAW-1:1]}];
     wire [31:0] entry   = addr[0] ? lword[63:32] : lword[31:0];
     wire unused_addr = &{1'b0, addr[8:LAW]};
@@ -165,34 +148,11 @@ module qrtl_gen_cmp #(
     wire [8:0] spos_next  = spos_cur + (in_unit_is_cp ? {7'd0, entry[10:9]} + 9'd1 : 9'd1);
     wire       str_eq     = ok && spos == {1'b0, len};
 
-    // -- number: the unit as a character (code points above U+007F are never numeric)
-    wire       ascii    = !in_unit_is_cp || in_unit_cp[20:7] == 14'd0;
-    wire [7:0] ch       = in_unit_is_cp ? {1'b0, in_unit_cp[6:0]} : in_unit_byte;
-    wire       is_ws    = ascii && (ch == 8'h20 || ch == 8'h09 || ch == 8'h0d || ch == 8'h0a);
-    wire       is_digit = ascii && ch >= 8'h30 && ch <= 8'h39;
-    wire       is_minus = ascii && ch == 8'h2d;
-    wire       is_dot   = ascii && ch == 8'h2e;
-    wire [3:0] digit    = ch[3:0];
-    wire int_phase  = st_cur == S_LEAD || st_cur == S_MINUS || st_cur == S_INT;
-    wire int_digit  = v_unit && is_digit && int_phase;
-    wire frac_digit = v_unit && is_digit && in_frac;
-    // an integer digit that is not a leading zero
-    wire sig_digit  = int_digit && !(cnt_cur == 9'd0 && digit == 4'd0);
-    // the bounds' digits here (0 past a bound's digits)
-    wire [3:0] lo_d = (in_frac ? fpos_cur < {1'b0, lo_nf} : cnt_cur < {1'b0, lo_ni}) ? entry[3:0] : 4'd0;
-    wire [3:0] hi_d = (in_frac ? fpos_cur < {1'b0, hi_nf} : cnt_cur < {1'b0, hi_ni}) ? entry[7:4] : 4'd0;
-
-    reg [2:0] st_next;
-    always @* begin
-        case (st_cur)
-            S_LEAD:  st_next = is_ws ? S_LEAD : is_minus ? S_MINUS : is_digit ? S_INT : is_dot ? S_FRAC : S_BAD;
-            S_MINUS: st_next = is_digit ? S_INT : is_dot ? S_FRAC : S_BAD;
-            S_INT:   st_next = is_digit ? S_INT : is_dot ? S_FRAC : is_ws ? S_TRAIL : S_BAD;
-            S_FRAC:  st_next = is_digit ? S_FRAC : is_ws ? S_TRAIL : S_BAD;
-            S_TRAIL: st_next = is_ws ? S_TRAIL : S_BAD;
-            default: st_next = S_BAD;
-        endcase
-    end
+    // -- number: the bounds' digits here (0 past a bound's digits)
+    wire [3:0] lo_d = (s_in_frac ? s_fpos_cur < {1'b0, lo_nf} : s_cnt_cur < {1'b0, lo_ni})
+                      ? entry[3:0] : 4'd0;
+    wire [3:0] hi_d = (s_in_frac ? s_fpos_cur < {1'b0, hi_nf} : s_cnt_cur < {1'b0, hi_ni})
+                      ? entry[7:4] : 4'd0;
 
     function [1:0] digit_cmp;
         input [3:0] a;
@@ -204,26 +164,16 @@ module qrtl_gen_cmp #(
 
     always @(posedge clk) begin
         if (rst) begin
-            st <= S_LEAD;
-            {saw_digit, neg, nonzero} <= 3'd0;
-            cnt <= 9'd0;
-            fpos <= 9'd0;
             {lo_icmp, lo_fcmp, hi_icmp, hi_fcmp} <= {4{C_EQ}};
             ok <= 1'b1;
             spos <= 9'd0;
-        end else if (v_start || v_unit) begin
-            st        <= v_unit ? st_next : st_cur;
-            saw_digit <= saw_digit_cur || int_digit || frac_digit;
-            neg       <= neg_cur || (v_unit && st_cur == S_LEAD && is_minus);
-            nonzero   <= nonzero_cur || ((int_digit || frac_digit) && digit != 4'd0);
-            cnt       <= (sig_digit && cnt_cur != CNT_MAX) ? cnt_cur + 9'd1 : cnt_cur;
-            fpos      <= (frac_digit && fpos_cur != FPOS_MAX) ? fpos_cur + 9'd1 : fpos_cur;
-            lo_icmp   <= (sig_digit && lo_icmp_cur == C_EQ) ? digit_cmp(digit, lo_d) : lo_icmp_cur;
-            hi_icmp   <= (sig_digit && hi_icmp_cur == C_EQ) ? digit_cmp(digit, hi_d) : hi_icmp_cur;
-            lo_fcmp   <= (frac_digit && lo_fcmp_cur == C_EQ) ? digit_cmp(digit, lo_d) : lo_fcmp_cur;
-            hi_fcmp   <= (frac_digit && hi_fcmp_cur == C_EQ) ? digit_cmp(digit, hi_d) : hi_fcmp_cur;
-            ok        <= ok_cur && (!v_unit || unit_match);
-            spos      <= (v_unit && ok_cur && unit_match) ? spos_next : spos_cur;
+        end else if (s_v_start || s_v_unit) begin
+            lo_icmp <= (s_sig_digit && lo_icmp_cur == C_EQ) ? digit_cmp(s_digit, lo_d) : lo_icmp_cur;
+            hi_icmp <= (s_sig_digit && hi_icmp_cur == C_EQ) ? digit_cmp(s_digit, hi_d) : hi_icmp_cur;
+            lo_fcmp <= (s_frac_digit && lo_fcmp_cur == C_EQ) ? digit_cmp(s_digit, lo_d) : lo_fcmp_cur;
+            hi_fcmp <= (s_frac_digit && hi_fcmp_cur == C_EQ) ? digit_cmp(s_digit, hi_d) : hi_fcmp_cur;
+            ok      <= ok_cur && (!s_v_unit || unit_match);
+            spos    <= (s_v_unit && ok_cur && unit_match) ? spos_next : spos_cur;
         end
     end
 
@@ -234,35 +184,33 @@ module qrtl_gen_cmp #(
         input [1:0] icmp;
         input [1:0] fcmp;
         begin
-            mag = (cnt > n_int) ? C_GT
-                : (cnt < n_int) ? C_LT
+            mag = (s_cnt > n_int) ? C_GT
+                : (s_cnt < n_int) ? C_LT
                 : (icmp != C_EQ) ? icmp
                 : (fcmp != C_EQ) ? fcmp
-                : (fpos < n_frac) ? C_LT
+                : (s_fpos < n_frac) ? C_LT
                 : C_EQ;
         end
     endfunction
     wire [1:0] lo_mag = mag({1'b0, lo_ni}, {1'b0, lo_nf}, lo_icmp, lo_fcmp);
     wire [1:0] hi_mag = mag({1'b0, hi_ni}, {1'b0, hi_nf}, hi_icmp, hi_fcmp);
-    wire is_nan = !((st == S_INT || st == S_FRAC || st == S_TRAIL) && saw_digit);
-    wire neg_nz = neg && nonzero;  // D < 0 (-0 is 0)
     // number(v) < c: D below the lower bound (or at it, outside);
     // number(v) > c: D above the upper bound (or at it, outside).
     wire below = lo_on && (!lo_neg
-        ? neg_nz || lo_mag == C_LT || (!lo_in && lo_mag == C_EQ)
-        : neg_nz && (lo_mag == C_GT || (!lo_in && lo_mag == C_EQ)));
+        ? s_neg_nz || lo_mag == C_LT || (!lo_in && lo_mag == C_EQ)
+        : s_neg_nz && (lo_mag == C_GT || (!lo_in && lo_mag == C_EQ)));
     wire above = hi_on && (!hi_neg
-        ? !neg_nz && (hi_mag == C_GT || (!hi_in && hi_mag == C_EQ))
-        : !neg_nz || hi_mag == C_LT || (!hi_in && hi_mag == C_EQ));
+        ? !s_neg_nz && (hi_mag == C_GT || (!hi_in && hi_mag == C_EQ))
+        : !s_neg_nz || hi_mag == C_LT || (!hi_in && hi_mag == C_EQ));
     reg num_ok;
     always @* begin
         case (op)
-            OP_EQ:   num_ok = !is_nan && !below && !above;
-            OP_NE:   num_ok = is_nan || below || above;
-            OP_LT:   num_ok = !is_nan && below;
-            OP_LE:   num_ok = !is_nan && !above;
-            OP_GT:   num_ok = !is_nan && above;
-            default: num_ok = !is_nan && !below;   // >=
+            OP_EQ:   num_ok = !s_is_nan && !below && !above;
+            OP_NE:   num_ok = s_is_nan || below || above;
+            OP_LT:   num_ok = !s_is_nan && below;
+            OP_LE:   num_ok = !s_is_nan && !above;
+            OP_GT:   num_ok = !s_is_nan && above;
+            default: num_ok = !s_is_nan && !below;   // >=
         endcase
     end
 

@@ -5,12 +5,14 @@
 // ---- the programmable tag decoder -------------------------------------------
 // TAGS entries, each a name of up to TAG_BYTES bytes in a small memory of
 // two banks: documents read the active bank, the configuration writes the
-// other, and a commit swaps them. A name shorter than TAG_BYTES is
-// followed by a 0 byte (the loader writes it first), which no name byte
-// equals. Per entry an `alive` bit follows the element name byte by byte;
-// at the name's end the entry still alive whose next byte is the 0 (or
+// other, and a commit swaps them. Each place holds a byte and an end bit:
+// a name shorter than TAG_BYTES is followed by an end mark (end bit set,
+// byte 0, which no name byte equals; the loader writes it first). Per
+// entry an `alive` bit follows the element name byte by byte; at the
+// name's end the entry still alive whose next place is the end mark (or
 // which is full) gives the code (entry + 1; 0: none): no length register
-// or comparator per entry.
+// or comparator per entry, and the end bit costs no memory (a byte's
+// distributed RAM holds a ninth bit).
 module qrtl_gen_decoder #(
     parameter TAGS = 64,
     parameter TAG_BYTES = 32,
@@ -24,7 +26,7 @@ module qrtl_gen_decoder #(
     input  wire              w_byte_en,
     input  wire [CODE_W-1:0] w_entry,
     input  wire [AW-1:0]     w_pos,
-    input  wire [7:0]        w_byte,
+    input  wire [8:0]        w_byte,      // bit 8: the end mark
     input  wire              w_count_en,
     input  wire [CODE_W-1:0] w_count,
     input  wire              commit,
@@ -49,21 +51,21 @@ module qrtl_gen_decoder #(
     genvar e;
     generate
         for (e = 0; e < TAGS; e = e + 1) begin : entry
-            reg [7:0] name [0:(2 << AW) - 1];
+            reg [8:0] name [0:(2 << AW) - 1];
             reg       alive;
             always @(posedge clk) begin
                 if (w_byte_en && w_entry == e) name[{~bank, w_pos}] <= w_byte;
             end
-            // The entry's byte at the name's next place (past its last
-            // byte at the name's end: 0 if the lengths agree).
-            wire [7:0] at = name[{bank, pos_cur[AW-1:0]}];
+            // The entry's place at the name's next byte (past its last
+            // byte at the name's end: the end mark if the lengths agree).
+            wire [8:0] at = name[{bank, pos_cur[AW-1:0]}];
             always @(posedge clk) begin
                 if (rst) alive <= 1'b0;
                 else if (in_name_byte)
-                    alive <= (in_name_first || alive) && at == in_byte
+                    alive <= (in_name_first || alive) && at[7:0] == in_byte
                              && pos_cur != TAG_BYTES[POS_W-1:0];
             end
-            assign hit[e] = alive && (full || at == 8'd0) && e < count_ac;
+            assign hit[e] = alive && (full || at[8]) && e < count_ac;
         end
     endgenerate
 

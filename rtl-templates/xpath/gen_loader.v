@@ -35,7 +35,7 @@ module qrtl_gen_loader #(
     output reg               w_byte_en,
     output reg  [CODE_W-1:0] w_entry,
     output reg  [AW_TAG-1:0] w_pos,
-    output reg  [7:0]        w_byte,
+    output reg  [8:0]        w_byte,       // bit 8: the name's end (its byte is 0)
     output reg               w_count_en,
     output reg  [CODE_W-1:0] w_count,
     // slot words
@@ -179,10 +179,10 @@ module qrtl_gen_loader #(
         end
     end
     // ---- the tag queue's writer: a word a clock from the queue, then a
-    // byte a clock into the decoder's shadow bank: at a length byte the 0
-    // after the name (a full-length name's lands on its first byte,
-    // written over next), then the name's bytes; a 0 for a length is the
-    // padding after the last name ----
+    // byte a clock into the decoder's shadow bank: at a length byte the end
+    // mark after the name (bit 8 set, byte 0; a full-length name's lands on
+    // its first byte, written over next), then the name's bytes; a 0 for a
+    // length is the padding after the last name ----
     always @(posedge clk) begin
         w_byte_en <= 1'b0;
         if (rst) begin
@@ -208,7 +208,7 @@ module qrtl_gen_loader #(
             if (naming) begin
                 w_byte_en <= 1'b1;
                 w_pos <= dpos[AW_TAG-1:0];
-                w_byte <= db;
+                w_byte <= {1'b0, db};
                 dpos <= dpos + 8'd1;
                 nleft <= nleft - 8'd1;
                 if (nleft == 8'd1) begin
@@ -220,7 +220,7 @@ module qrtl_gen_loader #(
             end else begin
                 w_byte_en <= 1'b1;
                 w_pos <= db[AW_TAG-1:0];
-                w_byte <= 8'd0;
+                w_byte <= 9'h100;
                 naming <= 1'b1;
                 nleft <= db;
                 dpos <= 8'd0;

@@ -76,6 +76,19 @@ module qrtl_gen_units #(
     // ---- comparators ----
     wire [KW-1:0] open_bits;   // the opening element's attribute tests
     wire [KW-1:0] text_hits;   // with in_text_end: the text node passed the test
+    // The value scanner every comparator reads (unread without comparators).
+    wire       v_start, v_unit, in_frac, frac_digit, sig_digit, is_nan, neg_nz;
+    wire [3:0] digit;
+    wire [8:0] cnt_cur, fpos_cur, cnt, fpos;
+    qrtl_gen_scan u_scan (
+        .clk(clk), .rst(rst), .commit(commit),
+        .in_val_start(in_val_start), .in_val_unit(in_val_unit), .in_val_end(in_val_end),
+        .in_text_unit(in_text_unit), .in_text_end(in_text_end), .in_doc_end(in_doc_end),
+        .in_unit_is_cp(in_unit_is_cp), .in_unit_byte(in_unit_byte), .in_unit_cp(in_unit_cp),
+        .v_start(v_start), .v_unit(v_unit), .in_frac(in_frac), .frac_digit(frac_digit),
+        .sig_digit(sig_digit), .digit(digit), .cnt_cur(cnt_cur), .fpos_cur(fpos_cur),
+        .cnt(cnt), .fpos(fpos), .is_nan(is_nan), .neg_nz(neg_nz)
+    );
     genvar g;
     generate
         for (g = 0; g < K; g = g + 1) begin : cmp
@@ -92,9 +105,12 @@ module qrtl_gen_units #(
                 .w_low(u_low), .w_word(u_word), .commit(commit),
                 .in_byte(in_byte), .in_name_first(in_name_first),
                 .in_attr_name_byte(in_attr_name_byte), .in_attr_name_first(in_attr_name_first),
-                .in_val_start(in_val_start), .in_val_unit(in_val_unit), .in_val_end(in_val_end),
-                .in_text_unit(in_text_unit), .in_text_end(in_text_end), .in_doc_end(in_doc_end),
+                .in_val_end(in_val_end),
                 .in_unit_is_cp(in_unit_is_cp), .in_unit_byte(in_unit_byte), .in_unit_cp(in_unit_cp),
+                .s_v_start(v_start), .s_v_unit(v_unit), .s_in_frac(in_frac),
+                .s_frac_digit(frac_digit), .s_sig_digit(sig_digit), .s_digit(digit),
+                .s_cnt_cur(cnt_cur), .s_fpos_cur(fpos_cur), .s_cnt(cnt), .s_fpos(fpos),
+                .s_is_nan(is_nan), .s_neg_nz(neg_nz),
                 .open_bit(open_bits[g]), .text_hit(text_hits[g])
             );
         end
@@ -102,9 +118,9 @@ module qrtl_gen_units #(
             assign open_bits = 1'b0;
             assign text_hits = 1'b0;
             wire unused_cmp = &{1'b0, name_word, val_rec, in_byte, in_name_first,
-                                in_attr_name_byte, in_attr_name_first, in_val_start,
-                                in_val_unit, in_val_end, in_text_unit, in_unit_is_cp,
-                                in_unit_byte, in_unit_cp};
+                                in_attr_name_byte, in_attr_name_first, in_val_end,
+                                v_start, v_unit, in_frac, frac_digit, sig_digit, is_nan,
+                                neg_nz, digit, cnt_cur, fpos_cur, cnt, fpos};
         end
     endgenerate
 

@@ -112,7 +112,7 @@ module {{ module }} (
     wire              w_byte_en, w_count_en, w_slot_en, ordered_sh;
     wire [CODE_W-1:0] w_entry, w_count;
     wire [AW_TAG-1:0] w_pos;
-    wire [7:0]        w_byte;
+    wire [8:0]        w_byte;
     wire [SLOT_W-1:0] w_slot;
     wire [63:0]       w_word;
     wire              u_hdr_en, u_data_en;      // condition unit records

@@ -16,6 +16,7 @@ const GEN_DECODER: &str = include_str!("../../../../rtl-templates/xpath/gen_deco
 const GEN_CLUSTER: &str = include_str!("../../../../rtl-templates/xpath/gen_cluster.v");
 const GEN_UNITS: &str = include_str!("../../../../rtl-templates/xpath/gen_units.v");
 const GEN_CMP: &str = include_str!("../../../../rtl-templates/xpath/gen_cmp.v");
+const GEN_SCAN: &str = include_str!("../../../../rtl-templates/xpath/gen_scan.v");
 const GEN_LANES: &str = include_str!("../../../../rtl-templates/xpath/gen_lanes.v");
 
 /// Words per document: the status word and the slots' flag bitmap.
@@ -267,6 +268,7 @@ pub fn generic_files(shape: &Shape, xml: &XmlConfig, module: &str) -> Vec<(Strin
     if shape.comparators + shape.counters > 0 {
         files.push(fixed("qrtl_gen_units.v", GEN_UNITS));
         files.push(fixed("qrtl_gen_cmp.v", GEN_CMP));
+        files.push(fixed("qrtl_gen_scan.v", GEN_SCAN));
         files.push(fixed("qrtl_gen_lanes.v", GEN_LANES));
     }
     files
