@@ -129,6 +129,49 @@ fn check_sets(shape: &Shape, sets: &[(&str, Config, Vec<Vec<u8>>)], stalls: &[St
             .expect("the run completes");
         check_packets(&run.packets, &expect, sets);
     }
+    check_load_cycles(&built, shape, sets);
+}
+
+/// The clocks a configuration takes to load, as `configure` prints them
+/// (`load_cycles`: from its first word until it is active, the next
+/// document waiting), against the simulation. The harness sends a
+/// document after the configuration packet's last word, and the loader
+/// takes the host records after the COMMIT once the commit is active; so
+/// a small document sent after the configuration finishes `load_cycles`
+/// plus those words, plus one (the driver presents the document the clock
+/// after the configuration's last word), later than the same document
+/// alone.
+fn check_load_cycles(
+    built: &qrtl_core::sim::Built,
+    shape: &Shape,
+    sets: &[(&str, Config, Vec<Vec<u8>>)],
+) {
+    use qrtl_xpath::emit::generic::load_cycles;
+    use qrtl_xpath::ir::config_words::COMMIT;
+    let doc = Step::Doc(b"<r/>".to_vec());
+    let total = |steps: &[Step]| {
+        built
+            .run_steps(steps, &Stalls::NONE, None)
+            .expect("the run completes")
+            .total_cycles
+    };
+    let alone = total(std::slice::from_ref(&doc));
+    for (i, (name, config, _)) in sets.iter().enumerate() {
+        let words = config.words(i as u16 + 1);
+        let model = load_cycles(shape, &words);
+        // The words up to and including the COMMIT record.
+        let mut at = 0;
+        while (words[at] >> 56) as u8 != COMMIT {
+            at += 1 + (words[at] >> 16 & 0xFFFF) as usize;
+        }
+        let expect = model + (words.len() - at - 1) as u64 + 1;
+        let measured = total(&[config_step(config, i as u16 + 1), doc.clone()]) - alone;
+        assert_eq!(
+            measured, expect,
+            "{name}: clocks to load in simulation against load_cycles ({model}) \
+             and the host words after the COMMIT"
+        );
+    }
 }
 
 /// A document's set name, set and document index, and the model's result.
