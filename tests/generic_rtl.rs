@@ -364,6 +364,60 @@ fn one_build_serves_the_nitf_suites_and_random_twigs() {
     check_sets(&s, &sets, &[Stalls::NONE]);
 }
 
+/// 256 tag names of 24 to 32 bytes: more `TAGS` words than the loader's
+/// tag queue drains while the stream offers them, so the configuration
+/// stream waits while the queue is full (gen_loader.v's `tq_full`); every
+/// name still reaches the decoder (a query per name, documents with all of
+/// them, a name one byte short and one byte long), and the load takes the
+/// clocks `load_cycles` models.
+#[test]
+fn a_full_tag_queue_holds_the_stream_and_loses_no_name() {
+    use qrtl_xpath::emit::generic::TAG_QUEUE_WORDS;
+    let s = Shape {
+        tags: 256,
+        ..shape(256, 128, 16)
+    };
+    let names: Vec<String> = (0..256)
+        .map(|i| {
+            let n = format!("t{i:03}");
+            n.clone() + &"abcdefghijklmnopqrstuvwxyz0123456789"[..20 + i % 9]
+        })
+        .collect();
+    let queries: String = names.iter().map(|n| format!("//{n}\n")).collect();
+    let config = configured(
+        "names",
+        &queries,
+        Mode::Holistic,
+        SiblingOrder::Unordered,
+        &s,
+    );
+    let name_bytes: usize = names.iter().map(|n| n.len() + 1).sum();
+    assert!(
+        name_bytes.div_ceil(8) > TAG_QUEUE_WORDS * 8 / 7 + 1,
+        "the names ({name_bytes} bytes) must overfill the tag queue"
+    );
+    let all: String = names.iter().map(|n| format!("<{n}/>")).collect();
+    let odd: String = names
+        .iter()
+        .step_by(2)
+        .map(|n| format!("<{n}><x/></{n}>"))
+        .collect();
+    let last = &names[255];
+    let docs: Vec<Vec<u8>> = [
+        format!("<r>{all}</r>"),
+        format!("<r>{odd}</r>"),
+        format!(
+            "<r><{short}/><{last}z/></r>",
+            short = &last[..last.len() - 1]
+        ),
+        format!("<{last}/>"),
+    ]
+    .iter()
+    .map(|d| d.as_bytes().to_vec())
+    .collect();
+    check_sets(&s, &[("256 names", config, docs)], &[Stalls::NONE]);
+}
+
 use qrtl_xpath::refmodel::{Engine, EngineConfig};
 
 /// A shape with condition units: every predicate kind the front end
