@@ -44,9 +44,9 @@ pub struct CachedPoint {
 }
 
 /// A point whose flow was stopped at the run's time limit (a design
-/// nextpnr cannot route keeps its router going for hours): recorded so the
-/// report says so, and so a later run with no longer a limit does not
-/// spend the time again.
+/// nextpnr cannot route keeps its router going for hours), or because the
+/// design does not fit the part: recorded so the report says so, and so a
+/// later run (with no longer a limit) does not spend the time again.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StoppedPoint {
     pub label: String,
@@ -58,6 +58,11 @@ pub struct StoppedPoint {
     pub what: String,
     /// The time limit, in seconds.
     pub limit_s: u64,
+    /// Why the design does not fit the part (`the design does not fit the
+    /// LFE5U-85F: TRELLIS_COMB 98488 of 83640 (117%)`), when that stopped
+    /// it: no time limit makes it fit, so such a point is never retried.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub misfit: Option<String>,
 }
 
 /// The whole file.

@@ -143,12 +143,10 @@ impl Runner {
         {
             let retry = !self.no_synth
                 && skip.is_none()
+                && st.misfit.is_none()
                 && self.time_limit.is_none_or(|l| l.as_secs() > st.limit_s);
             if !retry {
-                eprintln!(
-                    "   {label} {target}: stopped at its time limit ({})",
-                    st.measured
-                );
+                eprintln!("   {label} {target}: {}", stopped_text(st));
                 return Outcome::NotMeasured(stopped_text(st));
             }
         }
@@ -211,6 +209,23 @@ impl Runner {
                     measured: now_stamp(),
                     what,
                     limit_s: limit.as_secs(),
+                    misfit: None,
+                };
+                let msg = stopped_text(&st);
+                eprintln!("   {label} {target}: {msg}");
+                self.cache.stopped.insert(key, st);
+                self.save();
+                Outcome::NotMeasured(msg)
+            }
+            Err(ref e @ qrtl_core::synth::SynthError::DoesNotFit { ref what, .. }) => {
+                let st = StoppedPoint {
+                    label: label.to_string(),
+                    target: target.name().to_string(),
+                    seeds,
+                    measured: now_stamp(),
+                    what: what.clone(),
+                    limit_s: 0,
+                    misfit: e.misfit(),
                 };
                 let msg = stopped_text(&st);
                 eprintln!("   {label} {target}: {msg}");
@@ -263,6 +278,9 @@ fn minutes_text(d: Duration) -> String {
 
 /// The report's words for a stopped point.
 fn stopped_text(st: &StoppedPoint) -> String {
+    if let Some(why) = &st.misfit {
+        return format!("{why} ({} stopped, {})", st.what, st.measured);
+    }
     format!(
         "not finished: {} was still running at the time limit of {} and was stopped, {}",
         st.what,
@@ -407,6 +425,7 @@ mod tests {
                 measured: utc_stamp(0),
                 what: "nextpnr-ecp5 seed 1/1".into(),
                 limit_s: 1200,
+                misfit: None,
             },
         );
         let out = tmp.join("bench");
@@ -448,6 +467,32 @@ mod tests {
             runner(&["--time-limit", "20"]).command("d", Target::Ecp5, 1),
             "qrtl synth d --target ecp5 --seeds 1 --time-limit 20"
         );
+        // A point that does not fit the part is never tried again, whatever
+        // the limit.
+        let misfit = StoppedPoint {
+            misfit: Some(
+                "the design does not fit the LFE5U-85F: TRELLIS_COMB 98488 of 83640 (117%)".into(),
+            ),
+            limit_s: 0,
+            ..cache.stopped.values().next().unwrap().clone()
+        };
+        cache
+            .stopped
+            .insert(point_key(&rtl, "ecp5", 1, MemoryMapping::InPlace), misfit);
+        cache.save(&path).unwrap();
+        for extra in [&["--no-synth"][..], &["--time-limit", "30"], &[]] {
+            let mut r = runner(extra);
+            assert_eq!(
+                r.point("top", &proj, Target::Ecp5, 1, None),
+                Outcome::NotMeasured(
+                    "the design does not fit the LFE5U-85F: TRELLIS_COMB 98488 of 83640 (117%) \
+                     (nextpnr-ecp5 seed 1/1 stopped, 1970-01-01 00:00 UTC)"
+                        .into()
+                ),
+                "{extra:?}"
+            );
+            assert_eq!(r.measured_now, 0);
+        }
         // An old file without the `stopped` table still loads.
         std::fs::write(&path, "{\"points\": {}}").unwrap();
         assert!(SynthCache::load(&path).unwrap().stopped.is_empty());

@@ -72,6 +72,15 @@ impl Target {
         }
     }
 
+    /// The device place and route targets, for messages.
+    pub fn device(self) -> &'static str {
+        match self {
+            Target::Xc6v | Target::Xc7 => "",
+            Target::Ecp5 => "LFE5U-85F",
+            Target::Ice40 => "iCE40HX8K",
+        }
+    }
+
     /// The part as the report names it.
     pub fn part(self) -> &'static str {
         match self {
@@ -276,6 +285,16 @@ pub enum SynthError {
         limit: std::time::Duration,
         log: PathBuf,
     },
+    /// Place and route found the design needs more of a resource than the
+    /// part has, and was stopped.
+    DoesNotFit {
+        what: String,
+        part: &'static str,
+        resource: String,
+        used: u64,
+        available: u64,
+        log: PathBuf,
+    },
 }
 
 impl fmt::Display for SynthError {
@@ -302,12 +321,38 @@ impl fmt::Display for SynthError {
                 Ok(())
             }
             SynthError::BadOutput { path, message } => write!(f, "{}: {message}", path.display()),
+            SynthError::DoesNotFit { what, log, .. } => write!(
+                f,
+                "{}; {what} was stopped (log: {})",
+                self.misfit().unwrap_or_default(),
+                log.display()
+            ),
             SynthError::TimeLimit { what, limit, log } => write!(
                 f,
                 "{what} was still running at the time limit of {} and was stopped (log: {})",
                 duration_text(*limit),
                 log.display()
             ),
+        }
+    }
+}
+
+impl SynthError {
+    /// For [`SynthError::DoesNotFit`], what does not fit: `the design does
+    /// not fit the LFE5U-85F: TRELLIS_COMB 98488 of 83640 (117%)`.
+    pub fn misfit(&self) -> Option<String> {
+        match self {
+            SynthError::DoesNotFit {
+                part,
+                resource,
+                used,
+                available,
+                ..
+            } => Some(format!(
+                "the design does not fit the {part}: {resource} {used} of {available} ({}%)",
+                used * 100 / (*available).max(1)
+            )),
+            _ => None,
         }
     }
 }
@@ -579,6 +624,7 @@ pub fn synthesize(dir: &Path, opts: &SynthOptions) -> Result<SynthReport, SynthE
                 .map(String::from)
                 .to_vec(),
             log: ylog.clone(),
+            fit_on: None,
         }],
         1,
         opts.time_limit,
@@ -682,6 +728,7 @@ pub fn synthesize(dir: &Path, opts: &SynthOptions) -> Result<SynthReport, SynthE
                 program: pnr.program.clone(),
                 args,
                 log,
+                fit_on: Some(target.device()),
             });
         }
         run::run_all(dir, &progress, jobs, opts.jobs.max(1), opts.time_limit)?;

@@ -13,6 +13,37 @@ pub struct Job {
     pub program: PathBuf,
     pub args: Vec<String>,
     pub log: String,
+    /// A place-and-route run on this part: its log's device utilisation is
+    /// read while it runs, and a design that needs more of a resource than
+    /// the part has is stopped there ([`SynthError::DoesNotFit`]) instead of
+    /// keeping the placer busy until the time limit.
+    pub fit_on: Option<&'static str>,
+}
+
+/// A resource the log's device utilisation block (nextpnr's `Info:
+/// <resource>: <used>/ <available> <percent>%` lines) shows over its
+/// available count, the first one: (resource, used, available).
+pub fn over_utilised(log: &str) -> Option<(String, u64, u64)> {
+    log.lines()
+        .filter_map(|l| {
+            let (name, counts) = l.strip_prefix("Info:")?.trim().split_once(':')?;
+            if !counts.trim_end().ends_with('%') {
+                return None;
+            }
+            let (used, rest) = counts.trim().split_once('/')?;
+            let available = rest.split_whitespace().next()?;
+            let used: u64 = used.trim().parse().ok()?;
+            let available: u64 = available.parse().ok()?;
+            (!name.contains(' ') && used > available).then(|| (name.to_string(), used, available))
+        })
+        .next()
+}
+
+/// Whether nextpnr's log has its whole device utilisation block (placement
+/// has begun after it).
+fn utilisation_done(log: &str) -> bool {
+    log.find("Device utilisation")
+        .is_some_and(|at| log[at..].contains("Info: Placed") || log[at..].contains("placement"))
 }
 
 /// Progress lines: a line when a run starts, one every `every` while it
@@ -52,6 +83,8 @@ struct Running {
     child: Child,
     started: Instant,
     next_note: Instant,
+    /// The fit was read from the log (or the job has none to read).
+    fit_read: bool,
 }
 
 fn spawn(dir: &Path, job: Job, progress: &Progress) -> Result<Running, SynthError> {
@@ -81,12 +114,38 @@ fn spawn(dir: &Path, job: Job, progress: &Progress) -> Result<Running, SynthErro
         dir.join(&job.log).display()
     ));
     let now = Instant::now();
+    let fit_read = job.fit_on.is_none();
     Ok(Running {
         job,
         child,
         started: now,
         next_note: now + progress.every,
+        fit_read,
     })
+}
+
+/// A running job's fit, once its log shows the utilisation: `Err` when the
+/// design needs more of a resource than the part has.
+fn read_fit(dir: &Path, r: &mut Running) -> Result<(), SynthError> {
+    if r.fit_read {
+        return Ok(());
+    }
+    let log = std::fs::read_to_string(dir.join(&r.job.log)).unwrap_or_default();
+    if !utilisation_done(&log) {
+        return Ok(());
+    }
+    r.fit_read = true;
+    match over_utilised(&log) {
+        Some((resource, used, available)) => Err(SynthError::DoesNotFit {
+            what: r.job.label.clone(),
+            part: r.job.fit_on.unwrap_or_default(),
+            resource,
+            used,
+            available,
+            log: dir.join(&r.job.log),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Run `jobs`, at most `parallel` at a time; the first failure stops the
@@ -120,6 +179,16 @@ pub fn run_all(
                 path: r.job.program.clone(),
                 source,
             })?;
+            if status.is_none() && failure.is_none() {
+                if let Err(e) = read_fit(dir, r) {
+                    let mut r = running.swap_remove(i);
+                    let _ = r.child.kill();
+                    let _ = r.child.wait();
+                    progress.say(&format!("{} stopped: {e}", r.job.label));
+                    failure = Some(e);
+                    continue;
+                }
+            }
             match status {
                 None if limit.is_some_and(|l| r.started.elapsed() >= l) => {
                     let mut r = running.swap_remove(i);

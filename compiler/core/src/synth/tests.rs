@@ -175,6 +175,7 @@ fn a_failed_run_names_what_its_log_and_its_output_say() {
                     .into(),
             ],
             log: "tool.log".into(),
+            fit_on: None,
         }],
         1,
         None,
@@ -194,6 +195,87 @@ fn a_failed_run_names_what_its_log_and_its_output_say() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// nextpnr-ecp5's device utilisation block for a design larger than the
+/// part (the programmable engine at 256 columns, 2026-11-27).
+const OVER_UTILISED: &str = "Info: Device utilisation:
+Info: \t          TRELLIS_IO:       0/    365     0%
+Info: \t                DCCA:       1/     56     1%
+Info: \t              DP16KD:       7/    208     3%
+Info: \t          TRELLIS_FF:   16192/  83640    19%
+Info: \t        TRELLIS_COMB:   98488/  83640   117%
+Info: \t        TRELLIS_RAMW:    3278/  10455    31%
+
+Info: Placed 0 cells based on constraints.
+";
+
+#[test]
+fn a_resource_over_the_part_is_read_from_the_utilisation() {
+    assert_eq!(
+        run::over_utilised(OVER_UTILISED),
+        Some(("TRELLIS_COMB".to_string(), 98488, 83640))
+    );
+    let fits = OVER_UTILISED.replace("98488/  83640   117%", "80000/  83640    95%");
+    assert_eq!(run::over_utilised(&fits), None);
+    assert_eq!(
+        run::over_utilised("Info: Max frequency for clock 'clk': 151.2 MHz (PASS at 150.0 MHz)"),
+        None
+    );
+}
+
+#[test]
+fn place_and_route_of_a_design_larger_than_the_part_stops_at_its_utilisation() {
+    use std::time::{Duration, Instant};
+    let dir = std::env::temp_dir().join(format!("qrtl-synth-fit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("util.txt"), OVER_UTILISED).unwrap();
+    let started = Instant::now();
+    // Like nextpnr: the utilisation in its log, then a placer that spins.
+    let r = run::run_all(
+        &dir,
+        &run::Progress::new(false),
+        vec![run::Job {
+            label: "nextpnr-ecp5 seed 1/1".into(),
+            program: "sh".into(),
+            args: vec!["-c".into(), "cat util.txt > pnr.log; sleep 30".into()],
+            log: "pnr.log".into(),
+            fit_on: Some("LFE5U-85F"),
+        }],
+        1,
+        Some(Duration::from_secs(60)),
+    );
+    match &r {
+        Err(SynthError::DoesNotFit {
+            what,
+            part,
+            resource,
+            used,
+            available,
+            log,
+        }) => {
+            assert_eq!(what, "nextpnr-ecp5 seed 1/1");
+            assert_eq!(*part, "LFE5U-85F");
+            assert_eq!(
+                (resource.as_str(), *used, *available),
+                ("TRELLIS_COMB", 98488, 83640)
+            );
+            assert_eq!(log, &dir.join("pnr.log"));
+        }
+        other => panic!("{other:?}"),
+    }
+    let text = r.unwrap_err().to_string();
+    assert!(
+        text.starts_with(
+            "the design does not fit the LFE5U-85F: TRELLIS_COMB 98488 of 83640 (117%)"
+        ),
+        "{text}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "stopped at the utilisation, not at the sleep's end"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_run_past_its_time_limit_is_stopped() {
     use std::time::{Duration, Instant};
@@ -205,6 +287,7 @@ fn a_run_past_its_time_limit_is_stopped() {
         program: "sleep".into(),
         args: vec![secs.into()],
         log: format!("{label}.log"),
+        fit_on: None,
     };
     let r = run::run_all(
         &dir,
