@@ -85,6 +85,8 @@ struct Running {
     next_note: Instant,
     /// The fit was read from the log (or the job has none to read).
     fit_read: bool,
+    /// When to look at the log for the fit next (once a second).
+    next_fit: Instant,
 }
 
 fn spawn(dir: &Path, job: Job, progress: &Progress) -> Result<Running, SynthError> {
@@ -121,15 +123,17 @@ fn spawn(dir: &Path, job: Job, progress: &Progress) -> Result<Running, SynthErro
         started: now,
         next_note: now + progress.every,
         fit_read,
+        next_fit: now,
     })
 }
 
 /// A running job's fit, once its log shows the utilisation: `Err` when the
 /// design needs more of a resource than the part has.
 fn read_fit(dir: &Path, r: &mut Running) -> Result<(), SynthError> {
-    if r.fit_read {
+    if r.fit_read || Instant::now() < r.next_fit {
         return Ok(());
     }
+    r.next_fit = Instant::now() + Duration::from_secs(1);
     let log = std::fs::read_to_string(dir.join(&r.job.log)).unwrap_or_default();
     if !utilisation_done(&log) {
         return Ok(());
@@ -150,7 +154,9 @@ fn read_fit(dir: &Path, r: &mut Running) -> Result<(), SynthError> {
 
 /// Run `jobs`, at most `parallel` at a time; the first failure stops the
 /// others and is returned. A run still going after `limit` is stopped and
-/// is a [`SynthError::TimeLimit`] failure.
+/// is a [`SynthError::TimeLimit`] failure; a place-and-route run whose
+/// utilisation shows the design larger than its part (`Job::fit_on`) is
+/// stopped then and is a [`SynthError::DoesNotFit`] failure.
 pub fn run_all(
     dir: &Path,
     progress: &Progress,
