@@ -147,7 +147,7 @@ fn check_load_cycles(
     sets: &[(&str, Config, Vec<Vec<u8>>)],
 ) {
     use qrtl_xpath::emit::generic::load_cycles;
-    use qrtl_xpath::ir::config_words::COMMIT;
+    use qrtl_xpath::ir::config_words::words_after_commit;
     let doc = Step::Doc(b"<r/>".to_vec());
     let total = |steps: &[Step]| {
         built
@@ -159,12 +159,7 @@ fn check_load_cycles(
     for (i, (name, config, _)) in sets.iter().enumerate() {
         let words = config.words(i as u16 + 1);
         let model = load_cycles(shape, &words);
-        // The words up to and including the COMMIT record.
-        let mut at = 0;
-        while (words[at] >> 56) as u8 != COMMIT {
-            at += 1 + (words[at] >> 16 & 0xFFFF) as usize;
-        }
-        let expect = model + (words.len() - at - 1) as u64 + 1;
+        let expect = model + words_after_commit(&words) as u64 + 1;
         let measured = total(&[config_step(config, i as u16 + 1), doc.clone()]) - alone;
         assert_eq!(
             measured, expect,

@@ -202,36 +202,10 @@ impl Runner {
                 Outcome::Done(data, source)
             }
             Err(qrtl_core::synth::SynthError::TimeLimit { what, limit, .. }) => {
-                let st = StoppedPoint {
-                    label: label.to_string(),
-                    target: target.name().to_string(),
-                    seeds,
-                    measured: now_stamp(),
-                    what,
-                    limit_s: limit.as_secs(),
-                    misfit: None,
-                };
-                let msg = stopped_text(&st);
-                eprintln!("   {label} {target}: {msg}");
-                self.cache.stopped.insert(key, st);
-                self.save();
-                Outcome::NotMeasured(msg)
+                self.stopped(key, label, target, seeds, what, limit.as_secs(), None)
             }
             Err(ref e @ qrtl_core::synth::SynthError::DoesNotFit { ref what, .. }) => {
-                let st = StoppedPoint {
-                    label: label.to_string(),
-                    target: target.name().to_string(),
-                    seeds,
-                    measured: now_stamp(),
-                    what: what.clone(),
-                    limit_s: 0,
-                    misfit: e.misfit(),
-                };
-                let msg = stopped_text(&st);
-                eprintln!("   {label} {target}: {msg}");
-                self.cache.stopped.insert(key, st);
-                self.save();
-                Outcome::NotMeasured(msg)
+                self.stopped(key, label, target, seeds, what.clone(), 0, e.misfit())
             }
             Err(e) => {
                 let msg = format!("synthesis failed: {e}");
@@ -246,6 +220,35 @@ impl Runner {
 }
 
 impl Runner {
+    /// Record a point whose flow was stopped (at the time limit, or as not
+    /// fitting the part) and report it.
+    #[allow(clippy::too_many_arguments)]
+    fn stopped(
+        &mut self,
+        key: String,
+        label: &str,
+        target: Target,
+        seeds: u32,
+        what: String,
+        limit_s: u64,
+        misfit: Option<String>,
+    ) -> Outcome {
+        let st = StoppedPoint {
+            label: label.to_string(),
+            target: target.name().to_string(),
+            seeds,
+            measured: now_stamp(),
+            what,
+            limit_s,
+            misfit,
+        };
+        let msg = stopped_text(&st);
+        eprintln!("   {label} {target}: {msg}");
+        self.cache.stopped.insert(key, st);
+        self.save();
+        Outcome::NotMeasured(msg)
+    }
+
     /// Write the cache, merged with the file as it is now: another run may
     /// have added points since this one started.
     fn save(&mut self) {

@@ -72,12 +72,12 @@ impl Target {
         }
     }
 
-    /// The device place and route targets, for messages.
-    pub fn device(self) -> &'static str {
+    /// The device place and route targets (targets without one: none).
+    pub fn device(self) -> Option<&'static str> {
         match self {
-            Target::Xc6v | Target::Xc7 => "",
-            Target::Ecp5 => "LFE5U-85F",
-            Target::Ice40 => "iCE40HX8K",
+            Target::Xc6v | Target::Xc7 => None,
+            Target::Ecp5 => Some("LFE5U-85F"),
+            Target::Ice40 => Some("iCE40HX8K"),
         }
     }
 
@@ -728,7 +728,7 @@ pub fn synthesize(dir: &Path, opts: &SynthOptions) -> Result<SynthReport, SynthE
                 program: pnr.program.clone(),
                 args,
                 log,
-                fit_on: Some(target.device()),
+                fit_on: target.device(),
             });
         }
         run::run_all(dir, &progress, jobs, opts.jobs.max(1), opts.time_limit)?;

@@ -148,8 +148,9 @@ pub fn load_cycles(shape: &Shape, words: &[u64]) -> u64 {
     let mut left = 0usize; // bytes of the current name still to write
     let mut at = 0;
     while at < words.len() {
-        let kind = (words[at] >> 56) as u8;
-        let data = (words[at] >> 16 & 0xFFFF) as usize;
+        let crate::ir::config_words::Header {
+            kind, len: data, ..
+        } = crate::ir::config_words::Header::read(words[at]);
         for (k, &w) in words[at..(at + 1 + data).min(words.len())]
             .iter()
             .enumerate()

@@ -56,6 +56,42 @@ fn header(kind: u8, index: u32, payload: u32) -> u64 {
     (kind as u64) << 56 | ((index as u64) & 0xFF_FFFF) << 32 | payload as u64
 }
 
+/// A record's header word, read back: kind, index, data words, low payload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    pub kind: u8,
+    pub index: u32,
+    /// The data words that follow it (payload bits 31..16).
+    pub len: usize,
+    /// Payload bits 15..0.
+    pub low: u32,
+}
+
+impl Header {
+    pub fn read(h: u64) -> Header {
+        Header {
+            kind: (h >> 56) as u8,
+            index: (h >> 32) as u32 & 0xFF_FFFF,
+            len: (h as u32 >> 16) as usize,
+            low: h as u32 & 0xFFFF,
+        }
+    }
+}
+
+/// The words of `words` after its COMMIT record (host records the loader
+/// takes once the commit is active); all of them if it has none.
+pub fn words_after_commit(words: &[u64]) -> usize {
+    let mut at = 0;
+    while at < words.len() {
+        let h = Header::read(words[at]);
+        at += 1 + h.len;
+        if h.kind == COMMIT {
+            return words.len().saturating_sub(at);
+        }
+    }
+    words.len()
+}
+
 /// The slot's configuration word: bits 15..0 the tag code (0: `*`); 17..16
 /// the link (0: root `/`, 1: root `//`, 2: parent over `/`, 3: over `//`);
 /// 23..18 how far back the parent is; 35..24 the open lanes; 47..36 the
@@ -503,10 +539,12 @@ impl<'a> Reader<'a> {
         let mut clusters = None;
         let mut seen_header = false;
         while self.at < self.words.len() {
-            let h = self.words[self.at];
-            let (kind, index) = ((h >> 56) as u8, (h >> 32) as u32 & 0xFF_FFFF);
-            let low = h as u32 & 0xFFFF;
-            let len = (h as u32 >> 16) as usize;
+            let Header {
+                kind,
+                index,
+                len,
+                low,
+            } = Header::read(self.words[self.at]);
             let at = self.at;
             if !seen_header && kind != HEADER {
                 return Err(format!(
@@ -546,7 +584,7 @@ impl<'a> Reader<'a> {
                 SLOTS => self.slots(index, data)?,
                 // Derived from the unit's record.
                 VALUE | POSITION => {}
-                COMMIT => id = Some(h as u16),
+                COMMIT => id = Some(low as u16),
                 QUERY => self.query(low as usize, data)?,
                 _ if kind >= HOST => {}
                 _ => return Err(format!("word {at}: unknown record kind {kind:#04x}")),
