@@ -4,20 +4,24 @@
 
 // ---- one value comparator ------------------------------------------------------
 // Its COMPARATOR record gives the kind (an attribute test or a text() test)
-// and the attribute's name (a two-bank memory of 64-bit words, matched byte
-// by byte like a tag entry); its VALUE record the value test (a plan word
-// and a two-bank literal memory of 32-bit entries, two a word:
-// config_words.rs `value_words`): never, always, string = / != (a position
-// into the literal and an "equal so far" bit; a code point unit must equal
-// the literal's character there), or a number (XPath 1.0: number(v) OP c
-// as the position of the value's decimal D against c's rounding bounds,
-// compared digit by digit as rtl-templates/xpath/vcmp.v does, with the
-// digits and their counts from the scanner (s_*) and the bounds' digits
-// read from the literal memory). Its state restarts with the scanner's; an
-// attribute test records a hit at in_val_end, a text() test reports at
-// in_text_end.
+// and the attribute's name (64-bit words, matched byte by byte like a tag
+// entry); its VALUE record the value test (a plan word and literal words
+// of two 32-bit entries: config_words.rs `value_words`): never, always,
+// string = / != ("equal so far", and a code point unit must equal the
+// literal's character at the value's byte position), or a number (XPath
+// 1.0: number(v) OP c as the position of the value's decimal D against c's
+// rounding bounds, compared digit by digit as rtl-templates/xpath/vcmp.v
+// does, with the digits and their counts from the scanner (s_*) and the
+// bounds' digits read from the literal). Its state restarts with the
+// scanner's; an attribute test records a hit at in_val_end, a text() test
+// reports at in_text_end.
+//
+// The name and the literal share one block RAM of two banks (documents
+// read the active one, the configuration writes the other, a commit swaps
+// them) with a registered read: the address is formed a clock ahead from
+// the state the scanner and the attribute name's position will have (a_*),
+// since a name byte and a value unit never come in the same clock.
 module qrtl_gen_cmp #(
-    parameter NAME_BYTES = 32,
     parameter NAW = 2,
     parameter LAW = 6
 ) (
@@ -37,6 +41,10 @@ module qrtl_gen_cmp #(
     input  wire           in_attr_name_byte,
     input  wire           in_attr_name_first,
     input  wire           in_val_end,
+    // the attribute name's byte position (qrtl_gen_units): this byte's and
+    // the bytes so far
+    input  wire [8:0]     n_pos_cur,
+    input  wire [8:0]     n_pos,
     input  wire           in_unit_is_cp,
     input  wire [7:0]     in_unit_byte,
     input  wire [20:0]    in_unit_cp,
@@ -53,6 +61,16 @@ module qrtl_gen_cmp #(
     input  wire [8:0]     s_fpos,
     input  wire           s_is_nan,
     input  wire           s_neg_nz,
+    input  wire [8:0]     s_upos_cur,
+    input  wire [8:0]     s_upos,
+    // next clock's read: a name byte (its word) or a value unit (the
+    // scanner's state before it)
+    input  wire           a_name,
+    input  wire [NAW-1:0] a_nword,
+    input  wire [8:0]     a_cnt,
+    input  wire [8:0]     a_fpos,
+    input  wire           a_in_frac,
+    input  wire [8:0]     a_upos,
     output reg            open_bit,    // the current start tag has a matching attribute
     output wire           text_hit     // with in_text_end: the text node passes
 );
@@ -60,17 +78,19 @@ module qrtl_gen_cmp #(
     localparam [2:0] OP_EQ = 3'd0, OP_NE = 3'd1, OP_LT = 3'd2, OP_LE = 3'd3, OP_GT = 3'd4;
     localparam [1:0] C_EQ = 2'd0, C_LT = 2'd1, C_GT = 2'd2;  // |D| against a bound
 
+    // A region's address bits: the name's words, or the literal's.
+    localparam RW = (NAW > LAW - 1) ? NAW : LAW - 1;
+
     // ---- configuration: shadow and active ----
     reg        bank;          // the active memory bank
-    reg [63:0] name_m [0:(2 << NAW) - 1];
-    reg [63:0] lit_m  [0:(1 << LAW) - 1];
+    // {bank, literal, word}: the name's words, then the literal's
+    (* ram_style = "block" *)
+    reg [63:0] mem [0:(4 << RW) - 1];
     reg [1:0]  kind_sh, kind_ac;   // bit 0: an attribute test, bit 1: a text() test
     reg [7:0]  nlen_sh, nlen_ac;   // the attribute name's bytes
     reg [55:0] plan_sh, plan_ac;
-    always @(posedge clk) begin
-        if (w_name_we) name_m[{~bank, w_name_at}] <= w_word;
-        if (w_lit_we) lit_m[{~bank, w_lit_at}] <= w_word;
-    end
+    wire [RW-1:0] w_at = w_lit_we ? {{(RW - LAW + 1){1'b0}}, w_lit_at}
+                                  : {{(RW - NAW){1'b0}}, w_name_at};
     always @(posedge clk) begin
         if (rst) begin
             bank <= 1'b0;
@@ -103,50 +123,51 @@ module qrtl_gen_cmp #(
     wire [7:0] hi_ni   = plan_ac[47:40], hi_nf = plan_ac[55:48];
     wire unused_cfg = &{1'b0, plan_ac[3], plan_ac[7], plan_ac[15:14], w_low[12:8], w_word[63:56]};
 
-    // ---- the attribute name, byte by byte ----
-    reg  [8:0]  npos;          // name bytes seen, saturating at NAME_BYTES
-    reg         alive;         // the bytes so far are the name's
-    wire [8:0]  npos_cur = in_attr_name_first ? 9'd0 : npos;
-    wire [63:0] nword    = name_m[{bank, npos_cur[NAW+2:3]}];
-    wire        name_in  = npos_cur < {1'b0, nlen_ac};
-    wire        name_hit = alive && npos == {1'b0, nlen_ac};
+    // ---- the memory's read, a clock ahead ----
+    // The literal entry next clock's unit reads: the string's byte at its
+    // position, or the bounds' integer digit cnt / fraction digit fpos.
+    wire        is_num = mode == M_NUM;
+    wire [8:0]  a_addr = !is_num ? a_upos : a_in_frac ? {1'b0, len} + a_fpos : a_cnt;
+    wire [RW-1:0] a_at = a_name ? {{(RW - NAW){1'b0}}, a_nword}
+                                : {{(RW - LAW + 1){1'b0}}, a_addr[LAW-1:1]};
+    reg  [63:0] word;          // the name's or the literal's word this clock
+    reg         half;          // the literal entry's half of it
     always @(posedge clk) begin
-        if (rst) begin
-            npos <= 9'd0;
-            alive <= 1'b0;
-        end else if (in_attr_name_byte) begin
+        if (w_name_we || w_lit_we) mem[{~bank, w_lit_we, w_at}] <= w_word;
+        word <= mem[{bank, !a_name, a_at}];
+        half <= a_addr[0];
+    end
+    wire unused_addr = &{1'b0, a_addr[8:LAW]};
+
+    // ---- the attribute name, byte by byte ----
+    reg         alive;         // the bytes so far are the name's
+    wire        name_in  = n_pos_cur < {1'b0, nlen_ac};
+    wire        name_hit = alive && n_pos == {1'b0, nlen_ac};
+    always @(posedge clk) begin
+        if (rst) alive <= 1'b0;
+        else if (in_attr_name_byte)
             alive <= (in_attr_name_first || alive) && name_in
-                     && nword[8 * npos_cur[2:0] +: 8] == in_byte;
-            npos <= npos_cur == NAME_BYTES[8:0] ? npos_cur : npos_cur + 9'd1;
-        end
+                     && word[8 * n_pos_cur[2:0] +: 8] == in_byte;
     end
 
     // ---- the value ----
     reg  [1:0] lo_icmp, lo_fcmp, hi_icmp, hi_fcmp;   // first differences
     reg        ok;
-    reg  [8:0] spos;
     wire [1:0] lo_icmp_cur = s_v_start ? C_EQ : lo_icmp;
     wire [1:0] lo_fcmp_cur = s_v_start ? C_EQ : lo_fcmp;
     wire [1:0] hi_icmp_cur = s_v_start ? C_EQ : hi_icmp;
     wire [1:0] hi_fcmp_cur = s_v_start ? C_EQ : hi_fcmp;
     wire       ok_cur      = s_v_start ? 1'b1 : ok;
-    wire [8:0] spos_cur    = s_v_start ? 9'd0 : spos;
+    wire [31:0] entry      = half ? word[63:32] : word[31:0];
 
-    // The literal entry this unit reads: the string's byte at spos, or the
-    // bounds' integer digit cnt / fraction digit fpos.
-    wire        is_num  = mode == M_NUM;
-    wire [8:0]  addr    = !is_num ? spos_cur : s_in_frac ? {1'b0, len} + s_fpos_cur : s_cnt_cur;
-    wire [63:0] lword   = lit_m[{bank, addr[LAW-1:1]}];
-    wire [31:0] entry   = addr[0] ? lword[63:32] : lword[31:0];
-    wire unused_addr = &{1'b0, addr[8:LAW]};
-
-    // -- string
-    wire       s_more     = spos_cur < {1'b0, len};
+    // -- string: while the value equals the literal so far, its byte
+    // position (the scanner's upos) is the literal's
+    wire       s_more     = s_upos_cur < {1'b0, len};
     wire       byte_match = s_more && entry[7:0] == in_unit_byte;
     wire       cp_match   = s_more && entry[8] && entry[31:11] == in_unit_cp;
     wire       unit_match = in_unit_is_cp ? cp_match : byte_match;
-    wire [8:0] spos_next  = spos_cur + (in_unit_is_cp ? {7'd0, entry[10:9]} + 9'd1 : 9'd1);
-    wire       str_eq     = ok && spos == {1'b0, len};
+    wire       str_eq     = ok && s_upos == {1'b0, len};
+    wire unused_entry = &{1'b0, entry[10:9]};
 
     // -- number: the bounds' digits here (0 past a bound's digits)
     wire [3:0] lo_d = (s_in_frac ? s_fpos_cur < {1'b0, lo_nf} : s_cnt_cur < {1'b0, lo_ni})
@@ -166,14 +187,12 @@ module qrtl_gen_cmp #(
         if (rst) begin
             {lo_icmp, lo_fcmp, hi_icmp, hi_fcmp} <= {4{C_EQ}};
             ok <= 1'b1;
-            spos <= 9'd0;
         end else if (s_v_start || s_v_unit) begin
             lo_icmp <= (s_sig_digit && lo_icmp_cur == C_EQ) ? digit_cmp(s_digit, lo_d) : lo_icmp_cur;
             hi_icmp <= (s_sig_digit && hi_icmp_cur == C_EQ) ? digit_cmp(s_digit, hi_d) : hi_icmp_cur;
             lo_fcmp <= (s_frac_digit && lo_fcmp_cur == C_EQ) ? digit_cmp(s_digit, lo_d) : lo_fcmp_cur;
             hi_fcmp <= (s_frac_digit && hi_fcmp_cur == C_EQ) ? digit_cmp(s_digit, hi_d) : hi_fcmp_cur;
             ok      <= ok_cur && (!s_v_unit || unit_match);
-            spos    <= (s_v_unit && ok_cur && unit_match) ? spos_next : spos_cur;
         end
     end
 

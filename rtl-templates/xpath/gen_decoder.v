@@ -13,6 +13,13 @@
 // which is full) gives the code (entry + 1; 0: none): no length register
 // or comparator per entry, and the end bit costs no memory (a byte's
 // distributed RAM holds a ninth bit).
+//
+// The code comes LATENCY (2) clocks after in_name_end: the entries' hits
+// are registered at the name's end, and their OR the clock after, so
+// neither the entry memories nor the OR over every entry shares a clock
+// with the events (the top delays the parser's events to match). It is
+// held until the next name's code replaces it, which is at least three
+// clocks later (a name takes `<`, a byte and the byte that ends it).
 module qrtl_gen_decoder #(
     parameter TAGS = 64,
     parameter TAG_BYTES = 32,
@@ -35,13 +42,16 @@ module qrtl_gen_decoder #(
     input  wire              in_name_first,
     input  wire              in_name_end,
     input  wire [7:0]        in_byte,
-    // the current element's code: from in_name_end on, until the next name
+    // the code of the last name that ended, LATENCY clocks after its
+    // in_name_end (the top's localparam DECODER_LATENCY), until the next
     output wire [CODE_W-1:0] code
 );
     reg              bank;        // the active bank
     reg [CODE_W-1:0] count_sh, count_ac;
     reg [POS_W-1:0]  pos;         // name bytes seen, saturating at TAG_BYTES
     wire             full = pos == TAG_BYTES[POS_W-1:0];
+    reg [TAGS-1:0]   hit_q;       // the entries' hits at the last name's end
+    reg              ended;       // hit_q is new this clock
     // Not a state machine (Yosys would extract one over every entry's hit).
     (* fsm_encoding = "none" *)
     reg [CODE_W-1:0] code_q;
@@ -75,7 +85,7 @@ module qrtl_gen_decoder #(
     always @* begin
         found = {CODE_W{1'b0}};
         for (i = 0; i < TAGS; i = i + 1)
-            if (hit[i]) found = found | i[CODE_W-1:0] + 1'b1;
+            if (hit_q[i]) found = found | i[CODE_W-1:0] + 1'b1;
     end
 
     always @(posedge clk) begin
@@ -84,6 +94,8 @@ module qrtl_gen_decoder #(
             count_sh <= {CODE_W{1'b0}};
             count_ac <= {CODE_W{1'b0}};
             pos      <= {POS_W{1'b0}};
+            hit_q    <= {TAGS{1'b0}};
+            ended    <= 1'b0;
             code_q   <= {CODE_W{1'b0}};
         end else begin
             if (w_count_en) count_sh <= w_count;
@@ -93,8 +105,10 @@ module qrtl_gen_decoder #(
             end
             if (in_name_byte && pos_cur != TAG_BYTES[POS_W-1:0]) pos <= pos_cur + 1'b1;
             else if (in_name_byte) pos <= pos_cur;
-            if (in_name_end) code_q <= found;
+            ended <= in_name_end;
+            if (in_name_end) hit_q <= hit;
+            if (ended) code_q <= found;
         end
     end
-    assign code = in_name_end ? found : code_q;
+    assign code = code_q;
 endmodule

@@ -57,6 +57,13 @@ module qrtl_gen_units #(
     input  wire              in_close,
     input  wire              in_doc_end,
     input  wire [CODE_W-1:0] in_code,
+    // the events due next clock that the comparators' reads ahead need
+    input  wire              a_attr_name_byte,
+    input  wire              a_attr_name_first,
+    input  wire              a_val_start,
+    input  wire              a_val_end,
+    input  wire              a_text_end,
+    input  wire              a_doc_end,
     output wire [KW+PW-1:0]  q_bits
 );
     localparam [7:0] K_COMPARATOR = 8'h04, K_COUNTER = 8'h05, K_VALUE = 8'h09,
@@ -77,24 +84,42 @@ module qrtl_gen_units #(
     wire [KW-1:0] open_bits;   // the opening element's attribute tests
     wire [KW-1:0] text_hits;   // with in_text_end: the text node passed the test
     // The value scanner every comparator reads (unread without comparators).
-    wire       v_start, v_unit, in_frac, frac_digit, sig_digit, is_nan, neg_nz;
+    wire       v_start, v_unit, in_frac, frac_digit, sig_digit, is_nan, neg_nz, a_in_frac;
     wire [3:0] digit;
-    wire [8:0] cnt_cur, fpos_cur, cnt, fpos;
+    wire [8:0] cnt_cur, fpos_cur, cnt, fpos, upos_cur, upos, a_cnt, a_fpos, a_upos;
     qrtl_gen_scan u_scan (
         .clk(clk), .rst(rst), .commit(commit),
         .in_val_start(in_val_start), .in_val_unit(in_val_unit), .in_val_end(in_val_end),
         .in_text_unit(in_text_unit), .in_text_end(in_text_end), .in_doc_end(in_doc_end),
         .in_unit_is_cp(in_unit_is_cp), .in_unit_byte(in_unit_byte), .in_unit_cp(in_unit_cp),
+        .a_val_start(a_val_start), .a_val_end(a_val_end), .a_text_end(a_text_end),
+        .a_doc_end(a_doc_end),
         .v_start(v_start), .v_unit(v_unit), .in_frac(in_frac), .frac_digit(frac_digit),
         .sig_digit(sig_digit), .digit(digit), .cnt_cur(cnt_cur), .fpos_cur(fpos_cur),
-        .cnt(cnt), .fpos(fpos), .is_nan(is_nan), .neg_nz(neg_nz)
+        .cnt(cnt), .fpos(fpos), .is_nan(is_nan), .neg_nz(neg_nz),
+        .a_cnt(a_cnt), .a_fpos(a_fpos), .a_in_frac(a_in_frac), .a_upos(a_upos),
+        .upos_cur(upos_cur), .upos(upos)
     );
+
+    // The attribute name's byte position, for every comparator: this
+    // byte's (n_pos_cur), the bytes so far (n_pos, saturating at
+    // NAME_BYTES), and the word next clock's name byte reads.
+    reg  [8:0] n_pos;
+    wire [8:0] n_pos_cur = in_attr_name_first ? 9'd0 : n_pos;
+    wire [8:0] n_pos_n = !in_attr_name_byte ? n_pos
+                       : n_pos_cur == NAME_BYTES[8:0] ? n_pos_cur : n_pos_cur + 9'd1;
+    wire [8:0] a_n_pos = a_attr_name_first ? 9'd0 : n_pos_n;
+    always @(posedge clk) begin
+        if (rst) n_pos <= 9'd0;
+        else n_pos <= n_pos_n;
+    end
+    wire unused_n_pos = &{1'b0, a_n_pos[8:NAW+3], a_n_pos[2:0]};
     genvar g;
     generate
         for (g = 0; g < K; g = g + 1) begin : cmp
             wire mine = u_index == g;
             qrtl_gen_cmp #(
-                .NAME_BYTES(NAME_BYTES), .NAW(NAW), .LAW(LAW)
+                .NAW(NAW), .LAW(LAW)
             ) u_cmp (
                 .clk(clk), .rst(rst),
                 .w_hdr(u_hdr_en && cmp_rec && mine),
@@ -105,12 +130,15 @@ module qrtl_gen_units #(
                 .w_low(u_low), .w_word(u_word), .commit(commit),
                 .in_byte(in_byte), .in_name_first(in_name_first),
                 .in_attr_name_byte(in_attr_name_byte), .in_attr_name_first(in_attr_name_first),
-                .in_val_end(in_val_end),
+                .in_val_end(in_val_end), .n_pos_cur(n_pos_cur), .n_pos(n_pos),
                 .in_unit_is_cp(in_unit_is_cp), .in_unit_byte(in_unit_byte), .in_unit_cp(in_unit_cp),
                 .s_v_start(v_start), .s_v_unit(v_unit), .s_in_frac(in_frac),
                 .s_frac_digit(frac_digit), .s_sig_digit(sig_digit), .s_digit(digit),
                 .s_cnt_cur(cnt_cur), .s_fpos_cur(fpos_cur), .s_cnt(cnt), .s_fpos(fpos),
                 .s_is_nan(is_nan), .s_neg_nz(neg_nz),
+                .s_upos_cur(upos_cur), .s_upos(upos),
+                .a_name(a_attr_name_byte), .a_nword(a_n_pos[NAW+2:3]), .a_cnt(a_cnt),
+                .a_fpos(a_fpos), .a_in_frac(a_in_frac), .a_upos(a_upos),
                 .open_bit(open_bits[g]), .text_hit(text_hits[g])
             );
         end
@@ -120,7 +148,9 @@ module qrtl_gen_units #(
             wire unused_cmp = &{1'b0, name_word, val_rec, in_byte, in_name_first,
                                 in_attr_name_byte, in_attr_name_first, in_val_end,
                                 v_start, v_unit, in_frac, frac_digit, sig_digit, is_nan,
-                                neg_nz, digit, cnt_cur, fpos_cur, cnt, fpos};
+                                neg_nz, digit, cnt_cur, fpos_cur, cnt, fpos, upos_cur, upos,
+                                a_cnt, a_fpos, a_in_frac, a_upos, a_attr_name_byte,
+                                n_pos_cur, n_pos, a_n_pos};
         end
     endgenerate
 

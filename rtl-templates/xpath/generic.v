@@ -72,7 +72,7 @@ module {{ module }} (
     assign s_axis_tready = !(s_axis_tlast && busy_res) && !(fresh && (pending || swapping));
     wire in_fire = s_axis_tvalid && s_axis_tready;
 
-    // ---- the SAX parser: stage 0 of the events ----
+    // ---- the SAX parser: its events reach stage 0 DECODER_LATENCY clocks later ----
     wire [7:0]  p_byte, p_byte_next, p_unit_byte;
     wire [20:0] p_unit_cp;
     wire        p_name_byte, p_name_first, p_name_end, p_attr_name_byte, p_attr_name_first,
@@ -98,14 +98,63 @@ module {{ module }} (
         .o_unit_is_cp(p_unit_is_cp), .o_unit_byte(p_unit_byte), .o_unit_cp(p_unit_cp),
         .o_doc_end(p_doc_end), .o_status(p_status), .o_reason(p_reason)
     );
+
+    // ---- the events' delay: the tag decoder's code comes DECODER_LATENCY
+    // clocks after a name's end (gen_decoder.v), so everything else reads
+    // the parser's events (d_*) that much later, at stage 0, the code beside
+    // them. A commit is not delayed: it comes only once the last document's
+    // results are out, so no delayed event is left behind it ----
+    localparam DECODER_LATENCY = 2;
+    localparam DE_W = 8 + 8 + 21 + 13 + 2 + 5;
+    reg  [DE_W-1:0] delay [1:DECODER_LATENCY];
+    wire [7:0]  d_byte, d_unit_byte;
+    wire [20:0] d_unit_cp;
+    wire        d_name_first, d_attr_name_byte, d_attr_name_first, d_val_start, d_val_unit,
+                d_val_end, d_open, d_open_empty, d_close, d_text_unit, d_text_end,
+                d_unit_is_cp, d_doc_end;
+    wire [1:0]  d_status;
+    wire [4:0]  d_reason;
+    integer l;
+    always @(posedge clk) begin
+        if (rst) begin
+            for (l = 1; l <= DECODER_LATENCY; l = l + 1) delay[l] <= {DE_W{1'b0}};
+        end else begin
+            delay[1] <= {p_byte, p_unit_byte, p_unit_cp, p_name_first, p_attr_name_byte,
+                         p_attr_name_first, p_val_start, p_val_unit, p_val_end, p_open,
+                         p_open_empty, p_close, p_text_unit, p_text_end, p_unit_is_cp,
+                         p_doc_end, p_status, p_reason};
+            for (l = 2; l <= DECODER_LATENCY; l = l + 1) delay[l] <= delay[l - 1];
+        end
+    end
+    assign {d_byte, d_unit_byte, d_unit_cp, d_name_first, d_attr_name_byte, d_attr_name_first,
+            d_val_start, d_val_unit, d_val_end, d_open, d_open_empty, d_close, d_text_unit,
+            d_text_end, d_unit_is_cp, d_doc_end, d_status, d_reason} = delay[DECODER_LATENCY];
+{%- if units %}
+    // The events due at stage 0 next clock, which the comparators read
+    // ahead by (their literals are in block RAM).
+    wire [7:0]  a_byte, a_unit_byte;
+    wire [20:0] a_unit_cp;
+    wire        a_name_first, a_attr_name_byte, a_attr_name_first, a_val_start, a_val_unit,
+                a_val_end, a_open, a_open_empty, a_close, a_text_unit, a_text_end,
+                a_unit_is_cp, a_doc_end;
+    wire [1:0]  a_status;
+    wire [4:0]  a_reason;
+    assign {a_byte, a_unit_byte, a_unit_cp, a_name_first, a_attr_name_byte, a_attr_name_first,
+            a_val_start, a_val_unit, a_val_end, a_open, a_open_empty, a_close, a_text_unit,
+            a_text_end, a_unit_is_cp, a_doc_end, a_status, a_reason} = delay[DECODER_LATENCY - 1];
+    wire unused_ahead = &{1'b0, a_byte, a_unit_byte, a_unit_cp, a_name_first, a_val_unit,
+                          a_open, a_open_empty, a_close, a_text_unit, a_unit_is_cp, a_status,
+                          a_reason};
+{%- endif %}
 {%- if units %}
     // Events neither the decoder nor the condition units read.
     wire unused_events = &{1'b0, p_byte_next, p_attr_name_end};
 {%- else %}
     // Events no condition unit of this design reads.
-    wire unused_events = &{1'b0, p_byte_next, p_attr_name_byte, p_attr_name_first,
-                           p_attr_name_end, p_val_start, p_val_unit, p_val_end, p_text_unit,
-                           p_text_end, p_unit_is_cp, p_unit_byte, p_unit_cp};
+    wire unused_events = &{1'b0, p_byte_next, p_attr_name_end, d_byte, d_name_first,
+                           d_attr_name_byte, d_attr_name_first, d_val_start, d_val_unit,
+                           d_val_end, d_text_unit, d_text_end, d_unit_is_cp, d_unit_byte,
+                           d_unit_cp};
 {%- endif %}
 
     // ---- configuration ----
@@ -156,7 +205,8 @@ module {{ module }} (
         end
     end
 
-    // ---- the tag decoder (stage 0) ----
+    // ---- the tag decoder: the parser's name bytes, undelayed; its code
+    // meets the delayed events at stage 0 ----
     wire [CODE_W-1:0] code;
     qrtl_gen_decoder #(
         .TAGS(TAGS), .TAG_BYTES(TAG_BYTES), .CODE_W(CODE_W), .AW(AW_TAG), .POS_W(POS_W)
@@ -184,13 +234,16 @@ module {{ module }} (
         .u_hdr_en(u_hdr_en), .u_data_en(u_data_en), .u_kind(u_kind), .u_index(u_index),
         .u_low(u_low), .u_at(u_at), .u_word(u_word),
         .commit(commit_go),
-        .in_byte(p_byte), .in_name_first(p_name_first),
-        .in_attr_name_byte(p_attr_name_byte), .in_attr_name_first(p_attr_name_first),
-        .in_val_start(p_val_start), .in_val_unit(p_val_unit), .in_val_end(p_val_end),
-        .in_text_unit(p_text_unit), .in_text_end(p_text_end),
-        .in_unit_is_cp(p_unit_is_cp), .in_unit_byte(p_unit_byte), .in_unit_cp(p_unit_cp),
-        .in_open(p_open), .in_open_empty(p_open_empty), .in_close(p_close),
-        .in_doc_end(p_doc_end), .in_code(code),
+        .in_byte(d_byte), .in_name_first(d_name_first),
+        .in_attr_name_byte(d_attr_name_byte), .in_attr_name_first(d_attr_name_first),
+        .in_val_start(d_val_start), .in_val_unit(d_val_unit), .in_val_end(d_val_end),
+        .in_text_unit(d_text_unit), .in_text_end(d_text_end),
+        .in_unit_is_cp(d_unit_is_cp), .in_unit_byte(d_unit_byte), .in_unit_cp(d_unit_cp),
+        .in_open(d_open), .in_open_empty(d_open_empty), .in_close(d_close),
+        .in_doc_end(d_doc_end), .in_code(code),
+        .a_attr_name_byte(a_attr_name_byte), .a_attr_name_first(a_attr_name_first),
+        .a_val_start(a_val_start), .a_val_end(a_val_end), .a_text_end(a_text_end),
+        .a_doc_end(a_doc_end),
         .q_bits(unit_bits)
     );
 {%- else %}
@@ -208,16 +261,16 @@ module {{ module }} (
 {%- if units %}
     localparam EW = 4 + UB + CODE_W;   // commit, open, close, doc_end, unit bits, code
     reg  [UB-1:0] empty_bits;         // the unit bits of an empty element
-    wire [EW-1:0] stage0 = {commit_go, p_open || p_open_empty, p_close || empty_close,
-                            (p_doc_end && !p_open_empty) || empty_end,
+    wire [EW-1:0] stage0 = {commit_go, d_open || d_open_empty, d_close || empty_close,
+                            (d_doc_end && !d_open_empty) || empty_end,
                             empty_close ? empty_bits : unit_bits, code};
     always @(posedge clk) begin
-        if (p_open_empty) empty_bits <= unit_bits;
+        if (d_open_empty) empty_bits <= unit_bits;
     end
 {%- else %}
     localparam EW = 4 + CODE_W;   // commit, open, close, doc_end, code
-    wire [EW-1:0] stage0 = {commit_go, p_open || p_open_empty, p_close || empty_close,
-                            (p_doc_end && !p_open_empty) || empty_end, code};
+    wire [EW-1:0] stage0 = {commit_go, d_open || d_open_empty, d_close || empty_close,
+                            (d_doc_end && !d_open_empty) || empty_end, code};
 {%- endif %}
     reg [EW-1:0] stage [1:CLUSTERS];
     integer k;
@@ -229,8 +282,8 @@ module {{ module }} (
         end else begin
             stage[1] <= stage0;
             for (k = 2; k <= CLUSTERS; k = k + 1) stage[k] <= stage[k - 1];
-            empty_close <= p_open_empty;
-            empty_end <= p_doc_end && p_open_empty;
+            empty_close <= d_open_empty;
+            empty_end <= d_doc_end && d_open_empty;
         end
     end
 
@@ -299,7 +352,7 @@ module {{ module }} (
             out_words <= {(32 * WORDS){1'b0}};
         end else begin
             if (in_fire && s_axis_tlast) doc_in_flight <= 1'b1;
-            if (p_doc_end) status_hold <= {id_ac, 9'd0, p_reason, p_status};
+            if (d_doc_end) status_hold <= {id_ac, 9'd0, d_reason, d_status};
             loaded_next <= last_stage[EW-4];
             if (m_axis_tvalid && m_axis_tready) m_axis_tvalid <= 1'b0;
             if (loaded_next) begin
