@@ -5,7 +5,7 @@
 //! queries, unprefixed (every name in no namespace) and with every name
 //! prefixed (one namespace URI).
 
-use crate::fig_wide::synth_cells;
+use crate::fig_wide::{synth_cells, SynthCells};
 use crate::figs::{chart, figure, series, synthetic_file, write_if_changed, xpath_project_with};
 use crate::md::{Figure, Table};
 use crate::synth_points::Runner;
@@ -100,7 +100,13 @@ pub fn fig_h(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
                 synth.command(&p.dir, Target::Xc6v, 0),
                 synth.command(&p.dir, Target::Ecp5, o.seeds)
             ));
-            let (c, fmax, lut_eq, src) = synth_cells(o, synth, &mut f, &name, &p.dir, None);
+            let SynthCells {
+                cells: c,
+                fmax,
+                lut_eq,
+                src,
+                ..
+            } = synth_cells(o, synth, &mut f, &name, &p.dir, None);
             pair.push((lut_eq, fmax));
             if let Some(l) = lut_eq {
                 let s = if names == Namespaces::Raw {

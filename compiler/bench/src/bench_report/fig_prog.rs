@@ -5,7 +5,7 @@
 //! node beside the custom design's for the same queries (the area ratio),
 //! configuration bits per column and load time.
 
-use crate::fig_wide::synth_cells;
+use crate::fig_wide::{synth_cells, SynthCells};
 use crate::figs::{chart, design_of, f1, f2, figure, series, synthetic_file, xpath_project};
 use crate::md::{Figure, Table};
 use crate::plot::HLine;
@@ -64,6 +64,7 @@ pub fn fig_i(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
         ">clusters",
         ">xc6v LUT-eq",
         ">LUT-eq / column",
+        ">xc6v BRAM36",
         ">ECP5 LUT4",
         ">FFs",
         ">Fmax MHz",
@@ -104,10 +105,17 @@ pub fn fig_i(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
             synth.command(&dir, Target::Xc6v, 0),
             synth.command(&dir, Target::Ecp5, o.xpath_seeds)
         ));
-        let (cells, _fmax, lut_eq, src) = synth_cells(o, synth, &mut f, &name, &dir, None);
+        let SynthCells {
+            cells,
+            lut_eq,
+            bram,
+            src,
+            ..
+        } = synth_cells(o, synth, &mut f, &name, &dir, None);
         let mut row = vec![n.to_string(), shape.clusters().to_string()];
         row.push(cells[0].clone());
         row.push(lut_eq.map_or(String::new(), |l| f1(l as f64 / n as f64)));
+        row.push(bram.map_or(String::new(), f1));
         row.extend(cells[1..].iter().cloned());
         if let Some(l) = lut_eq {
             s_col.points.push((n as f64, l as f64 / n as f64));

@@ -107,8 +107,19 @@ fn designs(o: &Options) -> Result<Vec<(String, String, String)>, String> {
     Ok(out)
 }
 
-/// Synthesis of one design: the table cells (xc6v LUT-eq, ECP5 LUT4, FFs,
-/// Fmax, seeds), the Fmax, the LUT-eq and where each came from.
+/// Synthesis of one design, as a table shows it.
+pub(crate) struct SynthCells {
+    /// xc6v LUT-eq, ECP5 LUT4, FFs, Fmax, seeds.
+    pub cells: Vec<String>,
+    pub fmax: Option<f64>,
+    pub lut_eq: Option<u64>,
+    /// xc6v block RAM (36 Kbit tiles).
+    pub bram: Option<f64>,
+    /// Where each figure came from.
+    pub src: String,
+}
+
+/// Synthesis of one design for xc6v area and ECP5 Fmax.
 pub(crate) fn synth_cells(
     o: &Options,
     synth: &mut Runner,
@@ -116,13 +127,15 @@ pub(crate) fn synth_cells(
     name: &str,
     dir: &str,
     skip: Option<&str>,
-) -> (Vec<String>, Option<f64>, Option<u64>, String) {
+) -> SynthCells {
     let mut cells = Vec::new();
     let mut src = Vec::new();
     let mut lut_eq = None;
+    let mut bram = None;
     match synth.point(name, Path::new(dir), Target::Xc6v, 0, skip) {
         Outcome::Done(d, s) => {
             lut_eq = Some(d.lut_eq);
+            bram = Some(d.bram);
             cells.push(d.lut_eq.to_string());
             src.push(s.cell());
         }
@@ -152,7 +165,13 @@ pub(crate) fn synth_cells(
             src.push(format!("not measured ({why})"));
         }
     }
-    (cells, fmax, lut_eq, src.join("; "))
+    SynthCells {
+        cells,
+        fmax,
+        lut_eq,
+        bram,
+        src: src.join("; "),
+    }
 }
 
 pub fn fig_g(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
@@ -246,8 +265,13 @@ pub fn fig_g(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
                 .max_queries
                 .filter(|&m| count > m)
                 .map(|m| format!("--max-queries {m}"));
-            let (cells, fmax, lut_eq, src) =
-                synth_cells(o, synth, &mut f, &name, &p.dir, skip.as_deref());
+            let SynthCells {
+                cells,
+                fmax,
+                lut_eq,
+                src,
+                ..
+            } = synth_cells(o, synth, &mut f, &name, &p.dir, skip.as_deref());
             let rate = sustained_by_b.get(&lanes).copied();
             let gbit = fmax.zip(rate).map(|(fm, r)| 8.0 * r * fm / 1000.0);
             if let Some(g) = gbit {
