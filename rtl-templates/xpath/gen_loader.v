@@ -5,10 +5,10 @@
 // ---- the configuration stream's reader ------------------------------------------
 // Records (config_words.rs): a header word (kind 63:56, index 55:32, data
 // words 31:16, payload 15:0), then its data words. It writes the shadow
-// copies of the tag decoder and the clusters, and passes the condition
-// units' records (COMPARATOR, VALUE, COUNTER, POSITION, LANES: header and
-// data words, u_*) to the units and the clusters' lanes, one word a
-// clock. TAGS records (tag names packed as bytes: a length, then the
+// copies of the clusters, and passes the condition units' and the tag
+// decoder's records (COMPARATOR, VALUE, COUNTER, POSITION, LANES, TAGHASH:
+// header and data words, u_*) to the units, the clusters' lanes and the
+// decoder, one word a clock. TAGS records (tag names packed as bytes: a length, then the
 // name) go to a queue in block RAM whose bytes are written into the
 // decoder one a clock beside the stream, so the words after them need not
 // wait (tready is low only while the queue is full). COMMIT, after a
@@ -31,13 +31,13 @@ module qrtl_gen_loader #(
     input  wire              s_cfg_tlast,
     input  wire              commit_go,    // the top takes the pending configuration
     input  wire              busy,         // the last commit is still travelling
-    // tag decoder writes
+    // tag decoder writes: byte w_pos of entry w_entry's name, w_last on
+    // its last byte
     output reg               w_byte_en,
     output reg  [CODE_W-1:0] w_entry,
     output reg  [AW_TAG-1:0] w_pos,
-    output reg  [8:0]        w_byte,       // bit 8: the name's end (its byte is 0)
-    output reg               w_count_en,
-    output reg  [CODE_W-1:0] w_count,
+    output reg  [7:0]        w_byte,
+    output reg               w_last,
     // slot words
     output reg               w_slot_en,
     output reg  [SLOT_W-1:0] w_slot,
@@ -60,7 +60,8 @@ module qrtl_gen_loader #(
 );
     localparam [7:0] K_HEADER = 8'h01, K_COMPARATOR = 8'h04,
                      K_COUNTER = 8'h05, K_LANES = 8'h06, K_SLOTS = 8'h07, K_COUNTS = 8'h08,
-                     K_VALUE = 8'h09, K_POSITION = 8'h0A, K_TAGS = 8'h0B, K_COMMIT = 8'h0F;
+                     K_VALUE = 8'h09, K_POSITION = 8'h0A, K_TAGS = 8'h0B, K_TAGHASH = 8'h0C,
+                     K_COMMIT = 8'h0F;
     reg        in_data;       // reading a record's data words
     reg [7:0]  kind;
     reg [23:0] index;
@@ -100,17 +101,16 @@ module qrtl_gen_loader #(
     wire [15:0] words = s_cfg_tdata[31:16];
     // Records end by their length; an index holds at most 16 bits here.
     wire unused_bits = &{1'b0, s_cfg_tlast, index[23:16]};
-    // A record of a condition unit or of a cluster's lanes.
+    // A record of a condition unit, of a cluster's lanes or the decoder's hash.
     function unit_kind;
         input [7:0] k;
         begin
             unit_kind = k == K_COMPARATOR || k == K_VALUE || k == K_COUNTER || k == K_POSITION
-                        || k == K_LANES;
+                        || k == K_LANES || k == K_TAGHASH;
         end
     endfunction
 
     always @(posedge clk) begin
-        w_count_en <= 1'b0;
         w_slot_en  <= 1'b0;
         u_hdr_en   <= 1'b0;
         u_data_en  <= 1'b0;
@@ -141,12 +141,8 @@ module qrtl_gen_loader #(
                     ordered_sh <= s_cfg_tdata[32];
                 end
                 K_COUNTS: begin
-                    if (s_cfg_tdata[55:32] == 24'd0) begin
-                        w_count_en <= 1'b1;
-                        w_count    <= s_cfg_tdata[CODE_W-1:0];
-                    end else if (s_cfg_tdata[55:32] == 24'd1) begin
-                        clusters_sh <= s_cfg_tdata[15:0];
-                    end
+                    // COUNTS 0 (the tag names) is the reader's check only.
+                    if (s_cfg_tdata[55:32] == 24'd1) clusters_sh <= s_cfg_tdata[15:0];
                 end
                 K_COMMIT: begin
                     if (header_ok) begin
@@ -179,10 +175,8 @@ module qrtl_gen_loader #(
         end
     end
     // ---- the tag queue's writer: a word a clock from the queue, then a
-    // byte a clock into the decoder's shadow bank: at a length byte the end
-    // mark after the name (bit 8 set, byte 0; a full-length name's lands on
-    // its first byte, written over next), then the name's bytes; a 0 for a
-    // length is the padding after the last name ----
+    // byte a clock into the decoder's shadow bank: a length byte, then the
+    // name's bytes; a 0 for a length is the padding after the last name ----
     always @(posedge clk) begin
         w_byte_en <= 1'b0;
         if (rst) begin
@@ -208,7 +202,8 @@ module qrtl_gen_loader #(
             if (naming) begin
                 w_byte_en <= 1'b1;
                 w_pos <= dpos[AW_TAG-1:0];
-                w_byte <= {1'b0, db};
+                w_byte <= db;
+                w_last <= nleft == 8'd1;
                 dpos <= dpos + 8'd1;
                 nleft <= nleft - 8'd1;
                 if (nleft == 8'd1) begin
@@ -218,9 +213,6 @@ module qrtl_gen_loader #(
             end else if (db == 8'd0) begin
                 dv <= 1'b0;
             end else begin
-                w_byte_en <= 1'b1;
-                w_pos <= db[AW_TAG-1:0];
-                w_byte <= 9'h100;
                 naming <= 1'b1;
                 nleft <= db;
                 dpos <= 8'd0;

@@ -41,7 +41,6 @@ module {{ module }} (
     localparam SLOTS = {{ cluster_size }};          // per cluster
     localparam GENERAL = {{ general }};             // general slots per cluster
     localparam WINDOW = {{ window }};
-    localparam TAGS = {{ tags }};
     localparam TAG_BYTES = {{ tag_bytes }};
     localparam DEPTH = {{ max_depth }};
     localparam LANES = {{ lanes }};
@@ -104,7 +103,7 @@ module {{ module }} (
     // the parser's events (d_*) that much later, at stage 0, the code beside
     // them. A commit is not delayed: it comes only once the last document's
     // results are out, so no delayed event is left behind it ----
-    localparam DECODER_LATENCY = 2;
+    localparam DECODER_LATENCY = 8;   // gen_decoder.v's LATENCY
     localparam DE_W = 8 + 8 + 21 + 13 + 2 + 5;
     reg  [DE_W-1:0] delay [1:DECODER_LATENCY];
     wire [7:0]  d_byte, d_unit_byte;
@@ -158,10 +157,10 @@ module {{ module }} (
 {%- endif %}
 
     // ---- configuration ----
-    wire              w_byte_en, w_count_en, w_slot_en, ordered_sh;
-    wire [CODE_W-1:0] w_entry, w_count;
+    wire              w_byte_en, w_last, w_slot_en, ordered_sh;
+    wire [CODE_W-1:0] w_entry;
     wire [AW_TAG-1:0] w_pos;
-    wire [8:0]        w_byte;
+    wire [7:0]        w_byte;
     wire [SLOT_W-1:0] w_slot;
     wire [63:0]       w_word;
     wire              u_hdr_en, u_data_en;      // condition unit records
@@ -186,7 +185,7 @@ module {{ module }} (
         .s_cfg_tlast(s_cfg_tlast),
         .commit_go(commit_go), .busy(swapping),
         .w_byte_en(w_byte_en), .w_entry(w_entry), .w_pos(w_pos), .w_byte(w_byte),
-        .w_count_en(w_count_en), .w_count(w_count),
+        .w_last(w_last),
         .w_slot_en(w_slot_en), .w_slot(w_slot), .w_word(w_word),
         .u_hdr_en(u_hdr_en), .u_data_en(u_data_en), .u_kind(u_kind), .u_index(u_index),
         .u_low(u_low), .u_at(u_at), .u_word(u_word),
@@ -209,11 +208,14 @@ module {{ module }} (
     // meets the delayed events at stage 0 ----
     wire [CODE_W-1:0] code;
     qrtl_gen_decoder #(
-        .TAGS(TAGS), .TAG_BYTES(TAG_BYTES), .CODE_W(CODE_W), .AW(AW_TAG), .POS_W(POS_W)
+        .TAG_BYTES(TAG_BYTES), .CODE_W(CODE_W), .EAW({{ eaw }}), .AW(AW_TAG), .POS_W(POS_W),
+        .TRW({{ trw }}), .DRW({{ drw }})
     ) u_decoder (
         .clk(clk), .rst(rst),
         .w_byte_en(w_byte_en), .w_entry(w_entry), .w_pos(w_pos), .w_byte(w_byte),
-        .w_count_en(w_count_en), .w_count(w_count),
+        .w_last(w_last),
+        .u_hdr_en(u_hdr_en), .u_data_en(u_data_en), .u_kind(u_kind), .u_low(u_low),
+        .u_at(u_at), .u_word(u_word),
         .commit(commit_go),
         .in_name_byte(p_name_byte), .in_name_first(p_name_first), .in_name_end(p_name_end),
         .in_byte(p_byte),

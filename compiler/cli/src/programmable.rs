@@ -81,7 +81,9 @@ impl ProgOpts {
             cluster_size,
             general: self.general_columns.unwrap_or(cluster_size / 4),
             window: self.window,
-            tags: self.tags.unwrap_or((self.columns / 2).max(16)),
+            tags: self
+                .tags
+                .unwrap_or((self.columns / 2).clamp(16, qrtl_xpath::ir::generic::MAX_TAGS)),
             tag_bytes: self.tag_bytes,
             comparators: self.comparators.unwrap_or((self.columns / 16).max(8)),
             literal_bytes: self.literal_bytes,

@@ -85,6 +85,11 @@ struct GenericTemplate {
     /// Addresses a literal's 32-bit entries (at least 2).
     law: u32,
     code_w: u32,
+    /// Addresses the tag entries (the decoder's name store).
+    eaw: u32,
+    /// Address the decoder's slot and displacement tables' rows (4 a row).
+    trw: u32,
+    drw: u32,
     aw_tag: u32,
     /// Addresses the loader's tag queue ([`TAG_QUEUE_WORDS`]).
     tq_aw: u32,
@@ -210,6 +215,7 @@ fn bits_for(n: usize) -> u32 {
 pub fn generic_files(shape: &Shape, xml: &XmlConfig, module: &str) -> Vec<(String, String)> {
     let words = result_words(shape);
     let (kw, pw) = (shape.comparators.max(1), shape.counters.max(1));
+    let (slot_bits, bucket_bits) = crate::ir::tag_hash::sizes(shape.tags);
     let mut top = GenericTemplate {
         module: module.to_string(),
         columns: shape.columns,
@@ -236,6 +242,9 @@ pub fn generic_files(shape: &Shape, xml: &XmlConfig, module: &str) -> Vec<(Strin
         naw: bits_for(shape.tag_bytes.div_ceil(8) - 1).max(1),
         law: bits_for(shape.literal_bytes - 1).max(2),
         code_w: bits_for(shape.tags),
+        eaw: bits_for(shape.tags.saturating_sub(1)).max(1),
+        trw: slot_bits.saturating_sub(2).max(1),
+        drw: bucket_bits.saturating_sub(2).max(1),
         aw_tag: bits_for(shape.tag_bytes - 1),
         tq_aw: TAG_QUEUE_WORDS.trailing_zeros(),
         pos_w: bits_for(shape.tag_bytes),

@@ -12,6 +12,7 @@
 //! |---|---|---|---|
 //! | `HEADER` 0x01 | 1 with `--ordered`, else 0 | bits 15..0: format version | 1 word: the shape's signature ([`shape_signature`]) |
 //! | `TAGS` 0x0B | the first name's entry (code − 1): the entries so far | len, bits 15..0: names | the names packed as bytes, 8 a word, first byte lowest: per name its length, under namespace-aware names its URI + 1 (0: none), then its bytes; zeros after the last ([`tag_bytes`]) |
+//! | `TAGHASH` 0x0C | 0 | len, bits 15..8: slot bits, 7..0: bucket bits | the decoder's perfect hash ([`crate::ir::tag_hash`]): 1 word: the seed; then the buckets' displacements, then the slots' codes, 16 bits each, 4 a word, first lowest |
 //! | `URI` 0x03 | URI index | len, bits 15..0: bytes | the URI's bytes |
 //! | `COMPARATOR` 0x04 | unit | len, bits 15..12: kind, 11..8: operator, 7..0: name bytes | the attribute name's URI + 1 (a word), its bytes, then the literal: a word with its kind (0 string, 1 number) and length, its bytes or the f64's bits |
 //! | `COUNTER` 0x05 | unit | len, bits 15..12: operator | 1 word: the tag code (0: every element), 1 word: the f64 bits of the position, then the guard bits, one per word (bit 63: a counter's) |
@@ -31,11 +32,13 @@
 use super::generic::{
     Bit, ClusterConfig, Config, Counter, FlagRef, Link, Name, Pop, Shape, Slot, Unit,
 };
+use super::tag_hash::{self, TagHash};
 use super::xpath::{Axis, CmpOp, Compare, Namespaces, SiblingOrder, Value};
 use crate::emit::values::{Bound, Plan};
 
 pub const HEADER: u8 = 0x01;
 pub const TAGS: u8 = 0x0B;
+pub const TAGHASH: u8 = 0x0C;
 pub const URI: u8 = 0x03;
 pub const COMPARATOR: u8 = 0x04;
 pub const COUNTER: u8 = 0x05;
@@ -49,8 +52,8 @@ pub const COMMIT: u8 = 0x0F;
 pub const HOST: u8 = 0x10;
 pub const QUERY: u8 = 0x10;
 /// Bumped when the format changes (2: `VALUE` and `POSITION`; 3: the tag
-/// names packed in `TAGS` records).
-pub const VERSION: u32 = 3;
+/// names packed in `TAGS` records; 4: `TAGHASH`).
+pub const VERSION: u32 = 4;
 
 fn header(kind: u8, index: u32, payload: u32) -> u64 {
     (kind as u64) << 56 | ((index as u64) & 0xFF_FFFF) << 32 | payload as u64
@@ -369,6 +372,29 @@ pub fn tag_bytes(t: &Name, xpath: bool) -> Vec<u8> {
     out
 }
 
+/// What the decoder hashes of a tag name: its URI + 1 under
+/// namespace-aware names, then its bytes ([`tag_bytes`] without the length).
+pub fn tag_key(t: &Name, xpath: bool) -> Vec<u8> {
+    tag_bytes(t, xpath).split_off(1)
+}
+
+/// Words of a `TAGHASH` record's table: 16-bit entries, 4 a word.
+pub fn table_words(entries: usize) -> usize {
+    entries.div_ceil(4)
+}
+
+fn pack16(entries: &[u16], out: &mut Vec<u64>) {
+    for c in entries.chunks(4) {
+        out.push(c.iter().rev().fold(0, |w, &e| w << 16 | e as u64));
+    }
+}
+
+fn unpack16(words: &[u64], entries: usize) -> Vec<u16> {
+    (0..entries)
+        .map(|i| (words[i / 4] >> (16 * (i % 4))) as u16)
+        .collect()
+}
+
 fn tags_record(w: &mut Writer, first: usize, names: usize, packed: &[u8]) {
     let mut d = Vec::new();
     bytes_words(packed, &mut d);
@@ -431,6 +457,11 @@ impl Config {
         if first < self.tags.len() {
             tags_record(&mut w, first, self.tags.len() - first, &packed);
         }
+        let t = &self.tag_hash;
+        let mut d = vec![t.seed as u64];
+        pack16(&t.displace, &mut d);
+        pack16(&t.slots, &mut d);
+        w.record(TAGHASH, 0, t.slot_bits << 8 | t.bucket_bits, &d);
         w.record(COUNTS, 0, self.tags.len() as u32, &[]);
         w.record(COUNTS, 1, self.clusters.len() as u32, &[]);
         for (i, u) in self.comparators.iter().enumerate() {
@@ -512,6 +543,8 @@ struct Reader<'a> {
     words: &'a [u64],
     at: usize,
     config: Config,
+    tag_hash: Option<TagHash>,
+    tag_count: Option<usize>,
 }
 
 impl<'a> Reader<'a> {
@@ -523,6 +556,7 @@ impl<'a> Reader<'a> {
                 shape: *shape,
                 uris: Vec::new(),
                 tags: Vec::new(),
+                tag_hash: TagHash::default(),
                 comparators: Vec::new(),
                 counters: Vec::new(),
                 order: SiblingOrder::Unordered,
@@ -531,6 +565,8 @@ impl<'a> Reader<'a> {
                 texts: Vec::new(),
                 copies: 0,
             },
+            tag_hash: None,
+            tag_count: None,
         }
     }
 
@@ -569,7 +605,9 @@ impl<'a> Reader<'a> {
                 }
                 URI => self.config.uris.push(bytes_of(data, low as usize)),
                 TAGS => self.tags(index, low as usize, data)?,
+                TAGHASH => self.tag_hash = Some(self.tag_hash_of(low, data)?),
                 COUNTS if index == 1 => clusters = Some(low as usize),
+                COUNTS if index == 0 => self.tag_count = Some(low as usize),
                 COUNTS => {}
                 COMPARATOR => self.config.comparators.push(unit_of(low, data)?),
                 COUNTER => self.config.counters.push(Counter {
@@ -599,7 +637,50 @@ impl<'a> Reader<'a> {
             ));
         }
         self.config.clusters.truncate(clusters);
+        self.config.tag_hash = self.tag_hash.ok_or("the stream has no TAGHASH record")?;
+        let tags = self.config.tags.len();
+        if self.tag_count != Some(tags) {
+            return Err(format!(
+                "{tags} tag names, but COUNTS says {:?}",
+                self.tag_count
+            ));
+        }
+        if let Some(c) = self
+            .config
+            .tag_hash
+            .slots
+            .iter()
+            .find(|&&c| c as usize > tags)
+        {
+            return Err(format!(
+                "a TAGHASH slot holds code {c}; there are {tags} tag names"
+            ));
+        }
         Ok((self.config, id))
+    }
+
+    /// A `TAGHASH` record: its sizes must fit the design's tables and its
+    /// data be exactly the seed and both tables.
+    fn tag_hash_of(&self, low: u32, data: &[u64]) -> Result<TagHash, String> {
+        let (slot_bits, bucket_bits) = (low >> 8, low & 0xFF);
+        let (most, _) = tag_hash::sizes(self.config.shape.tags);
+        if slot_bits == 0 || slot_bits > most || bucket_bits > slot_bits.saturating_sub(2) {
+            return Err(format!(
+                "a TAGHASH of 2^{slot_bits} slots and 2^{bucket_bits} buckets; the design has 2^{most} slots"
+            ));
+        }
+        let (b, m) = (1usize << bucket_bits, 1usize << slot_bits);
+        if data.len() != 1 + table_words(b) + table_words(m) {
+            return Err(format!("a TAGHASH record of {} words", data.len()));
+        }
+        let tables = &data[1..];
+        Ok(TagHash {
+            seed: data[0] as u32,
+            slot_bits,
+            bucket_bits,
+            displace: unpack16(&tables[..table_words(b)], b),
+            slots: unpack16(&tables[table_words(b)..], m),
+        })
     }
 
     /// A `TAGS` record of `names` names from entry `first`.
@@ -622,8 +703,11 @@ impl<'a> Reader<'a> {
             };
             let start = at + 1 + xpath as usize;
             let local = bytes.get(start..start + len).ok_or_else(short)?.to_vec();
-            if len == 0 {
-                return Err("an empty tag name".into());
+            if len == 0 || len > self.config.shape.tag_bytes || local.contains(&0) {
+                return Err(format!(
+                    "a tag name of {len} bytes (1 to {}, none of them 0)",
+                    self.config.shape.tag_bytes
+                ));
             }
             self.config.tags.push(Name { uri, local });
             at = start + len;
@@ -780,13 +864,16 @@ mod tests {
     }
 
     fn config(shape: Shape) -> Config {
+        let tag = Name {
+            uri: Some(0),
+            local: b"a-longer-name".to_vec(),
+        };
+        let xpath = shape.namespaces == Namespaces::Xpath;
         Config {
             shape,
             uris: vec![b"urn:x".to_vec()],
-            tags: vec![Name {
-                uri: Some(0),
-                local: b"a-longer-name".to_vec(),
-            }],
+            tag_hash: TagHash::build(&[tag_key(&tag, xpath)]).expect("a hash"),
+            tags: vec![tag],
             comparators: vec![Unit::TextCmp(Compare {
                 op: CmpOp::Ge,
                 value: Value::num(2.5),
@@ -853,6 +940,83 @@ mod tests {
             .collect();
         let e = Config::from_words(&shape, &no_commit).unwrap_err();
         assert!(e.contains("no commit"), "{e}");
+    }
+
+    /// The words with the first record of `kind` changed by `edit` (its
+    /// header word and data).
+    fn edited(words: &[u64], kind: u8, edit: impl Fn(&mut Vec<u64>)) -> Vec<u64> {
+        let mut at = 0;
+        while Header::read(words[at]).kind != kind {
+            at += 1 + Header::read(words[at]).len;
+        }
+        let end = at + 1 + Header::read(words[at]).len;
+        let mut record = words[at..end].to_vec();
+        edit(&mut record);
+        [&words[..at], &record[..], &words[end..]].concat()
+    }
+
+    #[test]
+    fn the_tag_hash_travels_and_bad_ones_are_refused() {
+        let shape = Shape {
+            general: 64,
+            ..Shape::with_columns(64)
+        };
+        let c = config(shape);
+        let words = c.words(1);
+        let (back, _) = Config::from_words(&shape, &words).expect("read back");
+        assert_eq!(back.tag_hash, c.tag_hash);
+        assert_eq!(back.tag_code(&c.tags[0]), 1);
+        let refused = |w: Vec<u64>, why: &str| {
+            let e = Config::from_words(&shape, &w).unwrap_err();
+            assert!(e.contains(why), "{why}: {e}");
+        };
+        // No TAGHASH record at all.
+        let none: Vec<u64> = {
+            let mut out = Vec::new();
+            let mut at = 0;
+            while at < words.len() {
+                let h = Header::read(words[at]);
+                if h.kind != TAGHASH {
+                    out.extend_from_slice(&words[at..at + 1 + h.len]);
+                }
+                at += 1 + h.len;
+            }
+            out
+        };
+        refused(none, "no TAGHASH");
+        // More slots than the design's table holds (32 tags: 2^6 slots).
+        let (most, _) = tag_hash::sizes(shape.tags);
+        refused(
+            edited(&words, TAGHASH, |r| r[0] += (most as u64 + 1 - 1) << 8),
+            "TAGHASH of 2^",
+        );
+        // A table one word short.
+        refused(
+            edited(&words, TAGHASH, |r| {
+                r.pop();
+                r[0] -= 1 << 16;
+            }),
+            "a TAGHASH record of",
+        );
+        // A slot holding a code past the names.
+        refused(
+            edited(&words, TAGHASH, |r| {
+                let last = r.last_mut().expect("the slot table");
+                *last = *last & !0xFFFF_0000 | 9 << 16;
+            }),
+            "holds code 9",
+        );
+        // COUNTS that disagree with the names sent.
+        refused(edited(&words, COUNTS, |r| r[0] += 1), "COUNTS says Some(2)");
+        // A name with a zero byte, and one longer than the entries.
+        let at_name = |r: &mut Vec<u64>| r[1] &= !(0xFF << 16);
+        refused(edited(&words, TAGS, at_name), "none of them 0");
+        let small = Shape {
+            tag_bytes: 8,
+            ..shape
+        };
+        let e = Config::from_words(&small, &config(small).words(1)).unwrap_err();
+        assert!(e.contains("a tag name of 13 bytes (1 to 8"), "{e}");
     }
 
     #[test]

@@ -43,6 +43,8 @@
 //! (compaction, the global stack) is the price of programmability here. A query matches iff all
 //! the flags [`Config::queries`] lists for it are set (one per part).
 
+use super::config_words::tag_key;
+use super::tag_hash::TagHash;
 use super::xpath::{Axis, CmpOp, Compare, Namespaces, SiblingOrder};
 use std::fmt::{self, Write as _};
 
@@ -143,12 +145,18 @@ impl Shape {
         if !(1..=255).contains(&self.tag_bytes) || !(1..=255).contains(&self.literal_bytes) {
             return Err("names and literals hold 1 to 255 bytes".into());
         }
-        if self.tags > 0xFFFF || self.uris > 254 {
-            return Err("at most 65,535 tag entries and 254 namespace URIs".into());
+        if self.tags > MAX_TAGS || self.uris > 254 {
+            return Err(format!(
+                "at most {MAX_TAGS} tag entries and 254 namespace URIs"
+            ));
         }
         Ok(())
     }
 }
+
+/// Most tag entries: the decoder's perfect hash has twice as many 16-bit
+/// slots ([`crate::ir::tag_hash`]).
+pub const MAX_TAGS: usize = 1 << 14;
 
 /// A name the hardware compares: a namespace (an index into
 /// [`Config::uris`], or none) and the local part (the whole name under
@@ -255,6 +263,8 @@ pub struct Config {
     pub uris: Vec<Vec<u8>>,
     /// Tag entry `i` gives the code `i + 1`.
     pub tags: Vec<Name>,
+    /// The decoder's perfect hash over `tags` (their [`tag_key`]s).
+    pub tag_hash: TagHash,
     pub comparators: Vec<Unit>,
     pub counters: Vec<Counter>,
     pub order: SiblingOrder,
@@ -275,12 +285,19 @@ impl Config {
         self.clusters.iter().map(on).sum()
     }
 
-    /// The code the tag decoder gives `name` (0: no entry).
+    /// The code the tag decoder gives `name` (0: no entry), as the
+    /// hardware finds it: the code in the slot the name hashes to, if that
+    /// entry holds the name (a name longer than the entries never does).
     pub fn tag_code(&self, name: &Name) -> u32 {
-        self.tags
-            .iter()
-            .position(|t| t == name)
-            .map_or(0, |i| i as u32 + 1)
+        if name.local.len() > self.shape.tag_bytes {
+            return 0;
+        }
+        let xpath = self.shape.namespaces == Namespaces::Xpath;
+        let c = self.tag_hash.code(&tag_key(name, xpath));
+        match self.tags.get((c as usize).wrapping_sub(1)) {
+            Some(t) if t == name => c,
+            _ => 0,
+        }
     }
 }
 

@@ -7,5 +7,6 @@ pub mod config_words;
 pub mod generic;
 pub mod print;
 pub mod stacks;
+pub mod tag_hash;
 pub mod value;
 pub mod xpath;

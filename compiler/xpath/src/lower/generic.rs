@@ -25,10 +25,11 @@
 //!    within the window. A cluster also ends when its condition lanes are
 //!    used up.
 
-use crate::ir::config_words::{is_chain_slot, literal_entries};
+use crate::ir::config_words::{is_chain_slot, literal_entries, tag_key};
 use crate::ir::generic::{
     Bit, ClusterConfig, Config, Counter, FlagRef, Link, Name, Pop, Shape, Slot, Unit,
 };
+use crate::ir::tag_hash::TagHash;
 use crate::ir::xpath::{
     clark_local, clark_uri, Axis, CmpOp, CondId, CondKind, Design, NodeId, SiblingOrder, TagId,
     Test,
@@ -41,6 +42,9 @@ use std::fmt;
 pub enum ConfigureError {
     /// The design's sizes are not buildable.
     Shape(String),
+    /// No perfect hash of the tag names was found (never seen: a handful
+    /// of seeds at most for thousands of names).
+    TagHash(String),
     /// The queries read names one way and the design the other.
     Namespaces {
         design: &'static str,
@@ -59,7 +63,7 @@ pub enum ConfigureError {
 impl fmt::Display for ConfigureError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ConfigureError::Shape(why) => f.write_str(why),
+            ConfigureError::Shape(why) | ConfigureError::TagHash(why) => f.write_str(why),
             ConfigureError::Namespaces { design, queries } => write!(
                 f,
                 "the design compares names as `--namespaces {design}`, the queries were read with `--namespaces {queries}`; read them with `--namespaces {design}`"
@@ -121,10 +125,14 @@ pub fn configure(design: &Design, shape: &Shape) -> Result<Config, ConfigureErro
                 .collect()
         })
         .collect();
+    let xpath = shape.namespaces == crate::ir::xpath::Namespaces::Xpath;
+    let keys: Vec<Vec<u8>> = units.tags.iter().map(|t| tag_key(t, xpath)).collect();
+    let tag_hash = TagHash::build(&keys).map_err(ConfigureError::TagHash)?;
     Ok(Config {
         shape: *shape,
         uris: units.uris,
         tags: units.tags,
+        tag_hash,
         comparators: units.comparators,
         counters: units.counters,
         order: design.order,
