@@ -663,10 +663,10 @@ impl<'a> Reader<'a> {
     /// data be exactly the seed and both tables.
     fn tag_hash_of(&self, low: u32, data: &[u64]) -> Result<TagHash, String> {
         let (slot_bits, bucket_bits) = (low >> 8, low & 0xFF);
-        let (most, _) = tag_hash::sizes(self.config.shape.tags);
-        if slot_bits == 0 || slot_bits > most || bucket_bits > slot_bits.saturating_sub(2) {
+        let (most, most_buckets) = tag_hash::sizes(self.config.shape.tags);
+        if slot_bits == 0 || slot_bits > most || bucket_bits > most_buckets {
             return Err(format!(
-                "a TAGHASH of 2^{slot_bits} slots and 2^{bucket_bits} buckets; the design has 2^{most} slots"
+                "a TAGHASH of 2^{slot_bits} slots and 2^{bucket_bits} buckets; the design has 2^{most} and 2^{most_buckets}"
             ));
         }
         let (b, m) = (1usize << bucket_bits, 1usize << slot_bits);
