@@ -103,7 +103,7 @@ module {{ module }} (
     // the parser's events (d_*) that much later, at stage 0, the code beside
     // them. A commit is not delayed: it comes only once the last document's
     // results are out, so no delayed event is left behind it ----
-    localparam DECODER_LATENCY = 8;   // gen_decoder.v's LATENCY
+    localparam DECODER_LATENCY = {{ decoder_latency }};   // gen_decoder.v's LATENCY
     localparam DE_W = 8 + 8 + 21 + 13 + 2 + 5;
     reg  [DE_W-1:0] delay [1:DECODER_LATENCY];
     wire [7:0]  d_byte, d_unit_byte;

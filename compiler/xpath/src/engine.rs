@@ -466,6 +466,7 @@ pub fn generic_project_spec(
             "format": "records: header word (kind 63:56, index 55:32, data words 31:16, payload 15:0), then its data words; see compiler/xpath/src/ir/config_words.rs",
             "commit": "a COMMIT record makes the configuration active at the next document boundary; the status word's bits 31:16 give the id of the configuration that answered",
             "load_cycles": format!("one per word up to the COMMIT (TAGS records' name bytes are written one a clock from a queue of {} words beside the stream; the COMMIT waits for the last); then the commit waits for a document boundary and holds the input {} clocks while the clusters copy their slot words (qrtl xpath configure prints the total)", crate::emit::generic::TAG_QUEUE_WORDS, swap_cycles(shape)),
+            "tag_decoder": format!("a perfect hash of the tag names (TAGHASH record: a seed, per bucket a displacement, per slot a code; compiler/xpath/src/ir/tag_hash.rs) and the names (TAGS records); an element's code comes {} clocks after its name ends", crate::emit::generic::DECODER_LATENCY),
             "units": "comparators (COMPARATOR and VALUE records: attribute or text() tests, string or number literals), positional counters (COUNTER and POSITION records), and per cluster the unit bits its lanes read (LANES)",
         },
         "result": {

@@ -90,6 +90,10 @@ struct Running {
 }
 
 fn spawn(dir: &Path, job: Job, progress: &Progress) -> Result<Running, SynthError> {
+    if job.fit_on.is_some() {
+        // The fit is read from this run's log, never an earlier run's.
+        let _ = std::fs::remove_file(dir.join(&job.log));
+    }
     let out_path = dir.join(format!("{}.out", job.log));
     let out = std::fs::File::create(&out_path).map_err(|source| SynthError::Io {
         path: out_path.clone(),

@@ -277,6 +277,31 @@ fn place_and_route_of_a_design_larger_than_the_part_stops_at_its_utilisation() {
 }
 
 #[test]
+fn an_earlier_runs_log_never_stops_place_and_route() {
+    let dir = std::env::temp_dir().join(format!("qrtl-synth-stale-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // The last run's log says the design did not fit; this run's fits.
+    std::fs::write(dir.join("pnr.log"), OVER_UTILISED).unwrap();
+    let fits = OVER_UTILISED.replace("98488/", "42337/");
+    std::fs::write(dir.join("util.txt"), fits).unwrap();
+    let r = run::run_all(
+        &dir,
+        &run::Progress::new(false),
+        vec![run::Job {
+            label: "nextpnr-ecp5 seed 1/1".into(),
+            program: "sh".into(),
+            args: vec!["-c".into(), "sleep 2; cat util.txt > pnr.log".into()],
+            log: "pnr.log".into(),
+            fit_on: Some("LFE5U-85F"),
+        }],
+        1,
+        None,
+    );
+    assert!(r.is_ok(), "{r:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_run_past_its_time_limit_is_stopped() {
     use std::time::{Duration, Instant};
     let dir = std::env::temp_dir().join(format!("qrtl-synth-limit-{}", std::process::id()));

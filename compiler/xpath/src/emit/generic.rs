@@ -85,6 +85,7 @@ struct GenericTemplate {
     /// Addresses a literal's 32-bit entries (at least 2).
     law: u32,
     code_w: u32,
+    decoder_latency: usize,
     /// Addresses the tag entries (the decoder's name store).
     eaw: u32,
     /// Address the decoder's slot and displacement tables' rows (4 a row).
@@ -131,6 +132,10 @@ pub fn shadow_bits(shape: &Shape) -> u32 {
         + bits_for(2 * shape.window)
         + 1
 }
+
+/// Clocks from an element name's end to its code (gen_decoder.v's
+/// LATENCY; the top delays the parser's events by as much).
+pub const DECODER_LATENCY: usize = 8;
 
 /// Words the loader's tag queue holds (gen_loader.v: one block RAM).
 pub const TAG_QUEUE_WORDS: usize = 512;
@@ -242,6 +247,7 @@ pub fn generic_files(shape: &Shape, xml: &XmlConfig, module: &str) -> Vec<(Strin
         naw: bits_for(shape.tag_bytes.div_ceil(8) - 1).max(1),
         law: bits_for(shape.literal_bytes - 1).max(2),
         code_w: bits_for(shape.tags),
+        decoder_latency: DECODER_LATENCY,
         eaw: bits_for(shape.tags.saturating_sub(1)).max(1),
         trw: slot_bits.saturating_sub(2).max(1),
         drw: bucket_bits.saturating_sub(2).max(1),
