@@ -222,6 +222,28 @@ fn a_resource_over_the_part_is_read_from_the_utilisation() {
     );
 }
 
+/// A shell `script` in `dir` run as nextpnr-ecp5 on the LFE5U-85F would
+/// be, writing its log to `pnr.log`.
+fn fake_place_and_route(
+    dir: &std::path::Path,
+    script: &str,
+    limit: Option<std::time::Duration>,
+) -> Result<(), SynthError> {
+    run::run_all(
+        dir,
+        &run::Progress::new(false),
+        vec![run::Job {
+            label: "nextpnr-ecp5 seed 1/1".into(),
+            program: "sh".into(),
+            args: vec!["-c".into(), script.into()],
+            log: "pnr.log".into(),
+            fit_on: Some("LFE5U-85F"),
+        }],
+        1,
+        limit,
+    )
+}
+
 #[test]
 fn place_and_route_of_a_design_larger_than_the_part_stops_at_its_utilisation() {
     use std::time::{Duration, Instant};
@@ -230,17 +252,9 @@ fn place_and_route_of_a_design_larger_than_the_part_stops_at_its_utilisation() {
     std::fs::write(dir.join("util.txt"), OVER_UTILISED).unwrap();
     let started = Instant::now();
     // Like nextpnr: the utilisation in its log, then a placer that spins.
-    let r = run::run_all(
+    let r = fake_place_and_route(
         &dir,
-        &run::Progress::new(false),
-        vec![run::Job {
-            label: "nextpnr-ecp5 seed 1/1".into(),
-            program: "sh".into(),
-            args: vec!["-c".into(), "cat util.txt > pnr.log; sleep 30".into()],
-            log: "pnr.log".into(),
-            fit_on: Some("LFE5U-85F"),
-        }],
-        1,
+        "cat util.txt > pnr.log; sleep 30",
         Some(Duration::from_secs(60)),
     );
     match &r {
@@ -284,19 +298,7 @@ fn an_earlier_runs_log_never_stops_place_and_route() {
     std::fs::write(dir.join("pnr.log"), OVER_UTILISED).unwrap();
     let fits = OVER_UTILISED.replace("98488/", "42337/");
     std::fs::write(dir.join("util.txt"), fits).unwrap();
-    let r = run::run_all(
-        &dir,
-        &run::Progress::new(false),
-        vec![run::Job {
-            label: "nextpnr-ecp5 seed 1/1".into(),
-            program: "sh".into(),
-            args: vec!["-c".into(), "sleep 2; cat util.txt > pnr.log".into()],
-            log: "pnr.log".into(),
-            fit_on: Some("LFE5U-85F"),
-        }],
-        1,
-        None,
-    );
+    let r = fake_place_and_route(&dir, "sleep 2; cat util.txt > pnr.log", None);
     assert!(r.is_ok(), "{r:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
