@@ -223,23 +223,6 @@ module qrtl_gen_units #(
                 end
             end
 
-            // Whether a count, once this element is counted, passes its
-            // test: from the count before (a register) and the range, off
-            // the chain of guards below. c + 1 >= least is c >= least - 1
-            // (always, for least 0); c + 1 <= most is c < most; a count
-            // that stays saturated passes where most is the largest.
-            reg [P-1:0]      passes;
-            reg [CW-1:0]     cp;
-            integer q;
-            always @* begin
-                for (q = 0; q < P; q = q + 1) begin
-                    cp = counts[CW * q +: CW];
-                    passes[q] = (cp == {CW{1'b1}})
-                        ? (most_ac[q] == {CW{1'b1}}) != neg_ac[q]
-                        : ((least_ac[q] == {CW{1'b0}} || cp >= least_ac[q] - 1'b1)
-                           && cp < most_ac[q]) != neg_ac[q];
-                end
-            end
             // In counter order: a guard reads earlier counters' bits.
             reg [PW-1:0]     bits;
             reg [CW*PW-1:0]  next;
@@ -256,7 +239,7 @@ module qrtl_gen_units #(
                         && (gp_ac[j] & ~bits) == {PW{1'b0}};
                     if (counted && c != {CW{1'b1}}) c = c + 1'b1;
                     next[CW * j +: CW] = c;
-                    bits[j] = counted && passes[j];
+                    bits[j] = counted && ((c >= least_ac[j] && c <= most_ac[j]) != neg_ac[j]);
                 end
             end
             assign counts_next = next;
