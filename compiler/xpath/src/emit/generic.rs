@@ -156,11 +156,8 @@ pub fn load_cycles(shape: &Shape, words: &[u64]) -> u64 {
     // The clocks at which the queued words still in the queue are read.
     let mut queued: VecDeque<u64> = VecDeque::new();
     let mut left = 0usize; // bytes of the current name still to write
-    let mut at = 0;
-    while at < words.len() {
-        let crate::ir::config_words::Header {
-            kind, len: data, ..
-        } = crate::ir::config_words::Header::read(words[at]);
+    for (at, h) in crate::ir::config_words::records(words) {
+        let (kind, data) = (h.kind, h.len);
         for (k, &w) in words[at..(at + 1 + data).min(words.len())]
             .iter()
             .enumerate()
@@ -184,7 +181,6 @@ pub fn load_cycles(shape: &Shape, words: &[u64]) -> u64 {
             drained = read + clocks;
             queued.push_back(read);
         }
-        at += 1 + data;
         if kind == COMMIT {
             break;
         }

@@ -81,18 +81,26 @@ impl Header {
     }
 }
 
+/// The records of a stream, in order: where each begins and its header
+/// (a record's data may run past the end of a stream cut short).
+pub fn records(words: &[u64]) -> impl Iterator<Item = (usize, Header)> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let h = Header::read(*words.get(at)?);
+        let start = at;
+        at += 1 + h.len;
+        Some((start, h))
+    })
+}
+
 /// The words of `words` after its COMMIT record (host records the loader
 /// takes once the commit is active); all of them if it has none.
 pub fn words_after_commit(words: &[u64]) -> usize {
-    let mut at = 0;
-    while at < words.len() {
-        let h = Header::read(words[at]);
-        at += 1 + h.len;
-        if h.kind == COMMIT {
-            return words.len().saturating_sub(at);
-        }
-    }
-    words.len()
+    records(words)
+        .find(|(_, h)| h.kind == COMMIT)
+        .map_or(words.len(), |(at, h)| {
+            words.len().saturating_sub(at + 1 + h.len)
+        })
 }
 
 /// The slot's configuration word: bits 15..0 the tag code (0: `*`); 17..16
@@ -945,11 +953,10 @@ mod tests {
     /// The words with the first record of `kind` changed by `edit` (its
     /// header word and data).
     fn edited(words: &[u64], kind: u8, edit: impl Fn(&mut Vec<u64>)) -> Vec<u64> {
-        let mut at = 0;
-        while Header::read(words[at]).kind != kind {
-            at += 1 + Header::read(words[at]).len;
-        }
-        let end = at + 1 + Header::read(words[at]).len;
+        let (at, h) = records(words)
+            .find(|(_, h)| h.kind == kind)
+            .expect("a record of the kind");
+        let end = at + 1 + h.len;
         let mut record = words[at..end].to_vec();
         edit(&mut record);
         [&words[..at], &record[..], &words[end..]].concat()
@@ -971,18 +978,10 @@ mod tests {
             assert!(e.contains(why), "{why}: {e}");
         };
         // No TAGHASH record at all.
-        let none: Vec<u64> = {
-            let mut out = Vec::new();
-            let mut at = 0;
-            while at < words.len() {
-                let h = Header::read(words[at]);
-                if h.kind != TAGHASH {
-                    out.extend_from_slice(&words[at..at + 1 + h.len]);
-                }
-                at += 1 + h.len;
-            }
-            out
-        };
+        let none: Vec<u64> = records(&words)
+            .filter(|(_, h)| h.kind != TAGHASH)
+            .flat_map(|(at, h)| words[at..at + 1 + h.len].iter().copied())
+            .collect();
         refused(none, "no TAGHASH");
         // More slots than the design's table holds (32 tags: 2^6 slots).
         let (most, _) = tag_hash::sizes(shape.tags);

@@ -43,7 +43,6 @@
 //! (compaction, the global stack) is the price of programmability here. A query matches iff all
 //! the flags [`Config::queries`] lists for it are set (one per part).
 
-use super::config_words::tag_key;
 use super::tag_hash::TagHash;
 use super::xpath::{Axis, CmpOp, Compare, Namespaces, SiblingOrder};
 use std::fmt::{self, Write as _};
@@ -263,7 +262,8 @@ pub struct Config {
     pub uris: Vec<Vec<u8>>,
     /// Tag entry `i` gives the code `i + 1`.
     pub tags: Vec<Name>,
-    /// The decoder's perfect hash over `tags` (their [`tag_key`]s).
+    /// The decoder's perfect hash over `tags` (their
+    /// [`tag_key`](super::config_words::tag_key)s).
     pub tag_hash: TagHash,
     pub comparators: Vec<Unit>,
     pub counters: Vec<Counter>,
@@ -292,8 +292,14 @@ impl Config {
         if name.local.len() > self.shape.tag_bytes {
             return 0;
         }
-        let xpath = self.shape.namespaces == Namespaces::Xpath;
-        let c = self.tag_hash.code(&tag_key(name, xpath));
+        // The key as `tag_key` writes it: the URI + 1 under
+        // namespace-aware names, then the bytes.
+        let uri = [name.uri.map_or(0, |u| u as u8 + 1)];
+        let prefix: &[u8] = match self.shape.namespaces {
+            Namespaces::Xpath => &uri,
+            Namespaces::Raw => &[],
+        };
+        let c = self.tag_hash.code_of_parts(&[prefix, &name.local]);
         match self.tags.get((c as usize).wrapping_sub(1)) {
             Some(t) if t == name => c,
             _ => 0,

@@ -106,7 +106,14 @@ impl TagHash {
 
     /// The code in the slot a name's key hashes to (not yet verified).
     pub fn code(&self, key: &[u8]) -> u32 {
-        let (bucket, base) = self.at(finish(hash(self.seed, key)));
+        self.code_of_parts(&[key])
+    }
+
+    /// [`TagHash::code`] of a key given in parts (the key is their
+    /// concatenation; the hash runs byte by byte, so nothing is copied).
+    pub fn code_of_parts(&self, parts: &[&[u8]]) -> u32 {
+        let h = parts.iter().fold(self.seed, |h, p| hash(h, p));
+        let (bucket, base) = self.at(finish(h));
         let d = self.displace.get(bucket).copied().unwrap_or(0) as usize;
         let slot = (base ^ d) & ((1 << self.slot_bits) - 1);
         self.slots.get(slot).copied().unwrap_or(0) as u32
