@@ -10,6 +10,7 @@
 //!
 //! ```text
 //! qrtl-bench [--quick] [--only SUBSTR]...   # the report
+//! qrtl-bench --streams [--quick]            # the stream sections alone
 //! qrtl-bench --list                          # configuration names
 //! qrtl-bench --sample                        # a generated document and queries
 //! qrtl-bench --one NAME [--quick]            # internal: one configuration
@@ -931,7 +932,7 @@ fn stream_sections(quick: bool, md: &mut String) {
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: qrtl-bench [--quick] [--only SUBSTR]... | --list | --sample | --one NAME [--quick] [--first-only] [--cold N]"
+        "usage: qrtl-bench [--quick] [--only SUBSTR]... | --streams [--quick] | --list | --sample | --one NAME [--quick] [--first-only] [--cold N]"
     );
     ExitCode::from(2)
 }
@@ -940,7 +941,7 @@ fn main() -> ExitCode {
     let (mut quick, mut first_only, mut cold) = (false, false, 0);
     let mut one = None;
     let mut only = Vec::new();
-    let (mut list, mut sample) = (false, false);
+    let (mut list, mut sample, mut streams) = (false, false, false);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -954,6 +955,8 @@ fn main() -> ExitCode {
             },
             "--list" => list = true,
             "--sample" => sample = true,
+            // The stream sections alone (records vs one document, `--jobs`).
+            "--streams" => streams = true,
             "--one" => match args.next() {
                 Some(n) => one = Some(n),
                 None => return usage(),
@@ -978,6 +981,12 @@ fn main() -> ExitCode {
         for c in configs(s) {
             println!("{}\t{}", c.name, c.what);
         }
+        return ExitCode::SUCCESS;
+    }
+    if streams {
+        let mut md = String::new();
+        stream_sections(quick, &mut md);
+        print!("{md}");
         return ExitCode::SUCCESS;
     }
     if sample {

@@ -1,19 +1,36 @@
 //! `--jobs N` of the `filter` commands, written once: an ordered parallel
 //! map over a stream of inputs. N worker threads each own a state (their
 //! engine) built by the same `init`; the calling thread pulls inputs,
-//! hands them out and passes the results to `sink` in input order. At most
-//! [`PER_WORKER`] × N inputs are in flight (pulled but not yet sunk), so
-//! memory is bounded whatever the stream's length. `--jobs 1` runs on the
-//! calling thread, as a plain loop.
+//! hands them out in batches and passes the results to `sink` in input
+//! order. `--jobs 1` runs on the calling thread, as a plain loop.
+//!
+//! Batches: small documents (a NUL-separated stream of records of a few
+//! KB) take tens of microseconds each, about what handing one to a worker
+//! and its result back costs in wake-ups. So inputs go out in batches of
+//! up to [`BATCH_ITEMS`] inputs or [`BATCH_WEIGHT`] bytes, but a batch is
+//! sent as soon as no batch is waiting for a worker: a slow stream (a
+//! live feed) is never held back to fill one, and a worker never idles
+//! while the calling thread fills one.
+//!
+//! Memory: at most [`PER_WORKER`] × N batches are in flight (pulled but
+//! not yet sunk), so it is bounded whatever the stream's length.
 
 use std::collections::VecDeque;
 use std::num::NonZeroUsize;
 use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex};
 
-/// Inputs in flight per worker: enough to keep every worker busy while
+/// Batches in flight per worker: enough to keep every worker busy while
 /// one slow input holds the head of the output back.
 pub const PER_WORKER: usize = 4;
+
+/// The most inputs in one batch.
+pub const BATCH_ITEMS: usize = 64;
+
+/// A batch is full once its inputs weigh this much (bytes of input, as
+/// the caller's `weight` estimates them).
+pub const BATCH_WEIGHT: usize = 256 * 1024;
 
 /// `--jobs N` of the filter commands.
 #[derive(clap::Args, Debug, Clone)]
@@ -36,10 +53,10 @@ impl JobsArgs {
     }
 }
 
-/// What a worker sends back: a result, or word that it panicked (so the
-/// collector stops waiting for the result it will never send).
+/// What a worker sends back: a batch's results, or word that it panicked
+/// (so the collector stops waiting for the results it will never send).
 enum Done<R> {
-    Result(usize, R),
+    Results(usize, Vec<R>),
     Panicked,
 }
 
@@ -54,13 +71,22 @@ impl<R> Drop for PanicNotice<'_, R> {
     }
 }
 
+/// The task queue: batches numbered in input order, and how many of them
+/// no worker has taken yet.
+struct Tasks<I> {
+    rx: Mutex<mpsc::Receiver<(usize, Vec<I>)>>,
+    waiting: AtomicUsize,
+}
+
 /// Map `work` over `inputs` on `jobs` workers (each with its own state
 /// from `init`) and give the results to `sink` in input order; `sink`
-/// returning `Break` stops the run early. Returns the workers' states (for
+/// returning `Break` stops the run early. `weight` estimates an input's
+/// size in bytes, for batching. Returns the workers' states (for
 /// statistics). A worker's panic is resumed on the calling thread.
 pub fn ordered_map<I, S, R>(
     jobs: NonZeroUsize,
     inputs: impl Iterator<Item = I>,
+    weight: impl Fn(&I) -> usize,
     init: impl Fn() -> S + Sync,
     work: impl Fn(&mut S, I) -> R + Sync,
     mut sink: impl FnMut(R) -> ControlFlow<()>,
@@ -79,20 +105,28 @@ where
         }
         return vec![state];
     }
-    let (task_tx, task_rx) = mpsc::channel::<(usize, I)>();
-    let task_rx = Mutex::new(task_rx);
+    let (task_tx, task_rx) = mpsc::channel::<(usize, Vec<I>)>();
+    let tasks = Tasks {
+        rx: Mutex::new(task_rx),
+        waiting: AtomicUsize::new(0),
+    };
     let (done_tx, done_rx) = mpsc::channel::<Done<R>>();
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..jobs.get())
             .map(|_| {
                 let done_tx = done_tx.clone();
-                let (task_rx, init, work) = (&task_rx, &init, &work);
-                scope.spawn(move || worker(task_rx, &done_tx, init, work))
+                let (tasks, init, work) = (&tasks, &init, &work);
+                scope.spawn(move || worker(tasks, &done_tx, init, work))
             })
             .collect();
         drop(done_tx);
         let window = jobs.get() * PER_WORKER;
-        collect(inputs, task_tx, done_rx, window, &mut sink);
+        let feed = Feed {
+            tx: task_tx,
+            waiting: &tasks.waiting,
+            weight: &weight,
+        };
+        collect(inputs, feed, done_rx, window, &mut sink);
         let mut states = Vec::with_capacity(workers.len());
         for w in workers {
             match w.join() {
@@ -104,9 +138,10 @@ where
     })
 }
 
-/// A worker: take tasks until the channel closes, send each result.
+/// A worker: take batches until the channel closes, send each batch's
+/// results.
 fn worker<I, S, R>(
-    tasks: &Mutex<mpsc::Receiver<(usize, I)>>,
+    tasks: &Tasks<I>,
     done: &mpsc::Sender<Done<R>>,
     init: &impl Fn() -> S,
     work: &impl Fn(&mut S, I) -> R,
@@ -114,38 +149,73 @@ fn worker<I, S, R>(
     let _notice = PanicNotice(done);
     let mut state = init();
     loop {
-        let task = match tasks.lock() {
+        let task = match tasks.rx.lock() {
             Ok(rx) => rx.recv(),
             Err(_) => break,
         };
-        let Ok((seq, item)) = task else { break };
-        if done
-            .send(Done::Result(seq, work(&mut state, item)))
-            .is_err()
-        {
+        let Ok((seq, batch)) = task else { break };
+        tasks.waiting.fetch_sub(1, Ordering::AcqRel);
+        let results = batch.into_iter().map(|i| work(&mut state, i)).collect();
+        if done.send(Done::Results(seq, results)).is_err() {
             break; // the collector stopped early
         }
     }
     state
 }
 
-/// The calling thread's side: keep `window` inputs in flight, reorder the
-/// results, sink them in order. Dropping `tasks` on return ends the workers.
-fn collect<I, R>(
+/// The calling thread's end of the task queue.
+struct Feed<'a, I, W> {
+    tx: mpsc::Sender<(usize, Vec<I>)>,
+    waiting: &'a AtomicUsize,
+    weight: &'a W,
+}
+
+impl<I, W: Fn(&I) -> usize> Feed<'_, I, W> {
+    /// The next batch from `inputs`: inputs up to [`BATCH_ITEMS`] or
+    /// [`BATCH_WEIGHT`], cut short when no batch is waiting for a worker
+    /// (so none idles while this one fills). Empty once `inputs` is.
+    fn batch(&self, inputs: &mut impl Iterator<Item = I>) -> Vec<I> {
+        let mut batch = Vec::new();
+        let mut weight = 0;
+        while batch.len() < BATCH_ITEMS && weight < BATCH_WEIGHT {
+            let Some(item) = inputs.next() else { break };
+            weight += (self.weight)(&item);
+            batch.push(item);
+            if self.waiting.load(Ordering::Acquire) == 0 {
+                break;
+            }
+        }
+        batch
+    }
+
+    /// Queue batch `seq`; false once every worker has gone.
+    fn send(&self, seq: usize, batch: Vec<I>) -> bool {
+        self.waiting.fetch_add(1, Ordering::AcqRel);
+        self.tx.send((seq, batch)).is_ok()
+    }
+}
+
+/// The calling thread's side: keep `window` batches in flight, reorder
+/// the results, sink them in order. Dropping the feed on return ends the
+/// workers.
+fn collect<I, R, W: Fn(&I) -> usize>(
     inputs: impl Iterator<Item = I>,
-    tasks: mpsc::Sender<(usize, I)>,
+    feed: Feed<'_, I, W>,
     done: mpsc::Receiver<Done<R>>,
     window: usize,
     sink: &mut impl FnMut(R) -> ControlFlow<()>,
 ) {
     let mut inputs = inputs.fuse();
-    // Results not yet sunk; index 0 is input number `next_out`.
-    let mut pending: VecDeque<Option<R>> = VecDeque::with_capacity(window);
+    // Batches' results not yet sunk; index 0 is batch number `next_out`.
+    let mut pending: VecDeque<Option<Vec<R>>> = VecDeque::with_capacity(window);
     let (mut next_in, mut next_out) = (0usize, 0usize);
     loop {
         while next_in - next_out < window {
-            let Some(item) = inputs.next() else { break };
-            if tasks.send((next_in, item)).is_err() {
+            let batch = feed.batch(&mut inputs);
+            if batch.is_empty() {
+                break;
+            }
+            if !feed.send(next_in, batch) {
                 return;
             }
             pending.push_back(None);
@@ -155,17 +225,19 @@ fn collect<I, R>(
             return; // every input sunk
         }
         let (seq, r) = match done.recv() {
-            Ok(Done::Result(seq, r)) => (seq, r),
+            Ok(Done::Results(seq, r)) => (seq, r),
             Ok(Done::Panicked) | Err(_) => return,
         };
         pending[seq - next_out] = Some(r);
         while let Some(Some(_)) = pending.front() {
-            let Some(Some(r)) = pending.pop_front() else {
+            let Some(Some(results)) = pending.pop_front() else {
                 break;
             };
             next_out += 1;
-            if sink(r).is_break() {
-                return;
+            for r in results {
+                if sink(r).is_break() {
+                    return;
+                }
             }
         }
     }
@@ -182,12 +254,14 @@ mod tests {
         NonZeroUsize::new(k).unwrap()
     }
 
-    /// Squares with uneven delays: results still in input order.
-    fn run(jobs: usize, len: usize) -> Vec<usize> {
+    /// Squares with uneven delays: results still in input order, with
+    /// inputs light (batches cut by count) or heavy (a batch each).
+    fn run(jobs: usize, len: usize, weight: usize) -> Vec<usize> {
         let mut out = Vec::new();
         ordered_map(
             n(jobs),
             0..len,
+            |_| weight,
             || (),
             |_, i| {
                 std::thread::sleep(Duration::from_micros(((i * 7919) % 13) as u64 * 50));
@@ -205,9 +279,11 @@ mod tests {
     fn results_in_input_order_for_any_jobs() {
         let want: Vec<usize> = (0..200).map(|i| i * i).collect();
         for jobs in 1..=5 {
-            assert_eq!(run(jobs, 200), want, "--jobs {jobs}");
+            for weight in [0, 1000, BATCH_WEIGHT] {
+                assert_eq!(run(jobs, 200, weight), want, "--jobs {jobs}, weight {weight}");
+            }
         }
-        assert!(run(3, 0).is_empty());
+        assert!(run(3, 0, 1).is_empty());
     }
 
     #[test]
@@ -216,6 +292,7 @@ mod tests {
         let states = ordered_map(
             n(3),
             0..100usize,
+            |_| 1,
             || {
                 inits.fetch_add(1, Ordering::Relaxed);
                 Vec::new()
@@ -243,6 +320,7 @@ mod tests {
             ordered_map(
                 n(jobs),
                 inputs,
+                |_| 1,
                 || (),
                 |_, i| i,
                 |_| {
@@ -252,7 +330,7 @@ mod tests {
             );
             assert_eq!(sunk.get(), 500);
             assert!(
-                most.get() <= jobs * PER_WORKER,
+                most.get() <= jobs * PER_WORKER * BATCH_ITEMS,
                 "--jobs {jobs}: {}",
                 most.get()
             );
@@ -267,6 +345,7 @@ mod tests {
             ordered_map(
                 n(jobs),
                 (0..10_000usize).inspect(|_| pulled.set(pulled.get() + 1)),
+                |_| 1,
                 || (),
                 |_, i| i,
                 |r| {
@@ -279,7 +358,8 @@ mod tests {
                 },
             );
             assert_eq!(got, (0..10).collect::<Vec<_>>());
-            assert!(pulled.get() <= 10 + jobs * PER_WORKER, "{}", pulled.get());
+            let bound = 10 + jobs * PER_WORKER * BATCH_ITEMS;
+            assert!(pulled.get() <= bound, "{}", pulled.get());
         }
     }
 
@@ -289,6 +369,7 @@ mod tests {
         ordered_map(
             n(2),
             0..50usize,
+            |_| 1,
             || (),
             |_, i| {
                 assert!(i != 17, "worker bug");

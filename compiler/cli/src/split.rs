@@ -40,6 +40,19 @@ pub enum Doc {
     Unreadable(io::Error),
 }
 
+impl Doc {
+    /// About how many bytes the document has, for batching (`jobs`): a
+    /// file's length, standard input as a full batch.
+    pub fn weight(&self) -> usize {
+        match self {
+            Doc::File(path) => std::fs::metadata(path).map_or(0, |m| m.len() as usize),
+            Doc::Stdin => crate::jobs::BATCH_WEIGHT,
+            Doc::Bytes(bytes) => bytes.len(),
+            Doc::Unreadable(_) => 0,
+        }
+    }
+}
+
 /// A document and the name it is reported under.
 #[derive(Debug)]
 pub struct NamedDoc {

@@ -194,6 +194,8 @@ fn filter(
     jobs::ordered_map(
         jobs,
         trajs.iter(),
+        // About the bytes of a trajectory's input lines.
+        |t| t.events.len() * 32,
         || engines.as_ref().map(|e| HwModel::new(design, e)),
         |hw, t| {
             let matched = match hw.as_mut() {

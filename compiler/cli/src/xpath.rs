@@ -399,6 +399,7 @@ fn filter(
     let engines = jobs::ordered_map(
         inputs.jobs,
         split::documents(inputs.docs, inputs.split),
+        |d| d.doc.weight(),
         || Engine::new(&design, config),
         |engine, d: NamedDoc| {
             let result = filter_doc(engine, d.doc).map(|r| render(&d.name, r));
