@@ -280,7 +280,11 @@ mod tests {
         let want: Vec<usize> = (0..200).map(|i| i * i).collect();
         for jobs in 1..=5 {
             for weight in [0, 1000, BATCH_WEIGHT] {
-                assert_eq!(run(jobs, 200, weight), want, "--jobs {jobs}, weight {weight}");
+                assert_eq!(
+                    run(jobs, 200, weight),
+                    want,
+                    "--jobs {jobs}, weight {weight}"
+                );
             }
         }
         assert!(run(3, 0, 1).is_empty());
