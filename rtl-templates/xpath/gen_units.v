@@ -223,23 +223,40 @@ module qrtl_gen_units #(
                 end
             end
 
-            // In counter order: a guard reads earlier counters' bits.
+            // Per counter, what does not wait for the other counters: whether
+            // the element counts by its tag and the comparators' bits
+            // (`local_ok`), its count if it does (saturating, `inc`) and
+            // whether that count is in the predicate's range (`in_range`).
+            reg [P-1:0]      local_ok, in_range;
+            reg [CW*PW-1:0]  inc;
+            reg [CW-1:0]     c, c1;
+            integer j;
+            always @* begin
+                local_ok = {P{1'b0}};
+                in_range = {P{1'b0}};
+                inc = counts;
+                for (j = 0; j < P; j = j + 1) begin
+                    c = counts[CW * j +: CW];
+                    c1 = c == {CW{1'b1}} ? c : c + 1'b1;
+                    inc[CW * j +: CW] = c1;
+                    local_ok[j] = (wild_ac[j] || test_ac[j] == in_code)
+                        && (gc_ac[j] & ~open_bits) == {KW{1'b0}};
+                    in_range[j] = (c1 >= least_ac[j] && c1 <= most_ac[j]) != neg_ac[j];
+                end
+            end
+            // In counter order: a guard reads earlier counters' bits, so the
+            // chain through the counters is these ANDs alone.
             reg [PW-1:0]     bits;
             reg [CW*PW-1:0]  next;
-            reg [CW-1:0]     c;
             reg              counted;
-            integer j;
+            integer m;
             always @* begin
                 bits = {PW{1'b0}};
                 next = counts;
-                for (j = 0; j < P; j = j + 1) begin
-                    c = counts[CW * j +: CW];
-                    counted = (wild_ac[j] || test_ac[j] == in_code)
-                        && (gc_ac[j] & ~open_bits) == {KW{1'b0}}
-                        && (gp_ac[j] & ~bits) == {PW{1'b0}};
-                    if (counted && c != {CW{1'b1}}) c = c + 1'b1;
-                    next[CW * j +: CW] = c;
-                    bits[j] = counted && ((c >= least_ac[j] && c <= most_ac[j]) != neg_ac[j]);
+                for (m = 0; m < P; m = m + 1) begin
+                    counted = local_ok[m] && (gp_ac[m] & ~bits) == {PW{1'b0}};
+                    if (counted) next[CW * m +: CW] = inc[CW * m +: CW];
+                    bits[m] = counted && in_range[m];
                 end
             end
             assign counts_next = next;
