@@ -28,9 +28,10 @@ const COUNTS: [usize; 7] = [2048, 1024, 512, 256, 128, 64, 32];
 /// under 10 µs at 150 MHz).
 const LOAD_MHZ: f64 = 150.0;
 
-/// The generic design of `columns` columns the figure measures: the CLI's
-/// default sizes (clusters of 128, tags = columns / 2) with names as bytes,
-/// and condition units as far as the RTL builds them.
+/// The generic design of `columns` columns the figure measures:
+/// [`Shape::with_columns`] (clusters of 128, `--cluster-size 128`; the
+/// CLI's other defaults: tags = columns / 2, …) with names as bytes, and
+/// condition units as far as the RTL builds them.
 fn shape(columns: usize) -> Shape {
     let mut s = Shape {
         namespaces: Namespaces::Raw,
@@ -100,7 +101,8 @@ pub fn fig_i(o: &Options, synth: &mut Runner) -> Result<Figure, String> {
         write_project(Path::new(&dir), &generic_project_spec(&shape, &xml, 200.0))
             .map_err(|e| e.to_string())?;
         f.commands.push(format!(
-            "qrtl xpath compile --programmable --columns {n} --namespaces raw{} -o {dir} && {} && {}",
+            "qrtl xpath compile --programmable --columns {n} --cluster-size {} --namespaces raw{} -o {dir} && {} && {}",
+            shape.cluster_size,
             if shape.comparators == 0 { " --comparators 0 --counters 0" } else { "" },
             synth.command(&dir, Target::Xc6v, 0),
             synth.command(&dir, Target::Ecp5, o.xpath_seeds)
@@ -189,8 +191,8 @@ fn custom_lut_eq(
 
 fn about() -> String {
     format!(
-        "The programmable engine: `qrtl xpath compile --programmable --columns N --namespaces \
-         raw` (clusters of 128 columns, the last quarter of each general columns and the \
+        "The programmable engine: `qrtl xpath compile --programmable --columns N --cluster-size \
+         128 --namespaces raw` (clusters of 128 columns, the last quarter of each general columns and the \
          others chain columns; tag entries = N / 2 of up to 32 bytes; the default window and \
          condition units: N / 16 comparators, at least 8, N / 64 counters, at least 4), \
          synthesized once for area with `synth_xilinx -family xc6v` and for Fmax \
