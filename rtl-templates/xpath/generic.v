@@ -225,6 +225,13 @@ module {{ module }} (
 {%- if units %}
 
     // ---- the condition units (stage 0) ----
+    // They take the commit a clock late, registered (it reaches every
+    // comparator's and counter's registers): no unit reads its active
+    // configuration then, since the input is held SWAP clocks and the
+    // events are DECODER_LATENCY clocks behind it, and the loader takes no
+    // word while the swap lasts.
+    reg commit_units;
+    always @(posedge clk) commit_units <= !rst && commit_go;
     localparam UB = {{ unit_bits }};   // unit bits: {{ comparators }} comparator(s) (at least 1), then {{ counters }} counter(s) (at least 1)
     wire [UB-1:0] unit_bits;
     qrtl_gen_units #(
@@ -235,7 +242,7 @@ module {{ module }} (
         .clk(clk), .rst(rst),
         .u_hdr_en(u_hdr_en), .u_data_en(u_data_en), .u_kind(u_kind), .u_index(u_index),
         .u_low(u_low), .u_at(u_at), .u_word(u_word),
-        .commit(commit_go),
+        .commit(commit_units),
         .in_byte(d_byte), .in_name_first(d_name_first),
         .in_attr_name_byte(d_attr_name_byte), .in_attr_name_first(d_attr_name_first),
         .in_val_start(d_val_start), .in_val_unit(d_val_unit), .in_val_end(d_val_end),
