@@ -53,7 +53,7 @@
 
 use super::lists::ListInterner;
 use super::parts::{Parts, Span};
-use super::program::{FxMap, Program, ANY_TAG, CARRIES, DOC, HAS_CONDS};
+use super::program::{FxMap, Program, ANY_TAG, CARRIES, DOC, HAS_CONDS, NO_CHILD};
 use super::rows::{any_kids, children, merge_rows, merge_sorted, Marks};
 use crate::ir::value::ValueAcc;
 use crate::ir::xpath::{CondKind, Design, Namespaces};
@@ -1395,6 +1395,12 @@ impl Sink for Run<'_> {
         arrivals.clear();
         // Recurrence (a)-(c): twig nodes matched here report to the parent.
         for &t in cands.iter() {
+            // Most candidates fail at their first child: test it from the
+            // dense array before reading the node's record.
+            let first = p.twig_first[t as usize];
+            if first != NO_CHILD && !has_bit(checked, here, first) {
+                continue;
+            }
             let tn = &p.twig[t as usize];
             let ok = tn.close_conds.iter().all(|c| rt.text_ok[d].contains(c))
                 && tn.children.iter().all(|&c| has_bit(checked, here, c));

@@ -155,6 +155,9 @@ pub(crate) struct KidBounds {
 /// last list (index `ntags`) holds the `*` children.
 pub(crate) type EdgeLists = Vec<Vec<(u32, u32)>>;
 
+/// [`Program::twig_first`] of a twig node without children.
+pub(crate) const NO_CHILD: u32 = u32::MAX;
+
 #[derive(Debug)]
 pub(crate) struct TwigNode {
     pub close_conds: Box<[u32]>,
@@ -262,6 +265,11 @@ pub(crate) struct Program {
     /// identical branches of different parts were shared, see
     /// [`SharedTwigs`]).
     pub twig_parents: NodeLists,
+    /// Per twig node: its first child ([`NO_CHILD`] for a leaf), beside
+    /// [`Program::twig`] in a dense array, so that a candidate at close
+    /// whose first child did not report (most of them) is dropped without
+    /// reading its record and its children list.
+    pub twig_first: Vec<u32>,
     /// One bit per twig node whose axis is `//` (its reports propagate down).
     pub desc_mask: Vec<u64>,
     pub twig_words: usize,
@@ -381,6 +389,10 @@ impl Program {
             ..
         } = shared;
         let twig_parents = twig_parents(&twig);
+        let twig_first = twig
+            .iter()
+            .map(|tn| tn.children.first().copied().unwrap_or(NO_CHILD))
+            .collect();
         let twig_words = twig.len().div_ceil(64);
         let mut desc_mask = vec![0u64; twig_words];
         for (i, d) in desc_bits.iter().enumerate() {
@@ -560,6 +572,7 @@ impl Program {
             any_conds,
             any_kid_conds,
             twig_parents,
+            twig_first,
             desc_mask,
             twig_words,
             conds: design.conds.clone(),
