@@ -225,24 +225,33 @@ module qrtl_gen_units #(
 
             // Per counter, what does not wait for the other counters: whether
             // the element counts by its tag and the comparators' bits
-            // (`local_ok`), its count if it does (saturating, `inc`) and
-            // whether that count is in the predicate's range (`in_range`).
-            reg [P-1:0]      local_ok, in_range;
+            // (`local_ok`) and its count if it does (saturating, `inc`).
+            reg [P-1:0]      local_ok;
             reg [CW*PW-1:0]  inc;
-            reg [CW-1:0]     c, c1;
+            reg [CW-1:0]     c;
             integer j;
             always @* begin
                 local_ok = {P{1'b0}};
-                in_range = {P{1'b0}};
                 inc = counts;
                 for (j = 0; j < P; j = j + 1) begin
                     c = counts[CW * j +: CW];
-                    c1 = c == {CW{1'b1}} ? c : c + 1'b1;
-                    inc[CW * j +: CW] = c1;
+                    inc[CW * j +: CW] = c == {CW{1'b1}} ? c : c + 1'b1;
                     local_ok[j] = (wild_ac[j] || test_ac[j] == in_code)
                         && (gc_ac[j] & ~open_bits) == {KW{1'b0}};
-                    in_range[j] = (c1 >= least_ac[j] && c1 <= most_ac[j]) != neg_ac[j];
                 end
+            end
+            // Whether that count is in the predicate's range, a clock late:
+            // the counts change only at an open, a close and a document's
+            // end, and the next open comes at least three bytes (clocks)
+            // after any of them (`<a>`, `</a>`, `<a/>`; stalls only add
+            // clocks), so at an open `in_range` is that of the counts it
+            // reads.
+            reg [P-1:0] in_range;
+            integer r;
+            always @(posedge clk) begin
+                for (r = 0; r < P; r = r + 1)
+                    in_range[r] <= (inc[CW * r +: CW] >= least_ac[r]
+                                    && inc[CW * r +: CW] <= most_ac[r]) != neg_ac[r];
             end
             // In counter order: a guard reads earlier counters' bits, so the
             // chain through the counters is these ANDs alone.
