@@ -51,8 +51,11 @@ module qrtl_gen_cluster #(
     input  wire              in_open,
     input  wire              in_close,     // never with in_open (an empty element: open, then close)
     input  wire              in_doc_end,
-    input  wire [CODE_W-1:0] in_code,
-    input  wire [LANES-1:0]  in_lanes,     // open-time bits with in_open, text() bits with in_close
+    // the event of the stage before, due here next clock: its tag code and
+    // lanes (open-time bits with an open, text() bits with a close), which
+    // the slots' name and lane tests read a clock ahead
+    input  wire [CODE_W-1:0] pre_code,
+    input  wire [LANES-1:0]  pre_lanes,
     // the document's flags, from the clock after its in_doc_end until the next
     output reg  [SLOTS-1:0]  q_flags
 );
@@ -220,9 +223,13 @@ module qrtl_gen_cluster #(
                     assign pa = 1'b0;
                 end
                 wire linked = link[1] ? (link[0] ? pa : pe) : (link[0] || sp0);
-                assign fire[s] = on_ac && act[C_ON] && linked
-                    && (act[C_WILD] || act[C_TAG +: CODE_W] == in_code)
-                    && (act[C_OPEN +: LANES] & ~in_lanes) == {LANES{1'b0}};
+                // The name and lane tests of the event due next clock.
+                reg named;
+                always @(posedge clk) begin
+                    named <= (act[C_WILD] || act[C_TAG +: CODE_W] == pre_code)
+                        && (act[C_OPEN +: LANES] & ~pre_lanes) == {LANES{1'b0}};
+                end
+                assign fire[s] = on_ac && act[C_ON] && linked && named;
                 assign full[s] = 1'b0;
                 assign arrive[s] = 1'b0;
                 assign accept[s] = 1'b0;
@@ -273,11 +280,17 @@ module qrtl_gen_cluster #(
                 end
                 wire linked = link[1] ? (link[0] ? win_a[back] : win_e[back])
                                       : (link[0] || sp0);
-                assign fire[s] = on_ac && act[F_ON] && linked
-                    && (act[F_WILD] || tag == in_code)
-                    && (act[F_OPEN +: LANES] & ~in_lanes) == {LANES{1'b0}};
+                // The name and open-time lane tests, and the close-time lane
+                // test, of the event due next clock.
+                reg named, closing;
+                always @(posedge clk) begin
+                    named <= (act[F_WILD] || tag == pre_code)
+                        && (act[F_OPEN +: LANES] & ~pre_lanes) == {LANES{1'b0}};
+                    closing <= (act[F_CLOSE +: LANES] & ~pre_lanes) == {LANES{1'b0}};
+                end
+                assign fire[s] = on_ac && act[F_ON] && linked && named;
                 assign full[s] = act[F_POP] && top_e[s] && (kids & ~kid_rep) == {WINDOW{1'b0}}
-                    && (act[F_CLOSE +: LANES] & ~in_lanes) == {LANES{1'b0}};
+                    && closing;
                 assign arrive[s] = full[s] || (act[F_PDESC] && top_r[s]);
                 assign accept[s] = arrive[s] && (!act[F_PREV] || win_c[pat]);
                 assign is_pop[s] = act[F_POP];

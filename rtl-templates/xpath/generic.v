@@ -260,7 +260,9 @@ module {{ module }} (
     wire unused_units = &{1'b0, u_hdr_en, u_data_en, u_kind, u_index, u_low, u_at, u_word};
 {%- endif %}
 
-    // ---- the event pipeline: stage k + 1 feeds cluster k ----
+    // ---- the event pipeline: stage k + 2 feeds cluster k, which reads the
+    // code and unit bits of stage k + 1 (the event due next clock) for its
+    // slots' name and lane tests, registered ----
     // An empty element (<a/>) is an open, then its close the next clock
     // (with its document's end, if that came with it, and the unit bits of
     // its open): the parser's next open or close is at least three bytes
@@ -281,16 +283,16 @@ module {{ module }} (
     wire [EW-1:0] stage0 = {commit_go, d_open || d_open_empty, d_close || empty_close,
                             (d_doc_end && !d_open_empty) || empty_end, code};
 {%- endif %}
-    reg [EW-1:0] stage [1:CLUSTERS];
+    reg [EW-1:0] stage [1:CLUSTERS+1];
     integer k;
     always @(posedge clk) begin
         if (rst) begin
-            for (k = 1; k <= CLUSTERS; k = k + 1) stage[k] <= {EW{1'b0}};
+            for (k = 1; k <= CLUSTERS + 1; k = k + 1) stage[k] <= {EW{1'b0}};
             empty_close <= 1'b0;
             empty_end <= 1'b0;
         end else begin
             stage[1] <= stage0;
-            for (k = 2; k <= CLUSTERS; k = k + 1) stage[k] <= stage[k - 1];
+            for (k = 2; k <= CLUSTERS + 1; k = k + 1) stage[k] <= stage[k - 1];
             empty_close <= d_open_empty;
             empty_end <= d_doc_end && d_open_empty;
         end
@@ -302,8 +304,12 @@ module {{ module }} (
     genvar c;
     generate
         for (c = 0; c < CLUSTERS; c = c + 1) begin : cluster
-            wire [EW-1:0] ev = stage[c + 1];
+            wire [EW-1:0] ev = stage[c + 2];
+            wire [EW-1:0] ahead = stage[c + 1];   // due at the cluster next clock
+            // The cluster reads the event's code and bits a stage ahead.
+            wire unused_in_ev = &{1'b0, ev[EW-5:0]};
 {%- if units %}
+            wire unused_in_ahead = &{1'b0, ahead[EW-2:EW-4]};
             // The cluster's lanes: unit bits selected by its LANES record.
             wire [LANES-1:0] lanes;
             qrtl_gen_lanes #(
@@ -312,9 +318,11 @@ module {{ module }} (
                 .clk(clk), .rst(rst),
                 .u_hdr_en(u_hdr_en), .u_data_en(u_data_en), .u_kind(u_kind), .u_index(u_index),
                 .u_at(u_at), .u_word(u_word),
-                .in_commit(ev[EW-1]), .in_bits(ev[CODE_W +: UB]),
+                .in_commit(ahead[EW-1]), .in_bits(ahead[CODE_W +: UB]),
                 .lanes(lanes)
             );
+{%- else %}
+            wire unused_in_ahead = &{1'b0, ahead[EW-1:EW-4]};
 {%- endif %}
             qrtl_gen_cluster #(
                 .SLOTS(SLOTS), .GENERAL(GENERAL), .WINDOW(WINDOW), .DEPTH(DEPTH), .SP_W(SP_W), .DA(DA), .AW(AW_SLOT),
@@ -330,11 +338,11 @@ module {{ module }} (
                 .in_open(ev[EW-2]),
                 .in_close(ev[EW-3]),
                 .in_doc_end(ev[EW-4]),
-                .in_code(ev[CODE_W-1:0]),
+                .pre_code(ahead[CODE_W-1:0]),
 {%- if units %}
-                .in_lanes(lanes),
+                .pre_lanes(lanes),
 {%- else %}
-                .in_lanes({LANES{1'b0}}),
+                .pre_lanes({LANES{1'b0}}),
 {%- endif %}
                 .q_flags(flags[c * SLOTS +: SLOTS])
             );
@@ -348,7 +356,7 @@ module {{ module }} (
     reg  [31:0]   status_hold;
     reg           loaded_next;     // the last cluster's q_flags are final this clock
     reg  [32*WORDS-1:0] out_words;
-    wire [EW-1:0] last_stage = stage[CLUSTERS];
+    wire [EW-1:0] last_stage = stage[CLUSTERS + 1];
     always @(posedge clk) begin
         if (rst) begin
             doc_in_flight <= 1'b0;

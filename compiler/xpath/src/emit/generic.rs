@@ -112,10 +112,11 @@ struct GenericTemplate {
 
 /// Clocks from a commit's start, between documents, until the new
 /// configuration is active everywhere and the next document may start: the
-/// commit travels along the cluster stages and each cluster copies its
-/// shadow slot words in `cluster_size + window + 1` clocks (gen_cluster.v).
+/// commit travels along the cluster stages (cluster k at stage k + 2) and
+/// each cluster copies its shadow slot words in `cluster_size + window + 1`
+/// clocks (gen_cluster.v).
 pub fn swap_cycles(shape: &Shape) -> usize {
-    shape.clusters() + shape.cluster_size + shape.window + 2
+    shape.clusters() + shape.cluster_size + shape.window + 3
 }
 
 /// Bits of configuration a column (slot) holds: its slot word narrowed
