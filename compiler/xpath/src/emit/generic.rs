@@ -347,8 +347,8 @@ mod tests {
             namespaces: crate::ir::xpath::Namespaces::Raw,
             ..Shape::with_columns(32)
         };
-        // 2 clusters + 16 slots + window 4 + 2.
-        assert_eq!(swap_cycles(&shape), 24);
+        // 2 clusters + 16 slots + window 4 + 3.
+        assert_eq!(swap_cycles(&shape), 25);
         // Names of 11 and 2 bytes: [11, 11 bytes, 2, 2 bytes, 0...] is 16
         // bytes, 2 words; the drain reads the header (2 clocks), the first
         // word (1 + 8), the second (1 + 8: 6 bytes and the 0 ending it).
@@ -369,12 +369,12 @@ mod tests {
         short.extend([header(COMMIT, 0, 7), header(QUERY, 3, 0), 0, 0, 0]);
         // TAGS header taken at clock 3, read at 4, done at 5; word 1 taken
         // at 4, read at 6, done at 14; word 2 read at 15, done at 23.
-        assert_eq!(load_cycles(&shape, &short), 23 + 24);
+        assert_eq!(load_cycles(&shape, &short), 23 + 25);
         // Many: the names are written while the slot words stream.
         let mut long = words;
         long.extend(slots(30));
         long.push(header(COMMIT, 0, 7));
-        assert_eq!(load_cycles(&shape, &long), 5 + 31 + 1 + 24);
+        assert_eq!(load_cycles(&shape, &long), 5 + 31 + 1 + 25);
         let mut left = 0;
         assert_eq!(name_byte_clocks(name_words[0], &mut left, false), 8);
         assert_eq!(left, 4);
