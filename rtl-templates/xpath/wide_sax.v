@@ -308,9 +308,6 @@ module qrtl_wide_sax #(
     // The slots that start with the name read through this item.
     wire [KA-1:0] at_eq_item = ((at_found && at_new) ? at_used : at_eq) & at_match;
     reg  [KW-1:0] v_at_n;
-    reg           at_len_we;   // the item's name ends: at_len[at_len_idx] = v_alen
-    reg  [KW-1:0] at_len_idx;
-    reg  [AW-1:0] at_len_val;
     // Whether a name of len bytes whose first bytes equal the slots eq
     // equals a complete earlier one (slot lengths lens).
     function at_dup(input [AW-1:0] len, input [AW*KA-1:0] lens, input [KA-1:0] eq);
@@ -326,9 +323,152 @@ module qrtl_wide_sax #(
     wire [AW-1:0] starts_rd = (depth >= 3) ? starts[depth_m3[SIW-1:0]] : {AW{1'b0}};
 
     // ------------------------------------------------------------------
-    // The lanes, in order (each as the tokenizer's state consumes a byte;
-    // `v_*` are the registers as the lane sees them)
+    // The registers before each lane. The stack's (items.rs `Entry` and
+    // `Seen`) are the entry registers corrected by the item's single
+    // push, single pop and single start, end or attribute name, found from
+    // the lanes' states and classes alone (assuming no lane fails: after
+    // the document's first error nothing they hold matters). So the lanes
+    // run side by side, each from the registers as they stand before it,
+    // not one after the other (the depth of one lane, not of B).
     // ------------------------------------------------------------------
+    // Per lane: a push (the `<` lane's name start), a start-name byte, a
+    // pop (a `>` closing, or of `/>`), the `/` of `</` (the end-name
+    // compare starts over), an end-name byte, an attribute name's first
+    // byte, a later byte, its end, a serial lane (qrtl_wide_in's K_SERIAL).
+    reg  [B-1:0]  k_push, k_snb, k_pop, k_cr, k_enb, k_anew, k_anb, k_aend, k_ser;
+    reg  [B-1:0]  ahead_push, ahead_pop;   // bit k: a push, a pop among the lanes before k
+    // Before lane j, at j*width (j = B: after the item).
+    reg  [(B+1)*DW-1:0] b_depth;
+    reg  [(B+1)*AW-1:0] b_sp, b_top, b_parent, b_cmp, b_alen;
+    reg  [(B+1)*KW-1:0] b_atn;
+    reg  [B:0]    b_root, b_pushed;
+    reg  [B-1:0]  lo, cr_after;
+    reg           bp, bq, bpq, bcr, banew, baend;
+    reg  [NS-1:0] kst;
+    reg  [NC-1:0] kc;
+    integer       jj, kk;
+
+    // The lanes below lane n (n = 0 .. B).
+    function [B-1:0] below(input integer n);
+        below = ~({B{1'b1}} << n);
+    endfunction
+    // The set bits of x, and a count as a name stack address.
+    function [LB:0] count(input [B-1:0] x);
+        integer q;
+        begin
+            count = {(LB+1){1'b0}};
+            for (q = 0; q < B; q = q + 1) count = count + {{ "{" }}{LB{1'b0}}, x[q]};
+        end
+    endfunction
+    function [AW-1:0] addr(input [LB:0] n);
+        integer q;
+        begin
+            addr = {AW{1'b0}};
+            for (q = 0; q <= LB; q = q + 1) addr[q] = n[q]; // (AW > LB: emit/wide.rs)
+        end
+    endfunction
+    // A lane for the byte-serial logic (qrtl_wide_in's K_SERIAL).
+    function serial(input [NS-1:0] s, input [NC-1:0] cl);
+        serial = s[L_START] | s[L_BOM1] | s[L_BOM2]
+            | (s[L_LT] & !cl[C_NSTART] & !cl[C_SLASH])
+            | s[L_BANG] | s[L_CDATA_OPEN]
+            | s[L_DOCTYPE_OPEN] | s[L_DOCTYPE_BODY] | s[L_DOCTYPE_DQ] | s[L_DOCTYPE_SQ]
+            | s[L_PI_TARGET] | s[L_PI_BODY] | s[L_PI_QUESTION]
+            | ((s[L_CONTENT] | s[L_ATTR_VALUE_DQ] | s[L_ATTR_VALUE_SQ]) & cl[C_AMP])
+            | s[L_CDATA_BRACKET1] | s[L_CDATA_BRACKET2]
+            | s[L_REF_TEXT] | s[L_REF_ATTR_DQ] | s[L_REF_ATTR_SQ];
+    endfunction
+
+    always @* begin
+        for (jj = 0; jj < B; jj = jj + 1) begin
+            kst = {{ "{" }}{(NS-1){1'b0}}, 1'b1} << i_state[jj*6 +: 6];
+            kc = i_cls[jj*NC +: NC];
+            k_push[jj] = kst[L_LT] && kc[C_NSTART];
+            k_snb[jj] = (kst[L_LT] && kc[C_NSTART]) || (kst[L_START_NAME] && kc[C_NCHAR]);
+            k_pop[jj] = kc[C_GT] && (kst[L_END_NAME] || kst[L_END_TAG_SPACE] || kst[L_EMPTY_TAG_SLASH]);
+            k_cr[jj] = kst[L_LT] && kc[C_SLASH];
+            k_enb[jj] = kst[L_END_NAME] && kc[C_NCHAR];
+            k_anew[jj] = kst[L_TAG_SPACE] && kc[C_NSTART];
+            k_anb[jj] = kst[L_ATTR_NAME] && kc[C_NCHAR];
+            k_aend[jj] = kst[L_ATTR_NAME] && (kc[C_EQ] || kc[C_WS]);
+            k_ser[jj] = serial(kst, kc);
+        end
+        // (a bad beat's lanes do nothing)
+        {k_push, k_snb, k_pop, k_cr, k_enb, k_anew, k_anb, k_aend, k_ser} =
+            {k_push, k_snb, k_pop, k_cr, k_enb, k_anew, k_anb, k_aend, k_ser} & {9{i_act & {B{!i_bad}}}};
+        for (jj = 0; jj < B; jj = jj + 1) begin
+            ahead_push[jj] = |(k_push & below(jj));
+            ahead_pop[jj] = |(k_pop & below(jj));
+        end
+        for (jj = 0; jj <= B; jj = jj + 1) begin
+            lo = below(jj);
+            bp = |(k_push & lo);
+            bq = |(k_pop & lo);
+            bpq = |(k_pop & ahead_push & lo);     // the pop of `/>` after the push
+            bcr = |(k_cr & lo);
+            banew = |(k_anew & lo);
+            baend = |(k_aend & lo & (bp ? ahead_push : {B{1'b1}}));
+            // end-name bytes before a later `</` do not count (`</a></` ends with 0)
+            for (kk = 0; kk < B; kk = kk + 1) cr_after[kk] = |(k_cr & lo & ~below(kk + 1));
+            b_depth[jj*DW +: DW] = (bp && !bq) ? depth + 1'b1 : (!bp && bq) ? depth - 1'b1 : depth;
+            b_root[jj] = root_seen || bp;
+            b_pushed[jj] = bp;
+            // after a pop the stack's fill is the popped name's start: the
+            // top's, or after the item's push (`/>`) the entry fill
+            b_sp[jj*AW +: AW] = ((bq && !bpq) ? top : sp)
+                + addr(count(k_snb & lo & (bq ? ahead_pop : {B{1'b1}})));
+            // (a push then its pop, or a pop then a push, leave top and parent as they were)
+            b_top[jj*AW +: AW] = (bp != bq) ? (bp ? sp : parent) : top;
+            b_parent[jj*AW +: AW] = (bp != bq) ? (bp ? top : starts_rd) : parent;
+            b_cmp[jj*AW +: AW] = (bcr ? {AW{1'b0}} : cmp) + addr(count(k_enb & lo & ~cr_after));
+            b_alen[jj*AW +: AW] = (banew ? {{ "{" }}{(AW-1){1'b0}}, 1'b1} : alen) + addr(count(k_anb & lo));
+            b_atn[jj*KW +: KW] = (bp ? {KW{1'b0}} : at_n) + {{ "{" }}{(KW-1){1'b0}}, baend};
+        end
+    end
+
+    // ------------------------------------------------------------------
+    // The lanes, side by side (each as the tokenizer's state consumes a
+    // byte; `v_*` are the registers as the lane sees them: the stack's
+    // from above, the flags the lanes before it set (`last_write`), the
+    // serial registers as at the item's entry, since only the item's one
+    // serial lane reads or writes them)
+    // ------------------------------------------------------------------
+    // What each lane reports (bit j: lane j): it fails (reason_v), sets the
+    // text-node flag (to nit_v), the first-`<` flag, the encoding (the
+    // XML declaration's `>`), writes a start-name byte, pushes, ends an
+    // attribute name.
+    reg          l_wit, l_nit, l_wlf, l_nlf, l_wenc, l_nenc_l, l_nenc_a, l_nw, l_push, l_atw;
+    reg  [B-1:0] fail_v, wit_v, nit_v, wlf_v, nlf_v, wenc_v, nenc_l_v, nenc_a_v, nw_v, push_v, atw_v;
+    reg  [5*B-1:0] reason_v;
+    reg  [W*B-1:0] ev_l;
+    // The serial lane's registers after it (the entry's without one).
+    reg          s_doctype, s_pi_q, s_decl_on, s_d_single, s_d_latin1, s_d_ascii, s_bom;
+    reg          s_t_public, s_t_single, s_t_nm_first;
+    reg  [6:0]   s_d_phase;
+    reg  [9:0]   s_t_phase;
+    reg  [2:0]   s_t_pos, s_kw, s_ref_phase, s_ref_len, s_pi_len;
+    reg  [1:0]   s_d_attr;
+    reg  [3:0]   s_d_pos, s_d_cands;
+    reg  [31:0]  s_ref_buf;
+    reg  [23:0]  s_pi_buf;
+    reg  [20:0]  s_ref_val, s_cp;
+    reg          ser_any, ser;
+    // After the item: failed, and the first failing lane's reason.
+    reg          n_failed;
+    reg  [4:0]   n_reason;
+
+    // Flag x as lane j sees it: the last write of the lanes before j
+    // (wr, to val), else its entry value.
+    function last_write(input x, input [B-1:0] wr, input [B-1:0] val, input integer n);
+        integer q;
+        reg v;
+        begin
+            v = x && !(|(wr & below(n)));
+            for (q = 0; q < B; q = q + 1)
+                v = v | (q < n && wr[q] && val[q] && !(|(wr & below(n) & ~below(q + 1))));
+            last_write = v;
+        end
+    endfunction
     reg          v_failed;
     reg  [4:0]   v_reason;
     reg  [DW-1:0] v_depth;
@@ -346,12 +486,6 @@ module qrtl_wide_sax #(
     reg  [23:0]  v_pi_buf;
     reg  [20:0]  v_ref_val;
     reg  [24:0]  ref_next;
-    reg          push_we;      // the item's push: starts[push_idx] = push_val
-    reg  [DW-1:0] push_idx;
-    reg  [AW-1:0] push_val;
-    reg  [B-1:0] w_en;         // bank writes: bank m, word w_idx[m], byte w_byte[m]
-    reg  [BIW*B-1:0] w_idx;
-    reg  [8*B-1:0] w_byte;
     reg  [W*B-1:0] ev;
     reg  [20:0]  ev_cp;
     reg  [NS-1:0] st;
@@ -385,10 +519,27 @@ module qrtl_wide_sax #(
         end
     endtask
 
+    // Set the text-node and first-`<` flags (the lanes after this one
+    // read the last lane's write: `last_write`).
+    task set_in_text(input x);
+        begin
+            v_in_text = x;
+            l_wit = 1'b1;
+            l_nit = x;
+        end
+    endtask
+    task set_lt_first(input x);
+        begin
+            v_lt_first = x;
+            l_wlf = 1'b1;
+            l_nlf = x;
+        end
+    endtask
+
     // Misc: whitespace or `<` outside the root element.
     task misc(input at_start);
         begin
-            if (c[C_LT]) v_lt_first = at_start;
+            if (c[C_LT]) set_lt_first(at_start);
             else if (!c[C_WS]) fail(E_CONTENT_OUTSIDE_ROOT);
         end
     endtask
@@ -399,7 +550,7 @@ module qrtl_wide_sax #(
             if (is_value) begin
                 e[V_VAL_UNIT] = 1'b1;
             end else begin
-                v_in_text = 1'b1;
+                set_in_text(1'b1);
                 e[V_TEXT_UNIT] = 1'b1;
             end
             e[V_UNIT_IS_CP] = is_cp;
@@ -410,9 +561,7 @@ module qrtl_wide_sax #(
     // Write byte b at name stack address v_sp.
     task name_write;
         begin
-            w_en[v_sp[LB-1:0]] = 1'b1;
-            w_idx[v_sp[LB-1:0]*BIW +: BIW] = v_sp[LB +: BIW];
-            w_byte[v_sp[LB-1:0]*8 +: 8] = b;
+            l_nw = 1'b1;
             v_sp = v_sp + 1'b1;
         end
     endtask
@@ -762,6 +911,9 @@ module qrtl_wide_sax #(
                         v_decl_on = 1'b0;
                         v_enc_latin1 = v_d_latin1;
                         v_enc_ascii = v_d_ascii;
+                        l_wenc = 1'b1;
+                        l_nenc_l = v_d_latin1;
+                        l_nenc_a = v_d_ascii;
                     end
                 end
             endcase
@@ -787,14 +939,14 @@ module qrtl_wide_sax #(
                     if (v_depth == {DW{1'b0}}) begin
                         misc(f[F_AT_START]);
                     end else if (c[C_LT]) begin
-                        v_lt_first = 1'b0;
+                        set_lt_first(1'b0);
                     end else if (c[C_AMP]) begin
-                        v_lt_first = 1'b0;
+                        set_lt_first(1'b0);
                         v_ref_phase = R_START;
                     end else if (c[C_GT] && f[F_BRACKETS]) begin
                         fail(E_CDATA_END_IN_TEXT);
                     end else begin
-                        v_in_text = 1'b1;
+                        set_in_text(1'b1);
                         if (!(f[F_SKIP_LF] && b == 8'h0A)) unit(1'b0, (b == 8'h0D) ? 8'h0A : b, 1'b0);
                     end
                 end
@@ -802,15 +954,13 @@ module qrtl_wide_sax #(
                     if (c[C_NSTART]) begin
                         // A start tag: the text node ends even if the element is rejected.
                         e[V_TEXT_END] = v_in_text;
-                        v_in_text = 1'b0;
+                        set_in_text(1'b0);
                         if (v_depth == {DW{1'b0}} && v_root) begin
                             fail(E_MULTIPLE_ROOTS);
                         end else if (v_depth >= DEPTH_MAX) begin
                             fail(E_TOO_DEEP);
                         end else begin
-                            push_we = 1'b1;
-                            push_idx = v_depth;
-                            push_val = v_sp;
+                            l_push = 1'b1;
                             v_pushed = 1'b1;
                             v_parent = v_top;
                             v_top = v_sp;
@@ -832,12 +982,12 @@ module qrtl_wide_sax #(
                             fail(E_CLOSE_WITHOUT_OPEN);
                         end else begin
                             e[V_TEXT_END] = v_in_text;
-                            v_in_text = 1'b0;
+                            set_in_text(1'b0);
                             v_cmp = {AW{1'b0}};
                         end
                     end else if (c[C_QMARK]) begin
                         e[V_TEXT_END] = v_in_text;
-                        v_in_text = 1'b0;
+                        set_in_text(1'b0);
                         v_pi_len = 3'd0;
                     end else if (!c[C_EXCL]) begin
                         fail(E_UNEXPECTED_BYTE);
@@ -897,9 +1047,7 @@ module qrtl_wide_sax #(
                             fail(E_DUPLICATE_ATTRIBUTE);
                         end else begin
                             e[V_ATTR_NAME_END] = 1'b1;
-                            at_len_we = 1'b1;
-                            at_len_idx = v_at_n;
-                            at_len_val = v_alen;
+                            l_atw = 1'b1;
                             v_at_n = v_at_n + 1'b1;
                         end
                     end else begin
@@ -965,7 +1113,7 @@ module qrtl_wide_sax #(
                 st[L_BANG]: begin
                     if (c[C_DASH]) begin
                         e[V_TEXT_END] = v_in_text;
-                        v_in_text = 1'b0;
+                        set_in_text(1'b0);
                     end else if (c[C_LSQB]) begin
                         if (v_depth == {DW{1'b0}}) fail(E_CONTENT_OUTSIDE_ROOT);
                         else v_kw = 3'd0;
@@ -988,7 +1136,7 @@ module qrtl_wide_sax #(
                 end
                 st[L_CDATA_BODY]: begin
                     if (!c[C_RSQB]) begin
-                        v_in_text = 1'b1;
+                        set_in_text(1'b1);
                         if (!(f[F_SKIP_LF] && b == 8'h0A)) unit(1'b0, (b == 8'h0D) ? 8'h0A : b, 1'b0);
                     end
                 end
@@ -1040,55 +1188,44 @@ module qrtl_wide_sax #(
         starts_rd_q = starts_rd;
         at_len_q = at_len;
         at_eq_q = at_eq_item;
-        v_failed = failed;
-        v_reason = reason;
-        v_depth = depth;
-        v_root = root_seen;
-        v_doctype = doctype_seen;
-        v_sp = sp;
-        v_top = top;
-        v_parent = parent;
-        v_cmp = cmp;
-        v_alen = alen;
-        v_at_n = at_n;
-        at_len_we = 1'b0;
-        at_len_idx = {KW{1'b0}};
-        at_len_val = {AW{1'b0}};
-        v_in_text = in_text;
-        v_lt_first = lt_first;
-        v_kw = kw;
-        v_ref_phase = ref_phase;
-        v_ref_buf = ref_buf;
-        v_ref_len = ref_len;
-        v_ref_val = ref_val;
-        v_pi_len = pi_len;
-        v_pi_buf = pi_buf;
-        v_pi_q = pi_q;
-        v_decl_on = decl_on;
-        v_d_phase = d_phase;
-        v_d_attr = d_attr;
-        v_d_pos = d_pos;
-        v_d_single = d_single;
-        v_d_cands = d_cands;
-        v_d_latin1 = d_latin1;
-        v_d_ascii = d_ascii;
-        v_enc_latin1 = enc_latin1;
-        v_enc_ascii = enc_ascii;
-        v_bom = bom_seen;
-        v_t_phase = t_phase;
-        v_t_public = t_public;
-        v_t_pos = t_pos;
-        v_t_single = t_single;
-        v_t_nm_first = t_nm_first;
-        v_pushed = 1'b0;
-        push_we = 1'b0;
-        push_idx = {DW{1'b0}};
-        push_val = {AW{1'b0}};
-        w_en = {B{1'b0}};
-        w_idx = {BIW*B{1'b0}};
-        w_byte = {8*B{1'b0}};
-        ev = {W*B{1'b0}};
-        ev_cp = 21'd0;
+        fail_v = {B{1'b0}};
+        reason_v = {5*B{1'b0}};
+        wit_v = {B{1'b0}};
+        nit_v = {B{1'b0}};
+        wlf_v = {B{1'b0}};
+        nlf_v = {B{1'b0}};
+        wenc_v = {B{1'b0}};
+        nenc_l_v = {B{1'b0}};
+        nenc_a_v = {B{1'b0}};
+        nw_v = {B{1'b0}};
+        push_v = {B{1'b0}};
+        atw_v = {B{1'b0}};
+        ev_l = {W*B{1'b0}};
+        ser_any = |k_ser;
+        s_doctype = doctype_seen && !ser_any;
+        s_kw = kw & {3{!ser_any}};
+        s_ref_phase = ref_phase & {3{!ser_any}};
+        s_ref_buf = ref_buf & {32{!ser_any}};
+        s_ref_len = ref_len & {3{!ser_any}};
+        s_ref_val = ref_val & {21{!ser_any}};
+        s_pi_len = pi_len & {3{!ser_any}};
+        s_pi_buf = pi_buf & {24{!ser_any}};
+        s_pi_q = pi_q && !ser_any;
+        s_decl_on = decl_on && !ser_any;
+        s_d_phase = d_phase & {7{!ser_any}};
+        s_d_attr = d_attr & {2{!ser_any}};
+        s_d_pos = d_pos & {4{!ser_any}};
+        s_d_single = d_single && !ser_any;
+        s_d_cands = d_cands & {4{!ser_any}};
+        s_d_latin1 = d_latin1 && !ser_any;
+        s_d_ascii = d_ascii && !ser_any;
+        s_bom = bom_seen && !ser_any;
+        s_t_phase = t_phase & {10{!ser_any}};
+        s_t_public = t_public && !ser_any;
+        s_t_pos = t_pos & {3{!ser_any}};
+        s_t_single = t_single && !ser_any;
+        s_t_nm_first = t_nm_first && !ser_any;
+        s_cp = 21'd0;
         to_content = 1'b0;
         a = {AW{1'b0}};
         ent = 8'd0;
@@ -1100,13 +1237,54 @@ module qrtl_wide_sax #(
         b = 8'd0;
         f = {NF{1'b0}};
         for (j = 0; j < B; j = j + 1) begin
+            v_failed = 1'b0;
+            v_reason = E_NONE;
+            v_depth = b_depth[j*DW +: DW];
+            v_root = b_root[j];
+            v_pushed = b_pushed[j];
+            v_sp = b_sp[j*AW +: AW];
+            v_top = b_top[j*AW +: AW];
+            v_parent = b_parent[j*AW +: AW];
+            v_cmp = b_cmp[j*AW +: AW];
+            v_alen = b_alen[j*AW +: AW];
+            v_at_n = b_atn[j*KW +: KW];
+            v_in_text = last_write(in_text, wit_v, nit_v, j);
+            v_lt_first = last_write(lt_first, wlf_v, nlf_v, j);
+            v_enc_latin1 = last_write(enc_latin1, wenc_v, nenc_l_v, j);
+            v_enc_ascii = last_write(enc_ascii, wenc_v, nenc_a_v, j);
+            v_doctype = doctype_seen;
+            v_kw = kw;
+            v_ref_phase = ref_phase;
+            v_ref_buf = ref_buf;
+            v_ref_len = ref_len;
+            v_ref_val = ref_val;
+            v_pi_len = pi_len;
+            v_pi_buf = pi_buf;
+            v_pi_q = pi_q;
+            v_decl_on = decl_on;
+            v_d_phase = d_phase;
+            v_d_attr = d_attr;
+            v_d_pos = d_pos;
+            v_d_single = d_single;
+            v_d_cands = d_cands;
+            v_d_latin1 = d_latin1;
+            v_d_ascii = d_ascii;
+            v_bom = bom_seen;
+            v_t_phase = t_phase;
+            v_t_public = t_public;
+            v_t_pos = t_pos;
+            v_t_single = t_single;
+            v_t_nm_first = t_nm_first;
+            {l_wit, l_nit, l_wlf, l_nlf, l_wenc, l_nenc_l, l_nenc_a, l_nw, l_push, l_atw} = 10'd0;
+            ev_cp = 21'd0;
+            e = {W{1'b0}};
             if (i_act[j]) begin
                 st = {{ "{" }}{(NS-1){1'b0}}, 1'b1} << i_state[j*6 +: 6];
                 c = i_cls[j*NC +: NC];
                 b = i_data[j*8 +: 8];
                 f = i_flags[j*NF +: NF];
                 to_content = f[F_TO_CONTENT];
-                if (!v_failed && !i_bad) begin
+                if (!i_bad) begin
                     // A lane with a character fault is not parsed (chars.rs):
                     // the front end's UTF-8 test, or after a declaration
                     // naming ISO-8859-1 or US-ASCII the single-byte rule.
@@ -1117,21 +1295,109 @@ module qrtl_wide_sax #(
                         fail(E_INVALID_CHAR);
                     end else begin
                         lane;
-                        ev[j*W +: W] = e & KEPT;
+                        ev_l[j*W +: W] = e & KEPT;
                     end
                 end
             end
+            fail_v[j] = v_failed;
+            reason_v[j*5 +: 5] = v_reason;
+            wit_v[j] = l_wit;
+            nit_v[j] = l_nit;
+            wlf_v[j] = l_wlf;
+            nlf_v[j] = l_nlf;
+            wenc_v[j] = l_wenc;
+            nenc_l_v[j] = l_nenc_l;
+            nenc_a_v[j] = l_nenc_a;
+            nw_v[j] = l_nw;
+            push_v[j] = l_push;
+            atw_v[j] = l_atw;
+            // the serial lane's registers (it is the item's only one)
+            ser = k_ser[j];
+            s_doctype = s_doctype | (ser & v_doctype);
+            s_kw = s_kw | ({3{ser}} & v_kw);
+            s_ref_phase = s_ref_phase | ({3{ser}} & v_ref_phase);
+            s_ref_buf = s_ref_buf | ({32{ser}} & v_ref_buf);
+            s_ref_len = s_ref_len | ({3{ser}} & v_ref_len);
+            s_ref_val = s_ref_val | ({21{ser}} & v_ref_val);
+            s_pi_len = s_pi_len | ({3{ser}} & v_pi_len);
+            s_pi_buf = s_pi_buf | ({24{ser}} & v_pi_buf);
+            s_pi_q = s_pi_q | (ser & v_pi_q);
+            s_decl_on = s_decl_on | (ser & v_decl_on);
+            s_d_phase = s_d_phase | ({7{ser}} & v_d_phase);
+            s_d_attr = s_d_attr | ({2{ser}} & v_d_attr);
+            s_d_pos = s_d_pos | ({4{ser}} & v_d_pos);
+            s_d_single = s_d_single | (ser & v_d_single);
+            s_d_cands = s_d_cands | ({4{ser}} & v_d_cands);
+            s_d_latin1 = s_d_latin1 | (ser & v_d_latin1);
+            s_d_ascii = s_d_ascii | (ser & v_d_ascii);
+            s_bom = s_bom | (ser & v_bom);
+            s_t_phase = s_t_phase | ({10{ser}} & v_t_phase);
+            s_t_public = s_t_public | (ser & v_t_public);
+            s_t_pos = s_t_pos | ({3{ser}} & v_t_pos);
+            s_t_single = s_t_single | (ser & v_t_single);
+            s_t_nm_first = s_t_nm_first | (ser & v_t_nm_first);
+            s_cp = s_cp | ({21{ser}} & ev_cp);
+        end
+        // Lanes after the first failing one (or after the document's
+        // first error, in an earlier item) give nothing.
+        ev = {W*B{1'b0}};
+        n_reason = E_NONE;
+        for (j = 0; j < B; j = j + 1) begin
+            if (!failed && !(|(fail_v & below(j)))) ev[j*W +: W] = ev_l[j*W +: W];
+            n_reason = n_reason | ({5{fail_v[j] && !(|(fail_v & below(j)))}} & reason_v[j*5 +: 5]);
+        end
+        n_failed = failed || (|fail_v);
+        if (failed) n_reason = reason;
+    end
+
+    // The item's writes: the name stack's banks (bank m takes the start-name
+    // byte at an address it holds: at most one lane's), the push into the
+    // starts memory, an attribute name's length. (Lanes after a failure may
+    // still write: the document's stack is no longer read.)
+    reg          push_we;      // starts[push_idx] = push_val
+    reg  [DW-1:0] push_idx;
+    reg  [AW-1:0] push_val;
+    reg  [B-1:0] w_en;         // bank writes: bank m, word w_idx[m], byte w_byte[m]
+    reg  [BIW*B-1:0] w_idx;
+    reg  [8*B-1:0] w_byte;
+    reg           at_len_we;   // at_len[at_len_idx] = at_len_val
+    reg  [KW-1:0] at_len_idx;
+    reg  [AW-1:0] at_len_val;
+    reg           wsel;
+    always @* begin
+        w_en = {B{1'b0}};
+        w_idx = {BIW*B{1'b0}};
+        w_byte = {8*B{1'b0}};
+        for (m = 0; m < B; m = m + 1) begin
+            for (j = 0; j < B; j = j + 1) begin
+                wsel = nw_v[j] && b_sp[j*AW +: LB] == m[LB-1:0];
+                w_en[m] = w_en[m] | wsel;
+                w_idx[m*BIW +: BIW] = w_idx[m*BIW +: BIW] | ({BIW{wsel}} & b_sp[j*AW + LB +: BIW]);
+                w_byte[m*8 +: 8] = w_byte[m*8 +: 8] | ({8{wsel}} & i_data[j*8 +: 8]);
+            end
+        end
+        push_we = |push_v;
+        push_idx = {DW{1'b0}};
+        push_val = {AW{1'b0}};
+        at_len_we = |atw_v;
+        at_len_idx = {KW{1'b0}};
+        at_len_val = {AW{1'b0}};
+        for (j = 0; j < B; j = j + 1) begin
+            push_idx = push_idx | ({DW{push_v[j]}} & b_depth[j*DW +: DW]);
+            push_val = push_val | ({AW{push_v[j]}} & b_sp[j*AW +: AW]);
+            at_len_idx = at_len_idx | ({KW{atw_v[j]}} & b_atn[j*KW +: KW]);
+            at_len_val = at_len_val | ({AW{atw_v[j]}} & b_alen[j*AW +: AW]);
         end
     end
 
     // The document's end (tokenizer `finish`), after the item's lanes.
     wire [4:0] end_reason = i_bad ? E_BAD_BEAT
-        : v_failed ? v_reason
+        : n_failed ? n_reason
         : !to_content ? E_UNTERMINATED_MARKUP
-        : (v_depth != {DW{1'b0}}) ? E_UNCLOSED_ELEMENT
-        : v_root ? E_NONE : E_NO_ROOT_ELEMENT;
-    wire end_big = !i_bad && v_failed && (v_reason == E_TOO_DEEP || v_reason == E_NAME_STACK_OVERFLOW);
-    wire end_lim = !i_bad && v_failed && (v_reason == E_TOO_MANY_ATTRIBUTES || v_reason == E_ATTR_NAME_TOO_LONG);
+        : (b_depth[B*DW +: DW] != {DW{1'b0}}) ? E_UNCLOSED_ELEMENT
+        : b_root[B] ? E_NONE : E_NO_ROOT_ELEMENT;
+    wire end_big = !i_bad && n_failed && (n_reason == E_TOO_DEEP || n_reason == E_NAME_STACK_OVERFLOW);
+    wire end_lim = !i_bad && n_failed && (n_reason == E_TOO_MANY_ATTRIBUTES || n_reason == E_ATTR_NAME_TOO_LONG);
     wire [1:0] end_status = end_lim ? 2'd3 : end_big ? 2'd2 : (end_reason == E_NONE) ? 2'd0 : 2'd1;
     reg  [B-1:0] mask;
     always @* begin
@@ -1179,51 +1445,51 @@ module qrtl_wide_sax #(
             t_single <= 1'b0;
             t_nm_first <= 1'b0;
         end else if (i_valid) begin
-            failed <= v_failed;
-            reason <= v_reason;
-            depth <= v_depth;
-            root_seen <= v_root;
-            doctype_seen <= v_doctype;
-            sp <= v_sp;
-            top <= v_top;
-            parent <= v_parent;
-            cmp <= v_cmp;
-            alen <= v_alen;
-            at_n <= v_at_n;
+            failed <= n_failed;
+            reason <= n_reason;
+            depth <= b_depth[B*DW +: DW];
+            root_seen <= b_root[B];
+            doctype_seen <= s_doctype;
+            sp <= b_sp[B*AW +: AW];
+            top <= b_top[B*AW +: AW];
+            parent <= b_parent[B*AW +: AW];
+            cmp <= b_cmp[B*AW +: AW];
+            alen <= b_alen[B*AW +: AW];
+            at_n <= b_atn[B*KW +: KW];
             at_eq <= at_eq_item;
-            in_text <= v_in_text;
-            lt_first <= v_lt_first;
-            kw <= v_kw;
-            ref_phase <= v_ref_phase;
-            ref_buf <= v_ref_buf;
-            ref_len <= v_ref_len;
-            ref_val <= v_ref_val;
-            pi_len <= v_pi_len;
-            pi_buf <= v_pi_buf;
-            pi_q <= v_pi_q;
-            decl_on <= v_decl_on;
-            d_phase <= v_d_phase;
-            d_attr <= v_d_attr;
-            d_pos <= v_d_pos;
-            d_single <= v_d_single;
-            d_cands <= v_d_cands;
-            d_latin1 <= v_d_latin1;
-            d_ascii <= v_d_ascii;
-            enc_latin1 <= v_enc_latin1;
-            enc_ascii <= v_enc_ascii;
-            bom_seen <= v_bom;
-            t_phase <= v_t_phase;
-            t_public <= v_t_public;
-            t_pos <= v_t_pos;
-            t_single <= v_t_single;
-            t_nm_first <= v_t_nm_first;
+            in_text <= last_write(in_text, wit_v, nit_v, B);
+            lt_first <= last_write(lt_first, wlf_v, nlf_v, B);
+            kw <= s_kw;
+            ref_phase <= s_ref_phase;
+            ref_buf <= s_ref_buf;
+            ref_len <= s_ref_len;
+            ref_val <= s_ref_val;
+            pi_len <= s_pi_len;
+            pi_buf <= s_pi_buf;
+            pi_q <= s_pi_q;
+            decl_on <= s_decl_on;
+            d_phase <= s_d_phase;
+            d_attr <= s_d_attr;
+            d_pos <= s_d_pos;
+            d_single <= s_d_single;
+            d_cands <= s_d_cands;
+            d_latin1 <= s_d_latin1;
+            d_ascii <= s_d_ascii;
+            enc_latin1 <= last_write(enc_latin1, wenc_v, nenc_l_v, B);
+            enc_ascii <= last_write(enc_ascii, wenc_v, nenc_a_v, B);
+            bom_seen <= s_bom;
+            t_phase <= s_t_phase;
+            t_public <= s_t_public;
+            t_pos <= s_t_pos;
+            t_single <= s_t_single;
+            t_nm_first <= s_t_nm_first;
         end
     end
     // (the address bits above the memories' are read by the compares only)
     wire unused_wide_sax = &{1'b0, rd_base, depth_m3, push_idx, at_len_idx};
     always @(posedge clk) begin
         if (i_valid && push_we) starts[push_idx[SIW-1:0]] <= push_val;
-        if (i_valid && at_len_we && !v_failed) at_len[at_len_idx[KIW-1:0]*AW +: AW] <= at_len_val;
+        if (i_valid && at_len_we) at_len[at_len_idx[KIW-1:0]*AW +: AW] <= at_len_val;
     end
 {%- for m in 0..lanes %}
     always @(posedge clk) begin
@@ -1241,7 +1507,7 @@ module qrtl_wide_sax #(
             e_doc_end <= i_valid && i_last;
         end
         e_lanes <= ev;
-        e_cp <= ev_cp;
+        e_cp <= s_cp;
         e_status <= end_status;
         e_reason <= end_reason;
     end
