@@ -16,8 +16,8 @@
 // back with null events until then. Nothing else is spaced.
 //
 // i_ready is registered from the count, with room for the items in flight
-// (the wide front end's issue and item registers, qrtl_wide_sax's output
-// register, this queue's write).
+// (the wide front end's issue and item registers, qrtl_wide_sax's three
+// stages, this queue's write).
 `default_nettype none
 
 module qrtl_wide_events (
@@ -60,7 +60,7 @@ module qrtl_wide_events (
 
     // ---- the FIFO of items ----
     localparam F = 32, FAW = 5;
-    localparam [FAW:0] READY_MAX = F - 6;
+    localparam [FAW:0] READY_MAX = F - 8;
     localparam EW = B + W*B + 21 + 1 + 2 + 5;
     (* ram_style = "distributed" *)
     reg  [EW-1:0] fifo [0:F-1];

@@ -202,6 +202,28 @@ module qrtl_wide_sax #(
 {%- endfor %}
     reg  [AW-1:0] starts [0:MAX_DEPTH-1];
 
+    // The item in stage 2 (p_*: registered from stage 1).
+    reg          p_valid, p_last, p_bad;
+    reg  [8*B-1:0] p_data;
+    reg  [6*B-1:0] p_state;
+    reg  [NC*B-1:0] p_cls;
+    reg  [NF*B-1:0] p_flags;
+    reg  [B-1:0] p_act, p_ser, p_in_text, p_lt_first, p_enc_l, p_enc_a;
+    reg  [B*DW-1:0] p_depth;
+    reg  [B-1:0] p_root;
+    reg  [B*AW-1:0] p_sp, p_top, p_cmp, p_alen;
+    reg  [B*KW-1:0] p_atn;
+    reg  [SER-1:0] p_regs;     // the serial registers at the item's entry
+    reg  [AW-1:0] p_rd_base;
+    reg  [AW*KA-1:0] p_at_len;  // the slots' lengths at the item's entry
+    reg          p_to_content, p_end_depth0, p_end_root;
+    // (and the duplicate check's item: its bytes, slots compared, a new name)
+    reg  [B-1:0] p_at_act;
+    reg  [AWW*B-1:0] p_at_word;
+    reg  [8*B-1:0] p_at_b;
+    reg  [KA-1:0] p_at_used;
+    reg          p_at_new;
+
     // ------------------------------------------------------------------
     // Before the lanes: where the item's end name is read (its first
     // compared lane reads `rd_base`: the top name, or the parent's after
@@ -230,13 +252,13 @@ module qrtl_wide_sax #(
         end
         rd_base = (pre_pop ? parent : top) + (pre_reset ? {AW{1'b0}} : cmp);
     end
-    wire [8*B-1:0] rd; // bank m's byte of rd_base .. rd_base + B - 1
+    wire [8*B-1:0] rd; // bank m's byte of p_rd_base .. p_rd_base + B - 1 (stage 2)
 {%- for m in 0..lanes %}
     // bank {{ m }}: rd_base's word, or the next one for the lanes that wrap
 {%- if m + 1 < lanes %}
-    wire [BIW-1:0] rd_word{{ m }} = rd_base[LB +: BIW] + {{ "{" }}{(BIW-1){1'b0}}, rd_base[LB-1:0] > {{ lanes_log2 }}'d{{ m }}};
+    wire [BIW-1:0] rd_word{{ m }} = p_rd_base[LB +: BIW] + {{ "{" }}{(BIW-1){1'b0}}, p_rd_base[LB-1:0] > {{ lanes_log2 }}'d{{ m }}};
 {%- else %}
-    wire [BIW-1:0] rd_word{{ m }} = rd_base[LB +: BIW];
+    wire [BIW-1:0] rd_word{{ m }} = p_rd_base[LB +: BIW];
 {%- endif %}
     assign rd[{{ m * 8 }} +: 8] = bank{{ m }}[rd_word{{ m }}];
 {%- endfor %}
@@ -300,13 +322,13 @@ module qrtl_wide_sax #(
             always @(posedge clk) begin
                 if (i_valid && at_act[{{ m }}] && at_sel[gk]) abank{{ m }}[at_word[{{ m }}*AWW +: AWW]] <= at_b[{{ m * 8 }} +: 8];
             end
-            assign hit[{{ m }}] = !at_act[{{ m }}] || abank{{ m }}[at_word[{{ m }}*AWW +: AWW]] == at_b[{{ m * 8 }} +: 8];
+            assign hit[{{ m }}] = !p_at_act[{{ m }}] || abank{{ m }}[p_at_word[{{ m }}*AWW +: AWW]] == p_at_b[{{ m * 8 }} +: 8];
 {%- endfor %}
             assign at_match[gk] = &hit;
         end
     endgenerate
     // The slots that start with the name read through this item.
-    wire [KA-1:0] at_eq_item = ((at_found && at_new) ? at_used : at_eq) & at_match;
+    wire [KA-1:0] at_eq_item = (p_at_new ? p_at_used : at_eq) & at_match;
     reg  [KW-1:0] v_at_n;
     // Whether a name of len bytes whose first bytes equal the slots eq
     // equals a complete earlier one (slot lengths lens).
@@ -339,9 +361,10 @@ module qrtl_wide_sax #(
     reg  [B-1:0]  ahead_push, ahead_pop;   // bit k: a push, a pop among the lanes before k
     // Before lane j, at j*width (j = B: after the item).
     reg  [(B+1)*DW-1:0] b_depth;
-    reg  [(B+1)*AW-1:0] b_sp, b_top, b_parent, b_cmp, b_alen;
+    reg  [(B+1)*AW-1:0] b_sp, b_top, b_cmp, b_alen;
+    reg  [AW-1:0] parent_next;        // after the item
     reg  [(B+1)*KW-1:0] b_atn;
-    reg  [B:0]    b_root, b_pushed;
+    reg  [B:0]    b_root;
     reg  [B-1:0]  lo, cr_after;
     reg           bp, bq, bpq, bcr, banew, baend;
     reg  [NS-1:0] kst;
@@ -412,18 +435,18 @@ module qrtl_wide_sax #(
             for (kk = 0; kk < B; kk = kk + 1) cr_after[kk] = |(k_cr & lo & ~below(kk + 1));
             b_depth[jj*DW +: DW] = (bp && !bq) ? depth + 1'b1 : (!bp && bq) ? depth - 1'b1 : depth;
             b_root[jj] = root_seen || bp;
-            b_pushed[jj] = bp;
             // after a pop the stack's fill is the popped name's start: the
             // top's, or after the item's push (`/>`) the entry fill
             b_sp[jj*AW +: AW] = ((bq && !bpq) ? top : sp)
                 + addr(count(k_snb & lo & (bq ? ahead_pop : {B{1'b1}})));
             // (a push then its pop, or a pop then a push, leave top and parent as they were)
             b_top[jj*AW +: AW] = (bp != bq) ? (bp ? sp : parent) : top;
-            b_parent[jj*AW +: AW] = (bp != bq) ? (bp ? top : starts_rd) : parent;
             b_cmp[jj*AW +: AW] = (bcr ? {AW{1'b0}} : cmp) + addr(count(k_enb & lo & ~cr_after));
             b_alen[jj*AW +: AW] = (banew ? {{ "{" }}{(AW-1){1'b0}}, 1'b1} : alen) + addr(count(k_anb & lo));
             b_atn[jj*KW +: KW] = (bp ? {KW{1'b0}} : at_n) + {{ "{" }}{(KW-1){1'b0}}, baend};
         end
+        // (bp, bq: the whole item's)
+        parent_next = (bp != bq) ? (bp ? top : starts_rd) : parent;
     end
 
     // ------------------------------------------------------------------
@@ -433,29 +456,11 @@ module qrtl_wide_sax #(
     // serial registers as at the item's entry, since only the item's one
     // serial lane reads or writes them)
     // ------------------------------------------------------------------
-    // What each lane reports (bit j: lane j): it fails (reason_v), sets the
-    // text-node flag (to nit_v), the first-`<` flag, the encoding (the
-    // XML declaration's `>`), writes a start-name byte, pushes, ends an
-    // attribute name.
-    reg          l_wit, l_nit, l_wlf, l_nlf, l_wenc, l_nenc_l, l_nenc_a, l_nw, l_push, l_atw;
-    reg  [B-1:0] fail_v, wit_v, nit_v, wlf_v, nlf_v, wenc_v, nenc_l_v, nenc_a_v, nw_v, push_v, atw_v;
-    reg  [5*B-1:0] reason_v;
-    reg  [W*B-1:0] ev_l;
-    // The serial lane's registers after it (the entry's without one).
-    reg          s_doctype, s_pi_q, s_decl_on, s_d_single, s_d_latin1, s_d_ascii, s_bom;
-    reg          s_t_public, s_t_single, s_t_nm_first;
-    reg  [6:0]   s_d_phase;
-    reg  [9:0]   s_t_phase;
-    reg  [2:0]   s_t_pos, s_kw, s_ref_phase, s_ref_len, s_pi_len;
-    reg  [1:0]   s_d_attr;
-    reg  [3:0]   s_d_pos, s_d_cands;
-    reg  [31:0]  s_ref_buf;
-    reg  [23:0]  s_pi_buf;
-    reg  [20:0]  s_ref_val, s_cp;
-    reg          ser_any, ser;
-    // After the item: failed, and the first failing lane's reason.
-    reg          n_failed;
-    reg  [4:0]   n_reason;
+    // What a lane writes to the flags: the text-node flag (l_wit, to
+    // l_nit), the first-`<` flag, the encoding (the XML declaration's
+    // `>`); and the same for every lane (bit j: lane j).
+    reg          l_wit, l_nit, l_wlf, l_nlf, l_wenc, l_nenc_l, l_nenc_a;
+    reg  [B-1:0] wit_v, nit_v, wlf_v, nlf_v, wenc_v, nenc_l_v, nenc_a_v;
 
     // Flag x as lane j sees it: the last write of the lanes before j
     // (wr, to val), else its entry value.
@@ -472,7 +477,7 @@ module qrtl_wide_sax #(
     reg          v_failed;
     reg  [4:0]   v_reason;
     reg  [DW-1:0] v_depth;
-    reg          v_root, v_doctype, v_in_text, v_lt_first, v_pushed, v_pi_q;
+    reg          v_root, v_doctype, v_in_text, v_lt_first, v_pi_q;
     reg          v_decl_on, v_d_single, v_d_latin1, v_d_ascii, v_enc_latin1, v_enc_ascii, v_bom;
     reg  [6:0]   v_d_phase;
     reg  [9:0]   v_t_phase;
@@ -480,13 +485,12 @@ module qrtl_wide_sax #(
     reg  [2:0]   v_t_pos;
     reg  [1:0]   v_d_attr;
     reg  [3:0]   v_d_pos, v_d_cands;
-    reg  [AW-1:0] v_sp, v_top, v_parent, v_cmp, v_alen, a;
+    reg  [AW-1:0] v_sp, v_top, v_cmp, v_alen, a;
     reg  [2:0]   v_kw, v_ref_phase, v_ref_len, v_pi_len;
     reg  [31:0]  v_ref_buf;
     reg  [23:0]  v_pi_buf;
     reg  [20:0]  v_ref_val;
     reg  [24:0]  ref_next;
-    reg  [W*B-1:0] ev;
     reg  [20:0]  ev_cp;
     reg  [NS-1:0] st;
     reg  [NC-1:0] c;
@@ -499,7 +503,6 @@ module qrtl_wide_sax #(
     // read from outside it (an `always @*` is sensitive to what its own
     // statements read, not to what the tasks it calls read).
     reg  [8*B-1:0] rd_q;
-    reg  [AW-1:0] parent_q, starts_rd_q;
     reg  [AW*KA-1:0] at_len_q;
     reg  [KA-1:0] at_eq_q;
 
@@ -555,24 +558,6 @@ module qrtl_wide_sax #(
             end
             e[V_UNIT_IS_CP] = is_cp;
             e[V_UNIT_BYTE +: 8] = byte_val;
-        end
-    endtask
-
-    // Write byte b at name stack address v_sp.
-    task name_write;
-        begin
-            l_nw = 1'b1;
-            v_sp = v_sp + 1'b1;
-        end
-    endtask
-
-    // The `>` that closes the top element.
-    task pop;
-        begin
-            v_sp = v_top;
-            v_top = v_parent;
-            v_parent = v_pushed ? parent_q : starts_rd_q;
-            v_depth = v_depth - 1'b1;
         end
     endtask
 
@@ -960,19 +945,11 @@ module qrtl_wide_sax #(
                         end else if (v_depth >= DEPTH_MAX) begin
                             fail(E_TOO_DEEP);
                         end else begin
-                            l_push = 1'b1;
-                            v_pushed = 1'b1;
-                            v_parent = v_top;
-                            v_top = v_sp;
-                            v_depth = v_depth + 1'b1;
-                            v_root = 1'b1;
-                            v_at_n = {KW{1'b0}};
                             if (v_sp >= CAP) begin
                                 fail(E_NAME_STACK_OVERFLOW);
                             end else if (name_bad(f, v_enc_latin1)) begin
                                 fail(E_BAD_NAME_CHAR);
                             end else begin
-                                name_write;
                                 e[V_NAME_BYTE] = 1'b1;
                                 e[V_NAME_FIRST] = 1'b1;
                             end
@@ -1000,7 +977,6 @@ module qrtl_wide_sax #(
                         end else if (name_bad(f, v_enc_latin1)) begin
                             fail(E_BAD_NAME_CHAR);
                         end else begin
-                            name_write;
                             e[V_NAME_BYTE] = 1'b1;
                         end
                     end else if (c[C_GT] || c[C_SLASH] || c[C_WS]) begin
@@ -1047,7 +1023,6 @@ module qrtl_wide_sax #(
                             fail(E_DUPLICATE_ATTRIBUTE);
                         end else begin
                             e[V_ATTR_NAME_END] = 1'b1;
-                            l_atw = 1'b1;
                             v_at_n = v_at_n + 1'b1;
                         end
                     end else begin
@@ -1079,7 +1054,6 @@ module qrtl_wide_sax #(
                     if (c[C_GT]) begin
                         e[V_OPEN] = 1'b1;
                         e[V_OPEN_EMPTY] = 1'b1;
-                        pop;
                     end else begin
                         fail(E_UNEXPECTED_BYTE);
                     end
@@ -1096,7 +1070,6 @@ module qrtl_wide_sax #(
                             fail(E_MISMATCHED_CLOSE);
                         end else if (c[C_GT]) begin
                             e[V_CLOSE] = 1'b1;
-                            pop;
                         end
                     end else begin
                         fail(E_UNEXPECTED_BYTE);
@@ -1105,7 +1078,6 @@ module qrtl_wide_sax #(
                 st[L_END_TAG_SPACE]: begin
                     if (c[C_GT]) begin
                         e[V_CLOSE] = 1'b1;
-                        pop;
                     end else if (!c[C_WS]) begin
                         fail(E_UNEXPECTED_BYTE);
                     end
@@ -1182,14 +1154,33 @@ module qrtl_wide_sax #(
         end
     endtask
 
+    // The serial registers packed (the order of `ser_now`).
+    localparam SER = 129;
+    wire [SER-1:0] ser_now = {doctype_seen, kw, ref_phase, ref_buf, ref_len, ref_val, pi_len, pi_buf,
+        pi_q, decl_on, d_phase, d_attr, d_pos, d_single, d_cands, d_latin1, d_ascii, bom_seen,
+        t_phase, t_public, t_pos, t_single, t_nm_first};
+    reg  [SER-1:0] ser_next;
+
+    // ==================================================================
+    // Stage 1: the registers after the item. The lanes run here for what
+    // they do to the flags and the serial registers (each lane's copy of
+    // the lane logic keeps only that); whether a lane fails, and its
+    // events, come from their second run in stage 2, a clock later.
+    // ==================================================================
+    // The flags as each lane sees them (for stage 2).
+    reg  [B-1:0] a_in_text, a_lt_first, a_enc_l, a_enc_a;
+    // Stage 2's outputs: per lane, fails (reason_v), its events; the
+    // serial lane's code point.
+    reg  [B-1:0] fail_v;
+    reg  [5*B-1:0] reason_v;
+    reg  [W*B-1:0] ev_l;
+    reg  [20:0]  s_cp;
+
     always @* begin
-        rd_q = rd;
-        parent_q = parent;
-        starts_rd_q = starts_rd;
-        at_len_q = at_len;
-        at_eq_q = at_eq_item;
-        fail_v = {B{1'b0}};
-        reason_v = {5*B{1'b0}};
+        // (stage 1 reads no memory: what the lanes compare does not move a register)
+        rd_q = {8*B{1'b0}};
+        at_len_q = {AW*KA{1'b0}};
+        at_eq_q = {KA{1'b0}};
         wit_v = {B{1'b0}};
         nit_v = {B{1'b0}};
         wlf_v = {B{1'b0}};
@@ -1197,35 +1188,7 @@ module qrtl_wide_sax #(
         wenc_v = {B{1'b0}};
         nenc_l_v = {B{1'b0}};
         nenc_a_v = {B{1'b0}};
-        nw_v = {B{1'b0}};
-        push_v = {B{1'b0}};
-        atw_v = {B{1'b0}};
-        ev_l = {W*B{1'b0}};
-        ser_any = |k_ser;
-        s_doctype = doctype_seen && !ser_any;
-        s_kw = kw & {3{!ser_any}};
-        s_ref_phase = ref_phase & {3{!ser_any}};
-        s_ref_buf = ref_buf & {32{!ser_any}};
-        s_ref_len = ref_len & {3{!ser_any}};
-        s_ref_val = ref_val & {21{!ser_any}};
-        s_pi_len = pi_len & {3{!ser_any}};
-        s_pi_buf = pi_buf & {24{!ser_any}};
-        s_pi_q = pi_q && !ser_any;
-        s_decl_on = decl_on && !ser_any;
-        s_d_phase = d_phase & {7{!ser_any}};
-        s_d_attr = d_attr & {2{!ser_any}};
-        s_d_pos = d_pos & {4{!ser_any}};
-        s_d_single = d_single && !ser_any;
-        s_d_cands = d_cands & {4{!ser_any}};
-        s_d_latin1 = d_latin1 && !ser_any;
-        s_d_ascii = d_ascii && !ser_any;
-        s_bom = bom_seen && !ser_any;
-        s_t_phase = t_phase & {10{!ser_any}};
-        s_t_public = t_public && !ser_any;
-        s_t_pos = t_pos & {3{!ser_any}};
-        s_t_single = t_single && !ser_any;
-        s_t_nm_first = t_nm_first && !ser_any;
-        s_cp = 21'd0;
+        ser_next = ser_now & {SER{!(|k_ser)}};
         to_content = 1'b0;
         a = {AW{1'b0}};
         ent = 8'd0;
@@ -1237,70 +1200,18 @@ module qrtl_wide_sax #(
         b = 8'd0;
         f = {NF{1'b0}};
         for (j = 0; j < B; j = j + 1) begin
-            v_failed = 1'b0;
-            v_reason = E_NONE;
-            v_depth = b_depth[j*DW +: DW];
-            v_root = b_root[j];
-            v_pushed = b_pushed[j];
-            v_sp = b_sp[j*AW +: AW];
-            v_top = b_top[j*AW +: AW];
-            v_parent = b_parent[j*AW +: AW];
-            v_cmp = b_cmp[j*AW +: AW];
-            v_alen = b_alen[j*AW +: AW];
-            v_at_n = b_atn[j*KW +: KW];
             v_in_text = last_write(in_text, wit_v, nit_v, j);
             v_lt_first = last_write(lt_first, wlf_v, nlf_v, j);
             v_enc_latin1 = last_write(enc_latin1, wenc_v, nenc_l_v, j);
             v_enc_ascii = last_write(enc_ascii, wenc_v, nenc_a_v, j);
-            v_doctype = doctype_seen;
-            v_kw = kw;
-            v_ref_phase = ref_phase;
-            v_ref_buf = ref_buf;
-            v_ref_len = ref_len;
-            v_ref_val = ref_val;
-            v_pi_len = pi_len;
-            v_pi_buf = pi_buf;
-            v_pi_q = pi_q;
-            v_decl_on = decl_on;
-            v_d_phase = d_phase;
-            v_d_attr = d_attr;
-            v_d_pos = d_pos;
-            v_d_single = d_single;
-            v_d_cands = d_cands;
-            v_d_latin1 = d_latin1;
-            v_d_ascii = d_ascii;
-            v_bom = bom_seen;
-            v_t_phase = t_phase;
-            v_t_public = t_public;
-            v_t_pos = t_pos;
-            v_t_single = t_single;
-            v_t_nm_first = t_nm_first;
-            {l_wit, l_nit, l_wlf, l_nlf, l_wenc, l_nenc_l, l_nenc_a, l_nw, l_push, l_atw} = 10'd0;
-            ev_cp = 21'd0;
-            e = {W{1'b0}};
-            if (i_act[j]) begin
-                st = {{ "{" }}{(NS-1){1'b0}}, 1'b1} << i_state[j*6 +: 6];
-                c = i_cls[j*NC +: NC];
-                b = i_data[j*8 +: 8];
-                f = i_flags[j*NF +: NF];
-                to_content = f[F_TO_CONTENT];
-                if (!i_bad) begin
-                    // A lane with a character fault is not parsed (chars.rs):
-                    // the front end's UTF-8 test, or after a declaration
-                    // naming ISO-8859-1 or US-ASCII the single-byte rule.
-                    if (f[F_BAD_ENCODING]) begin
-                        fail(E_UNSUPPORTED_ENCODING);
-                    end else if ((v_enc_latin1 || v_enc_ascii) ? ((b < 8'h20 && b != 8'h09 && b != 8'h0A
-                            && b != 8'h0D) || (v_enc_ascii && b[7])) : f[F_BAD_CHAR]) begin
-                        fail(E_INVALID_CHAR);
-                    end else begin
-                        lane;
-                        ev_l[j*W +: W] = e & KEPT;
-                    end
-                end
-            end
-            fail_v[j] = v_failed;
-            reason_v[j*5 +: 5] = v_reason;
+            a_in_text[j] = v_in_text;
+            a_lt_first[j] = v_lt_first;
+            a_enc_l[j] = v_enc_latin1;
+            a_enc_a[j] = v_enc_ascii;
+            run_lane(i_act[j] && !i_bad, i_state[j*6 +: 6], i_cls[j*NC +: NC], i_data[j*8 +: 8],
+                i_flags[j*NF +: NF], b_depth[j*DW +: DW], b_root[j], b_sp[j*AW +: AW],
+                b_top[j*AW +: AW], b_cmp[j*AW +: AW], b_alen[j*AW +: AW], b_atn[j*KW +: KW], ser_now);
+            if (i_act[j]) to_content = f[F_TO_CONTENT];
             wit_v[j] = l_wit;
             nit_v[j] = l_nit;
             wlf_v[j] = l_wlf;
@@ -1308,206 +1219,292 @@ module qrtl_wide_sax #(
             wenc_v[j] = l_wenc;
             nenc_l_v[j] = l_nenc_l;
             nenc_a_v[j] = l_nenc_a;
-            nw_v[j] = l_nw;
-            push_v[j] = l_push;
-            atw_v[j] = l_atw;
             // the serial lane's registers (it is the item's only one)
-            ser = k_ser[j];
-            s_doctype = s_doctype | (ser & v_doctype);
-            s_kw = s_kw | ({3{ser}} & v_kw);
-            s_ref_phase = s_ref_phase | ({3{ser}} & v_ref_phase);
-            s_ref_buf = s_ref_buf | ({32{ser}} & v_ref_buf);
-            s_ref_len = s_ref_len | ({3{ser}} & v_ref_len);
-            s_ref_val = s_ref_val | ({21{ser}} & v_ref_val);
-            s_pi_len = s_pi_len | ({3{ser}} & v_pi_len);
-            s_pi_buf = s_pi_buf | ({24{ser}} & v_pi_buf);
-            s_pi_q = s_pi_q | (ser & v_pi_q);
-            s_decl_on = s_decl_on | (ser & v_decl_on);
-            s_d_phase = s_d_phase | ({7{ser}} & v_d_phase);
-            s_d_attr = s_d_attr | ({2{ser}} & v_d_attr);
-            s_d_pos = s_d_pos | ({4{ser}} & v_d_pos);
-            s_d_single = s_d_single | (ser & v_d_single);
-            s_d_cands = s_d_cands | ({4{ser}} & v_d_cands);
-            s_d_latin1 = s_d_latin1 | (ser & v_d_latin1);
-            s_d_ascii = s_d_ascii | (ser & v_d_ascii);
-            s_bom = s_bom | (ser & v_bom);
-            s_t_phase = s_t_phase | ({10{ser}} & v_t_phase);
-            s_t_public = s_t_public | (ser & v_t_public);
-            s_t_pos = s_t_pos | ({3{ser}} & v_t_pos);
-            s_t_single = s_t_single | (ser & v_t_single);
-            s_t_nm_first = s_t_nm_first | (ser & v_t_nm_first);
-            s_cp = s_cp | ({21{ser}} & ev_cp);
+            ser_next = ser_next | ({SER{k_ser[j]}} & {v_doctype, v_kw, v_ref_phase, v_ref_buf, v_ref_len,
+                v_ref_val, v_pi_len, v_pi_buf, v_pi_q, v_decl_on, v_d_phase, v_d_attr, v_d_pos,
+                v_d_single, v_d_cands, v_d_latin1, v_d_ascii, v_bom, v_t_phase, v_t_public,
+                v_t_pos, v_t_single, v_t_nm_first});
         end
-        // Lanes after the first failing one (or after the document's
-        // first error, in an earlier item) give nothing.
-        ev = {W*B{1'b0}};
-        n_reason = E_NONE;
+
+        // ==============================================================
+        // Stage 2: the lanes again, from the registers stage 1 saw, for
+        // their failures and events (the name stack read at p_rd_base,
+        // the duplicate check's slots as the item found them)
+        // ==============================================================
+        rd_q = rd;
+        at_len_q = p_at_len;
+        at_eq_q = at_eq_item;
+        fail_v = {B{1'b0}};
+        reason_v = {5*B{1'b0}};
+        ev_l = {W*B{1'b0}};
+        s_cp = 21'd0;
         for (j = 0; j < B; j = j + 1) begin
-            if (!failed && !(|(fail_v & below(j)))) ev[j*W +: W] = ev_l[j*W +: W];
-            n_reason = n_reason | ({5{fail_v[j] && !(|(fail_v & below(j)))}} & reason_v[j*5 +: 5]);
+            v_in_text = p_in_text[j];
+            v_lt_first = p_lt_first[j];
+            v_enc_latin1 = p_enc_l[j];
+            v_enc_ascii = p_enc_a[j];
+            run_lane(p_act[j] && !p_bad, p_state[j*6 +: 6], p_cls[j*NC +: NC], p_data[j*8 +: 8],
+                p_flags[j*NF +: NF], p_depth[j*DW +: DW], p_root[j], p_sp[j*AW +: AW],
+                p_top[j*AW +: AW], p_cmp[j*AW +: AW], p_alen[j*AW +: AW], p_atn[j*KW +: KW], p_regs);
+            fail_v[j] = v_failed;
+            reason_v[j*5 +: 5] = v_reason;
+            ev_l[j*W +: W] = e_kept;
+            s_cp = s_cp | ({21{p_ser[j]}} & ev_cp);
         end
-        n_failed = failed || (|fail_v);
-        if (failed) n_reason = reason;
     end
 
-    // The item's writes: the name stack's banks (bank m takes the start-name
-    // byte at an address it holds: at most one lane's), the push into the
-    // starts memory, an attribute name's length. (Lanes after a failure may
-    // still write: the document's stack is no longer read.)
-    reg          push_we;      // starts[push_idx] = push_val
-    reg  [DW-1:0] push_idx;
-    reg  [AW-1:0] push_val;
+    // One lane: byte bt in lexer state sti (when on), from the stack
+    // registers given, the flags in v_in_text .. v_enc_ascii and the
+    // serial registers regs. Its report: v_failed, v_reason, e_kept (its
+    // events), l_* (its writes), the serial registers after it in v_*.
+    reg  [W-1:0] e_kept;
+    task run_lane(input on, input [5:0] sti, input [NC-1:0] cl, input [7:0] bt, input [NF-1:0] fl,
+            input [DW-1:0] dep, input root, input [AW-1:0] spv, input [AW-1:0] topv,
+            input [AW-1:0] cmpv, input [AW-1:0] alenv, input [KW-1:0] atn, input [SER-1:0] regs);
+        begin
+            v_failed = 1'b0;
+            v_reason = E_NONE;
+            v_depth = dep;
+            v_root = root;
+            v_sp = spv;
+            v_top = topv;
+            v_cmp = cmpv;
+            v_alen = alenv;
+            v_at_n = atn;
+            {v_doctype, v_kw, v_ref_phase, v_ref_buf, v_ref_len, v_ref_val, v_pi_len, v_pi_buf,
+                v_pi_q, v_decl_on, v_d_phase, v_d_attr, v_d_pos, v_d_single, v_d_cands, v_d_latin1,
+                v_d_ascii, v_bom, v_t_phase, v_t_public, v_t_pos, v_t_single, v_t_nm_first} = regs;
+            {l_wit, l_nit, l_wlf, l_nlf, l_wenc, l_nenc_l, l_nenc_a} = 7'd0;
+            ev_cp = 21'd0;
+            e = {W{1'b0}};
+            e_kept = {W{1'b0}};
+            st = {{ "{" }}{(NS-1){1'b0}}, 1'b1} << sti;
+            c = cl;
+            b = bt;
+            f = fl;
+            if (on) begin
+                // A lane with a character fault is not parsed (chars.rs):
+                // the front end's UTF-8 test, or after a declaration
+                // naming ISO-8859-1 or US-ASCII the single-byte rule.
+                if (f[F_BAD_ENCODING]) begin
+                    fail(E_UNSUPPORTED_ENCODING);
+                end else if ((v_enc_latin1 || v_enc_ascii) ? ((b < 8'h20 && b != 8'h09 && b != 8'h0A
+                        && b != 8'h0D) || (v_enc_ascii && b[7])) : f[F_BAD_CHAR]) begin
+                    fail(E_INVALID_CHAR);
+                end else begin
+                    lane;
+                    e_kept = e & KEPT;
+                end
+            end
+        end
+    endtask
+
+    // The item's writes (stage 1), by the lanes' control alone: the name
+    // stack's banks (bank m takes the start-name byte at an address it
+    // holds: at most one lane's), the push into the starts memory, an
+    // attribute name's length. A lane that fails still writes: its
+    // document's stack is no longer read.
     reg  [B-1:0] w_en;         // bank writes: bank m, word w_idx[m], byte w_byte[m]
     reg  [BIW*B-1:0] w_idx;
     reg  [8*B-1:0] w_byte;
-    reg           at_len_we;   // at_len[at_len_idx] = at_len_val
+    reg          push_we;      // starts[push_idx] = push_val
+    reg  [DW-1:0] push_idx;
+    reg  [AW-1:0] push_val;
+    reg          at_len_we;    // at_len[at_len_idx] = at_len_val
     reg  [KW-1:0] at_len_idx;
     reg  [AW-1:0] at_len_val;
-    reg           wsel;
+    reg          wsel;
     always @* begin
         w_en = {B{1'b0}};
         w_idx = {BIW*B{1'b0}};
         w_byte = {8*B{1'b0}};
         for (m = 0; m < B; m = m + 1) begin
-            for (j = 0; j < B; j = j + 1) begin
-                wsel = nw_v[j] && b_sp[j*AW +: LB] == m[LB-1:0];
+            for (jj = 0; jj < B; jj = jj + 1) begin
+                wsel = k_snb[jj] && b_sp[jj*AW +: LB] == m[LB-1:0];
                 w_en[m] = w_en[m] | wsel;
-                w_idx[m*BIW +: BIW] = w_idx[m*BIW +: BIW] | ({BIW{wsel}} & b_sp[j*AW + LB +: BIW]);
-                w_byte[m*8 +: 8] = w_byte[m*8 +: 8] | ({8{wsel}} & i_data[j*8 +: 8]);
+                w_idx[m*BIW +: BIW] = w_idx[m*BIW +: BIW] | ({BIW{wsel}} & b_sp[jj*AW + LB +: BIW]);
+                w_byte[m*8 +: 8] = w_byte[m*8 +: 8] | ({8{wsel}} & i_data[jj*8 +: 8]);
             end
         end
-        push_we = |push_v;
+        push_we = |k_push;
         push_idx = {DW{1'b0}};
         push_val = {AW{1'b0}};
-        at_len_we = |atw_v;
+        at_len_we = |k_aend;
         at_len_idx = {KW{1'b0}};
         at_len_val = {AW{1'b0}};
-        for (j = 0; j < B; j = j + 1) begin
-            push_idx = push_idx | ({DW{push_v[j]}} & b_depth[j*DW +: DW]);
-            push_val = push_val | ({AW{push_v[j]}} & b_sp[j*AW +: AW]);
-            at_len_idx = at_len_idx | ({KW{atw_v[j]}} & b_atn[j*KW +: KW]);
-            at_len_val = at_len_val | ({AW{atw_v[j]}} & b_alen[j*AW +: AW]);
+        for (jj = 0; jj < B; jj = jj + 1) begin
+            push_idx = push_idx | ({DW{k_push[jj]}} & b_depth[jj*DW +: DW]);
+            push_val = push_val | ({AW{k_push[jj]}} & b_sp[jj*AW +: AW]);
+            at_len_idx = at_len_idx | ({KW{k_aend[jj]}} & b_atn[jj*KW +: KW]);
+            at_len_val = at_len_val | ({AW{k_aend[jj]}} & b_alen[jj*AW +: AW]);
         end
-    end
-
-    // The document's end (tokenizer `finish`), after the item's lanes.
-    wire [4:0] end_reason = i_bad ? E_BAD_BEAT
-        : n_failed ? n_reason
-        : !to_content ? E_UNTERMINATED_MARKUP
-        : (b_depth[B*DW +: DW] != {DW{1'b0}}) ? E_UNCLOSED_ELEMENT
-        : b_root[B] ? E_NONE : E_NO_ROOT_ELEMENT;
-    wire end_big = !i_bad && n_failed && (n_reason == E_TOO_DEEP || n_reason == E_NAME_STACK_OVERFLOW);
-    wire end_lim = !i_bad && n_failed && (n_reason == E_TOO_MANY_ATTRIBUTES || n_reason == E_ATTR_NAME_TOO_LONG);
-    wire [1:0] end_status = end_lim ? 2'd3 : end_big ? 2'd2 : (end_reason == E_NONE) ? 2'd0 : 2'd1;
-    reg  [B-1:0] mask;
-    always @* begin
-        for (m = 0; m < B; m = m + 1) mask[m] = |(ev[m*W +: W] & EVENTS);
     end
 
     always @(posedge clk) begin
         if (rst || (i_valid && i_last)) begin
-            failed <= 1'b0;
-            reason <= E_NONE;
             depth <= {DW{1'b0}};
             root_seen <= 1'b0;
-            doctype_seen <= 1'b0;
             sp <= {AW{1'b0}};
             top <= {AW{1'b0}};
             parent <= {AW{1'b0}};
             cmp <= {AW{1'b0}};
             alen <= {AW{1'b0}};
             at_n <= {KW{1'b0}};
-            at_eq <= {KA{1'b0}};
             in_text <= 1'b0;
             lt_first <= 1'b0;
-            kw <= 3'd0;
-            ref_phase <= R_START;
-            ref_buf <= 32'd0;
-            ref_len <= 3'd0;
-            ref_val <= 21'd0;
-            pi_len <= 3'd0;
-            pi_buf <= 24'd0;
-            pi_q <= 1'b0;
-            decl_on <= 1'b0;
-            d_phase <= D_SPACE;
-            d_attr <= 2'd0;
-            d_pos <= 4'd0;
-            d_single <= 1'b0;
-            d_cands <= 4'd0;
-            d_latin1 <= 1'b0;
-            d_ascii <= 1'b0;
             enc_latin1 <= 1'b0;
             enc_ascii <= 1'b0;
-            bom_seen <= 1'b0;
-            t_phase <= T_BEFORE_NAME;
-            t_public <= 1'b0;
-            t_pos <= 3'd0;
-            t_single <= 1'b0;
-            t_nm_first <= 1'b0;
+            {doctype_seen, kw, ref_phase, ref_buf, ref_len, ref_val, pi_len, pi_buf, pi_q, decl_on,
+                d_phase, d_attr, d_pos, d_single, d_cands, d_latin1, d_ascii, bom_seen, t_phase,
+                t_public, t_pos, t_single, t_nm_first} <= {1'b0, 3'd0, R_START, 32'd0, 3'd0, 21'd0,
+                3'd0, 24'd0, 1'b0, 1'b0, D_SPACE, 2'd0, 4'd0, 1'b0, 4'd0, 1'b0, 1'b0, 1'b0,
+                T_BEFORE_NAME, 1'b0, 3'd0, 1'b0, 1'b0};
         end else if (i_valid) begin
-            failed <= n_failed;
-            reason <= n_reason;
             depth <= b_depth[B*DW +: DW];
             root_seen <= b_root[B];
-            doctype_seen <= s_doctype;
             sp <= b_sp[B*AW +: AW];
             top <= b_top[B*AW +: AW];
-            parent <= b_parent[B*AW +: AW];
+            parent <= parent_next;
             cmp <= b_cmp[B*AW +: AW];
             alen <= b_alen[B*AW +: AW];
             at_n <= b_atn[B*KW +: KW];
-            at_eq <= at_eq_item;
             in_text <= last_write(in_text, wit_v, nit_v, B);
             lt_first <= last_write(lt_first, wlf_v, nlf_v, B);
-            kw <= s_kw;
-            ref_phase <= s_ref_phase;
-            ref_buf <= s_ref_buf;
-            ref_len <= s_ref_len;
-            ref_val <= s_ref_val;
-            pi_len <= s_pi_len;
-            pi_buf <= s_pi_buf;
-            pi_q <= s_pi_q;
-            decl_on <= s_decl_on;
-            d_phase <= s_d_phase;
-            d_attr <= s_d_attr;
-            d_pos <= s_d_pos;
-            d_single <= s_d_single;
-            d_cands <= s_d_cands;
-            d_latin1 <= s_d_latin1;
-            d_ascii <= s_d_ascii;
             enc_latin1 <= last_write(enc_latin1, wenc_v, nenc_l_v, B);
             enc_ascii <= last_write(enc_ascii, wenc_v, nenc_a_v, B);
-            bom_seen <= s_bom;
-            t_phase <= s_t_phase;
-            t_public <= s_t_public;
-            t_pos <= s_t_pos;
-            t_single <= s_t_single;
-            t_nm_first <= s_t_nm_first;
+            {doctype_seen, kw, ref_phase, ref_buf, ref_len, ref_val, pi_len, pi_buf, pi_q, decl_on,
+                d_phase, d_attr, d_pos, d_single, d_cands, d_latin1, d_ascii, bom_seen, t_phase,
+                t_public, t_pos, t_single, t_nm_first} <= ser_next;
         end
     end
     // (the address bits above the memories' are read by the compares only)
-    wire unused_wide_sax = &{1'b0, rd_base, depth_m3, push_idx, at_len_idx};
+    wire unused_wide_sax = &{1'b0, p_rd_base, depth_m3, push_idx, at_len_idx};
     always @(posedge clk) begin
         if (i_valid && push_we) starts[push_idx[SIW-1:0]] <= push_val;
-        if (i_valid && at_len_we) at_len[at_len_idx[KIW-1:0]*AW +: AW] <= at_len_val;
+        for (m = 0; m < KA; m = m + 1)
+            if (i_valid && at_len_we && at_len_idx[KIW-1:0] == m[KIW-1:0]) at_len[m*AW +: AW] <= at_len_val;
     end
 {%- for m in 0..lanes %}
     always @(posedge clk) begin
         if (i_valid && w_en[{{ m }}]) bank{{ m }}[w_idx[{{ m }}*BIW +: BIW]] <= w_byte[{{ m * 8 }} +: 8];
     end
 {%- endfor %}
+
+    // Stage 1 to stage 2.
+    always @(posedge clk) begin
+        if (rst) p_valid <= 1'b0;
+        else p_valid <= i_valid;
+        p_last <= i_last;
+        p_bad <= i_bad;
+        p_data <= i_data;
+        p_state <= i_state;
+        p_cls <= i_cls;
+        p_flags <= i_flags;
+        p_act <= i_act;
+        p_ser <= k_ser;
+        p_in_text <= a_in_text;
+        p_lt_first <= a_lt_first;
+        p_enc_l <= a_enc_l;
+        p_enc_a <= a_enc_a;
+        p_depth <= b_depth[B*DW-1:0];
+        p_root <= b_root[B-1:0];
+        p_sp <= b_sp[B*AW-1:0];
+        p_top <= b_top[B*AW-1:0];
+        p_cmp <= b_cmp[B*AW-1:0];
+        p_alen <= b_alen[B*AW-1:0];
+        p_atn <= b_atn[B*KW-1:0];
+        p_regs <= ser_now;
+        p_rd_base <= rd_base;
+        p_at_len <= at_len;
+        p_at_act <= at_act;
+        p_at_word <= at_word;
+        p_at_b <= at_b;
+        p_at_used <= at_used;
+        p_at_new <= at_found && at_new;
+        p_to_content <= to_content;
+        p_end_depth0 <= b_depth[B*DW +: DW] == {DW{1'b0}};
+        p_end_root <= b_root[B];
+    end
+
+    // Stage 2: the duplicate check's running match (at_eq, of the item in
+    // stage 2).
+    always @(posedge clk) begin
+        if (rst || (p_valid && p_last)) at_eq <= {KA{1'b0}};
+        else if (p_valid) at_eq <= at_eq_item;
+    end
+
+    // Stage 2 to stage 3.
+    reg          q_valid, q_last, q_bad, q_to_content, q_end_depth0, q_end_root;
+    reg  [B-1:0] q_fail;
+    reg  [5*B-1:0] q_reason;
+    reg  [W*B-1:0] q_ev;
+    reg  [20:0]  q_cp;
+    always @(posedge clk) begin
+        if (rst) q_valid <= 1'b0;
+        else q_valid <= p_valid;
+        q_last <= p_last;
+        q_bad <= p_bad;
+        q_fail <= fail_v;
+        q_reason <= reason_v;
+        q_ev <= ev_l;
+        q_cp <= s_cp;
+        q_to_content <= p_to_content;
+        q_end_depth0 <= p_end_depth0;
+        q_end_root <= p_end_root;
+    end
+
+    // ==================================================================
+    // Stage 3: the document's first failure (lanes after the first
+    // failing one, or after an earlier item's, give nothing), the
+    // outputs, and with the document's last item its end (tokenizer
+    // `finish`)
+    // ==================================================================
+    reg  [W*B-1:0] ev;
+    reg          n_failed;
+    reg  [4:0]   n_reason;
+    always @* begin
+        ev = {W*B{1'b0}};
+        n_reason = E_NONE;
+        for (j = 0; j < B; j = j + 1) begin
+            if (!failed && !(|(q_fail & below(j)))) ev[j*W +: W] = q_ev[j*W +: W];
+            n_reason = n_reason | ({5{q_fail[j] && !(|(q_fail & below(j)))}} & q_reason[j*5 +: 5]);
+        end
+        n_failed = failed || (|q_fail);
+        if (failed) n_reason = reason;
+    end
+    wire [4:0] end_reason = q_bad ? E_BAD_BEAT
+        : n_failed ? n_reason
+        : !q_to_content ? E_UNTERMINATED_MARKUP
+        : !q_end_depth0 ? E_UNCLOSED_ELEMENT
+        : q_end_root ? E_NONE : E_NO_ROOT_ELEMENT;
+    wire end_big = !q_bad && n_failed && (n_reason == E_TOO_DEEP || n_reason == E_NAME_STACK_OVERFLOW);
+    wire end_lim = !q_bad && n_failed && (n_reason == E_TOO_MANY_ATTRIBUTES || n_reason == E_ATTR_NAME_TOO_LONG);
+    wire [1:0] end_status = end_lim ? 2'd3 : end_big ? 2'd2 : (end_reason == E_NONE) ? 2'd0 : 2'd1;
+    reg  [B-1:0] mask;
+    always @* begin
+        for (m = 0; m < B; m = m + 1) mask[m] = |(ev[m*W +: W] & EVENTS);
+    end
+    always @(posedge clk) begin
+        if (rst || (q_valid && q_last)) begin
+            failed <= 1'b0;
+            reason <= E_NONE;
+        end else if (q_valid) begin
+            failed <= n_failed;
+            reason <= n_reason;
+        end
+    end
     always @(posedge clk) begin
         if (rst) begin
             e_valid <= 1'b0;
             e_mask <= {B{1'b0}};
             e_doc_end <= 1'b0;
         end else begin
-            e_valid <= i_valid && (mask != {B{1'b0}} || i_last);
+            e_valid <= q_valid && (mask != {B{1'b0}} || q_last);
             e_mask <= mask;
-            e_doc_end <= i_valid && i_last;
+            e_doc_end <= q_valid && q_last;
         end
         e_lanes <= ev;
-        e_cp <= s_cp;
+        e_cp <= q_cp;
         e_status <= end_status;
         e_reason <= end_reason;
     end

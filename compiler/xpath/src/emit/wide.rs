@@ -40,12 +40,13 @@ pub const BYTES_PER_CLOCK: [u32; 4] = [1, 2, 4, 8];
 /// Clock cycles from accepting a document's last beat (one item) to its
 /// end reaching the clusters: the front end's stages (input, classes,
 /// transitions, the product tree, the lane states, ops, the splitter's two
-/// stages), its FIFO and head, the item register; the back end's output
-/// register; the event queue's FIFO, head and its two output registers.
+/// stages), its FIFO and head, the item register; the back end's three
+/// stages (the registers, the lanes' checks, the first failure and the
+/// output); the event queue's FIFO, head and its two output registers.
 pub fn wide_latency(lanes: u32) -> u32 {
     let levels = lanes.trailing_zeros();
     let chain = lanes / 2;
-    3 + levels + chain + 3 + 3 + 1 + 4
+    3 + levels + chain + 3 + 3 + 3 + 4
 }
 
 /// A transition matrix of the lexer: its nonzero entries (from, to) and
