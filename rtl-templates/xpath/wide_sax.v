@@ -10,31 +10,44 @@
 // reference, PI and keyword states are told apart by their registers
 // here), and it has cut the beat into items: ranges of lanes that use each
 // data port at most once (one stack event, one start or end name, one
-// serial lane, one unit a comparator takes). So the lanes of an item are
-// processed in one clock, in order, each by the logic of its state:
+// serial lane, one unit a comparator takes). So the lanes of an item run
+// side by side in one clock, each by the logic of its state, each from
+// the registers as they stand before it:
 //
+// * the stack's registers (depth, name stack fill, top and parent names,
+//   the end-name compare and attribute-name positions) before lane j are
+//   the item's entry registers corrected by its single push, pop and name
+//   (items.rs `Entry` and `Seen`), found from the lanes' states and
+//   classes alone (`b_*`);
+// * a flag (a text node open, the first `<`, the encoding) is the last
+//   write of the lanes before j (`last_write`);
+// * the rare constructs (serial lanes: the document's first bytes, `<!`
+//   and `<?`, keywords, PI targets, references, the `]` held in CDATA)
+//   come one per item, so their registers (kw, ref_*, pi_*, d_*, t_*) are
+//   read and written by the item's serial lane alone;
 // * the name stack is {{ lanes }} byte banks (byte address a in bank a mod {{ lanes }}):
 //   a start name writes consecutive addresses, at most one per bank; an
 //   end name reads consecutive addresses, each bank read once, at the
-//   addresses from the first compared lane's (`rd_base`, decoded from the
-//   registers and the item before the lanes);
+//   addresses from the first compared lane's (`rd_base`);
 // * the starts of the open elements' names are a memory with one write
 //   (the item's push) and one read (depth - 3: the new parent after the
 //   item's pop), top and parent in registers;
-// * the rare constructs (serial lanes: the document's first bytes, `<!`
-//   and `<?`, keywords, PI targets, references, the `]` held in CDATA)
-//   come one per item, through one copy of their registers (kw, ref_*,
-//   pi_*);
 // * the look-backs that cross lanes (`]]>`, the LF of a CR LF, the first
 //   byte after a BOM, the first byte after `</`) come as flags from the
 //   front end, and so do the lanes' character faults (xml/chars.rs), which
 //   stop the document before the lane is parsed.
 //
-// After the document's first error no lane does anything until its end.
-// Output: per item, the events of each lane (`e_lanes`, lane order, a lane
-// with events has its bit in `e_mask`; only the events this design's
-// clusters read) and, with the document's last item, its end (`e_doc_end`,
-// status and reason as qrtl_sax's). Every output is registered.
+// Three stages. Stage 1 moves the registers (nothing in them depends on
+// whether a lane fails: after the document's first error nothing they
+// hold matters) and writes the memories; stage 2 runs the lanes again
+// from the registers stage 1 saw, for their failures and events (the
+// name stack read at the end of stage 1, the duplicate-attribute slots);
+// stage 3 finds the document's first failure (no lane after it gives
+// anything until the document's end) and registers the outputs: per item,
+// the events of each lane (`e_lanes`, lane order, a lane with events has
+// its bit in `e_mask`; only the events this design's clusters read) and,
+// with the document's last item, its end (`e_doc_end`, status and reason
+// as qrtl_sax's).
 `default_nettype none
 
 module qrtl_wide_sax #(
@@ -214,7 +227,6 @@ module qrtl_wide_sax #(
     reg  [B*AW-1:0] p_sp, p_top, p_cmp, p_alen;
     reg  [B*KW-1:0] p_atn;
     reg  [SER-1:0] p_regs;     // the serial registers at the item's entry
-    reg  [AW-1:0] p_rd_base;
     reg  [AW*KA-1:0] p_at_len;  // the slots' lengths at the item's entry
     reg          p_to_content, p_end_depth0, p_end_root;
     // (and the duplicate check's item: its bytes, slots compared, a new name)
@@ -252,15 +264,17 @@ module qrtl_wide_sax #(
         end
         rd_base = (pre_pop ? parent : top) + (pre_reset ? {AW{1'b0}} : cmp);
     end
-    wire [8*B-1:0] rd; // bank m's byte of p_rd_base .. p_rd_base + B - 1 (stage 2)
+    // Read at the end of stage 1 (so the name stack can be block RAM):
+    // bank m's byte of rd_base .. rd_base + B - 1, for stage 2.
+    reg  [8*B-1:0] rd;
 {%- for m in 0..lanes %}
     // bank {{ m }}: rd_base's word, or the next one for the lanes that wrap
 {%- if m + 1 < lanes %}
-    wire [BIW-1:0] rd_word{{ m }} = p_rd_base[LB +: BIW] + {{ "{" }}{(BIW-1){1'b0}}, p_rd_base[LB-1:0] > {{ lanes_log2 }}'d{{ m }}};
+    wire [BIW-1:0] rd_word{{ m }} = rd_base[LB +: BIW] + {{ "{" }}{(BIW-1){1'b0}}, rd_base[LB-1:0] > {{ lanes_log2 }}'d{{ m }}};
 {%- else %}
-    wire [BIW-1:0] rd_word{{ m }} = p_rd_base[LB +: BIW];
+    wire [BIW-1:0] rd_word{{ m }} = rd_base[LB +: BIW];
 {%- endif %}
-    assign rd[{{ m * 8 }} +: 8] = bank{{ m }}[rd_word{{ m }}];
+    always @(posedge clk) rd[{{ m * 8 }} +: 8] <= bank{{ m }}[rd_word{{ m }}];
 {%- endfor %}
     // ------------------------------------------------------------------
     // Duplicate attributes (xml/attrs.rs `AttrSet`): the item's attribute
@@ -1200,15 +1214,21 @@ module qrtl_wide_sax #(
         b = 8'd0;
         f = {NF{1'b0}};
         for (j = 0; j < B; j = j + 1) begin
-            v_in_text = last_write(in_text, wit_v, nit_v, j);
-            v_lt_first = last_write(lt_first, wlf_v, nlf_v, j);
-            v_enc_latin1 = last_write(enc_latin1, wenc_v, nenc_l_v, j);
-            v_enc_ascii = last_write(enc_ascii, wenc_v, nenc_a_v, j);
-            a_in_text[j] = v_in_text;
-            a_lt_first[j] = v_lt_first;
-            a_enc_l[j] = v_enc_latin1;
-            a_enc_a[j] = v_enc_ascii;
-            run_lane(i_act[j] && !i_bad, i_state[j*6 +: 6], i_cls[j*NC +: NC], i_data[j*8 +: 8],
+            // The flags as lane j sees them, for stage 2. Here every lane
+            // reads them as at the item's entry, and no lane checks its
+            // character: either only decides whether a lane fails (the
+            // encoding, the text node flag) or is read by a serial lane
+            // (the first `<`, read by a PI target, which no lane writing
+            // it precedes in an item), and a failure moves no register.
+            a_in_text[j] = last_write(in_text, wit_v, nit_v, j);
+            a_lt_first[j] = last_write(lt_first, wlf_v, nlf_v, j);
+            a_enc_l[j] = last_write(enc_latin1, wenc_v, nenc_l_v, j);
+            a_enc_a[j] = last_write(enc_ascii, wenc_v, nenc_a_v, j);
+            v_in_text = in_text;
+            v_lt_first = lt_first;
+            v_enc_latin1 = enc_latin1;
+            v_enc_ascii = enc_ascii;
+            run_lane(i_act[j] && !i_bad, 1'b0, i_state[j*6 +: 6], i_cls[j*NC +: NC], i_data[j*8 +: 8],
                 i_flags[j*NF +: NF], b_depth[j*DW +: DW], b_root[j], b_sp[j*AW +: AW],
                 b_top[j*AW +: AW], b_cmp[j*AW +: AW], b_alen[j*AW +: AW], b_atn[j*KW +: KW], ser_now);
             if (i_act[j]) to_content = f[F_TO_CONTENT];
@@ -1228,7 +1248,7 @@ module qrtl_wide_sax #(
 
         // ==============================================================
         // Stage 2: the lanes again, from the registers stage 1 saw, for
-        // their failures and events (the name stack read at p_rd_base,
+        // their failures and events (the name stack as read at the end of stage 1,
         // the duplicate check's slots as the item found them)
         // ==============================================================
         rd_q = rd;
@@ -1243,7 +1263,7 @@ module qrtl_wide_sax #(
             v_lt_first = p_lt_first[j];
             v_enc_latin1 = p_enc_l[j];
             v_enc_ascii = p_enc_a[j];
-            run_lane(p_act[j] && !p_bad, p_state[j*6 +: 6], p_cls[j*NC +: NC], p_data[j*8 +: 8],
+            run_lane(p_act[j] && !p_bad, 1'b1, p_state[j*6 +: 6], p_cls[j*NC +: NC], p_data[j*8 +: 8],
                 p_flags[j*NF +: NF], p_depth[j*DW +: DW], p_root[j], p_sp[j*AW +: AW],
                 p_top[j*AW +: AW], p_cmp[j*AW +: AW], p_alen[j*AW +: AW], p_atn[j*KW +: KW], p_regs);
             fail_v[j] = v_failed;
@@ -1258,7 +1278,7 @@ module qrtl_wide_sax #(
     // serial registers regs. Its report: v_failed, v_reason, e_kept (its
     // events), l_* (its writes), the serial registers after it in v_*.
     reg  [W-1:0] e_kept;
-    task run_lane(input on, input [5:0] sti, input [NC-1:0] cl, input [7:0] bt, input [NF-1:0] fl,
+    task run_lane(input on, input checks, input [5:0] sti, input [NC-1:0] cl, input [7:0] bt, input [NF-1:0] fl,
             input [DW-1:0] dep, input root, input [AW-1:0] spv, input [AW-1:0] topv,
             input [AW-1:0] cmpv, input [AW-1:0] alenv, input [KW-1:0] atn, input [SER-1:0] regs);
         begin
@@ -1286,10 +1306,10 @@ module qrtl_wide_sax #(
                 // A lane with a character fault is not parsed (chars.rs):
                 // the front end's UTF-8 test, or after a declaration
                 // naming ISO-8859-1 or US-ASCII the single-byte rule.
-                if (f[F_BAD_ENCODING]) begin
+                if (checks && f[F_BAD_ENCODING]) begin
                     fail(E_UNSUPPORTED_ENCODING);
-                end else if ((v_enc_latin1 || v_enc_ascii) ? ((b < 8'h20 && b != 8'h09 && b != 8'h0A
-                        && b != 8'h0D) || (v_enc_ascii && b[7])) : f[F_BAD_CHAR]) begin
+                end else if (checks && ((v_enc_latin1 || v_enc_ascii) ? ((b < 8'h20 && b != 8'h09 && b != 8'h0A
+                        && b != 8'h0D) || (v_enc_ascii && b[7])) : f[F_BAD_CHAR])) begin
                     fail(E_INVALID_CHAR);
                 end else begin
                     lane;
@@ -1378,7 +1398,7 @@ module qrtl_wide_sax #(
         end
     end
     // (the address bits above the memories' are read by the compares only)
-    wire unused_wide_sax = &{1'b0, p_rd_base, depth_m3, push_idx, at_len_idx};
+    wire unused_wide_sax = &{1'b0, rd_base, depth_m3, push_idx, at_len_idx};
     always @(posedge clk) begin
         if (i_valid && push_we) starts[push_idx[SIW-1:0]] <= push_val;
         for (m = 0; m < KA; m = m + 1)
@@ -1414,7 +1434,6 @@ module qrtl_wide_sax #(
         p_alen <= b_alen[B*AW-1:0];
         p_atn <= b_atn[B*KW-1:0];
         p_regs <= ser_now;
-        p_rd_base <= rd_base;
         p_at_len <= at_len;
         p_at_act <= at_act;
         p_at_word <= at_word;
