@@ -233,7 +233,7 @@ module qrtl_wide_sax #(
     reg  [B-1:0] p_at_act;
     reg  [AWW*B-1:0] p_at_word;
     reg  [8*B-1:0] p_at_b;
-    reg  [KA-1:0] p_at_used;
+    reg  [KA-1:0] p_at_used, p_at_sel;
     reg          p_at_new;
 
     // ------------------------------------------------------------------
@@ -325,7 +325,9 @@ module qrtl_wide_sax #(
     assign at_b[{{ m * 8 }} +: 8] = i_data[at_ln{{ m }}[LB-1:0]*8 +: 8];
     assign at_word[{{ m }}*AWW +: AWW] = at_pos{{ m }}[LB +: AWW];
 {%- endfor %}
-    // Slot k, bank m: written with the name's bytes, read at the same word.
+    // Slot k, bank m, in stage 2 (from the item's p_at_*): written with the
+    // name's bytes, read at the same word (the slots compared are below
+    // the one written, so each read is of a name before this one).
     wire [KA-1:0] at_match;    // slot k equals the item's bytes of the name
     genvar gk;
     generate
@@ -334,7 +336,7 @@ module qrtl_wide_sax #(
 {%- for m in 0..lanes %}
             reg  [7:0] abank{{ m }} [0:AWD-1];
             always @(posedge clk) begin
-                if (i_valid && at_act[{{ m }}] && at_sel[gk]) abank{{ m }}[at_word[{{ m }}*AWW +: AWW]] <= at_b[{{ m * 8 }} +: 8];
+                if (p_valid && p_at_act[{{ m }}] && p_at_sel[gk]) abank{{ m }}[p_at_word[{{ m }}*AWW +: AWW]] <= p_at_b[{{ m * 8 }} +: 8];
             end
             assign hit[{{ m }}] = !p_at_act[{{ m }}] || abank{{ m }}[p_at_word[{{ m }}*AWW +: AWW]] == p_at_b[{{ m * 8 }} +: 8];
 {%- endfor %}
@@ -1439,6 +1441,7 @@ module qrtl_wide_sax #(
         p_at_word <= at_word;
         p_at_b <= at_b;
         p_at_used <= at_used;
+        p_at_sel <= at_sel;
         p_at_new <= at_found && at_new;
         p_to_content <= to_content;
         p_end_depth0 <= b_depth[B*DW +: DW] == {DW{1'b0}};
