@@ -506,7 +506,7 @@ module qrtl_wide_sax #(
     reg  [31:0]  v_ref_buf;
     reg  [23:0]  v_pi_buf;
     reg  [20:0]  v_ref_val;
-    reg  [24:0]  ref_next;
+    reg  [20:0]  ref_next;     // (the value after a digit, when not past U+10FFFF)
     reg  [20:0]  ev_cp;
     reg  [NS-1:0] st;
     reg  [NC-1:0] c;
@@ -667,10 +667,16 @@ module qrtl_wide_sax #(
                         end
                     end else if (is_digit(b, v_ref_phase == R_HEX)) begin
                         dig = digit_val(b);
-                        ref_next = (v_ref_phase == R_HEX) ? {v_ref_val, 4'd0} + {21'd0, dig}
-                            : {4'd0, v_ref_val} * 25'd10 + {21'd0, dig};
-                        if (ref_next > 25'h10FFFF) fail(E_BAD_REFERENCE);
-                        else v_ref_val = ref_next[20:0];
+                        ref_next = (v_ref_phase == R_HEX) ? {v_ref_val[16:0], 4'd0} + {17'd0, dig}
+                            : v_ref_val * 21'd10 + {17'd0, dig};
+                        // (past U+10FFFF, told from the value so far, beside the sum:
+                        // 0x10FFF * 16 + 15 and 111411 * 10 + 1 are 0x10FFFF)
+                        if ((v_ref_phase == R_HEX) ? v_ref_val > 21'h10FFF
+                                : (v_ref_val > 21'd111411 || (v_ref_val == 21'd111411 && dig > 4'd1))) begin
+                            fail(E_BAD_REFERENCE);
+                        end else begin
+                            v_ref_val = ref_next;
+                        end
                     end else begin
                         fail(E_BAD_REFERENCE);
                     end
@@ -1209,7 +1215,7 @@ module qrtl_wide_sax #(
         a = {AW{1'b0}};
         ent = 8'd0;
         dig = 4'd0;
-        ref_next = 25'd0;
+        ref_next = 21'd0;
         e = {W{1'b0}};
         st = {NS{1'b0}};
         c = {NC{1'b0}};

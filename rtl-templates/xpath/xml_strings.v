@@ -3,11 +3,15 @@
 
     // The byte of a string at pos (0 past its end), the string right-aligned
     // in `word` with length len.
+    // (A case on pos over the string's bytes: word and len are constants,
+    // so only the compares with pos remain, no subtraction and shift.)
     function [7:0] str_at(input [79:0] word, input [3:0] len, input [3:0] pos);
-        reg [6:0] at;
+        integer q, n;
         begin
-            at = {len - 4'd1 - pos, 3'b000};
-            str_at = (pos < len) ? word[at +: 8] : 8'd0;
+            n = {28'd0, len};
+            str_at = 8'd0;
+            for (q = 0; q < 10; q = q + 1)
+                if (q < n && pos == q[3:0]) str_at = word[((q < n) ? n - 1 - q : 0)*8 +: 8];
         end
     endfunction
 
