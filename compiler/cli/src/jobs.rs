@@ -383,6 +383,38 @@ mod tests {
         );
     }
 
+    /// The batching rule itself: a batch fills to `BATCH_ITEMS` inputs or
+    /// `BATCH_WEIGHT` bytes while another batch waits for a worker, and
+    /// leaves with one input when none waits (no worker idles while it
+    /// fills).
+    #[test]
+    fn a_batch_is_cut_short_when_no_batch_waits() {
+        let (tx, _rx) = mpsc::channel();
+        let waiting = AtomicUsize::new(0);
+        let light = |_: &usize| 1;
+        let feed = Feed {
+            tx,
+            waiting: &waiting,
+            weight: &light,
+        };
+        let mut inputs = 0..1000usize;
+        assert_eq!(feed.batch(&mut inputs), vec![0], "none waiting: one input");
+        waiting.store(1, Ordering::Release);
+        let full = feed.batch(&mut inputs);
+        assert_eq!(full.len(), BATCH_ITEMS, "one waiting: a full batch");
+        assert_eq!(full[0], 1, "in input order");
+        let heavy = |_: &usize| BATCH_WEIGHT / 4;
+        let feed = Feed {
+            tx: feed.tx,
+            waiting: &waiting,
+            weight: &heavy,
+        };
+        assert_eq!(feed.batch(&mut inputs).len(), 4, "cut by weight");
+        assert!(feed.send(0, vec![1]), "a worker's end is open");
+        assert_eq!(waiting.load(Ordering::Acquire), 2, "a sent batch waits");
+        assert!(feed.batch(&mut std::iter::empty()).is_empty());
+    }
+
     #[test]
     fn jobs_default_is_at_least_one() {
         assert!(JobsArgs { jobs: None }.count().get() >= 1);
