@@ -662,22 +662,37 @@ module qrtl_sax #(
 
     // A byte of the declaration (decl.rs `Decl::byte`): the checks, on the
     // stage-2 byte and the d_* registers.
-    wire [8:0] d_kw = kw_at(d_attr, d_pos);
+    // The bytes expected at d_pos, registered with it (so a byte's checks
+    // are compares, not a look-up by position and then a compare): the
+    // keyword's (kw_at; read in D_KEYWORD, which a keyword's first byte
+    // enters at position 1), and each name a value may still be a prefix
+    // of (read in D_VALUE, entered at position 0). Both are found from
+    // the registers, for the position after this byte's.
+    reg  [8:0] d_kw;
+    reg  [7:0] d_x_yes, d_x_no, d_x_ascii, d_x_usascii, d_x_latin1, d_x_utf8;
+    wire [3:0] d_pos_up = (d_pos == 4'd15) ? d_pos : d_pos + 4'd1;
+    wire [8:0] d_kw_next = (d_phase[0] || d_phase[1]) ? kw_at(b_v ? 2'd0 : b_e ? 2'd1 : 2'd2, 4'd1)
+        : kw_at(d_attr, d_pos_up);
+    wire [47:0] d_x_next = d_expected(d_phase[4] ? 4'd0 : d_pos_up);
     wire [7:0] b_upper = {b[7:6], b[5] && !is_alpha, b[4:0]};
+    // The bytes at position pos of the names a value is compared with.
+    function [47:0] d_expected(input [3:0] pos);
+        d_expected = {str_at("yes", 4'd3, pos), str_at("no", 4'd2, pos), str_at("ASCII", 4'd5, pos),
+            str_at("US-ASCII", 4'd8, pos), str_at("ISO-8859-1", 4'd10, pos), str_at("UTF-8", 4'd5, pos)};
+    endfunction
     // A keyword allowed here starts: version first, then encoding or
     // standalone, then standalone.
     wire d_starts = (d_attr == 2'd0 && b_v) || (d_attr == 2'd1 && b_e)
         || ((d_attr == 2'd1 || d_attr == 2'd2) && b_s);
     wire d_close = d_single ? b_squote : b_dquote;
-    wire d_yes = d_cands[0] && b == str_at("yes", 4'd3, d_pos);
-    wire d_no = d_cands[1] && b == str_at("no", 4'd2, d_pos);
+    wire d_yes = d_cands[0] && b == d_x_yes;
+    wire d_no = d_cands[1] && b == d_x_no;
     wire d_val_ok = (d_attr == 2'd0) ? ((d_pos == 4'd0) ? b_one : (d_pos == 4'd1) ? b_dot : is_digit)
         : (d_attr == 2'd1) ? (is_alpha || (d_pos != 4'd0 && (is_digit || b_dot || b_underscore || b_dash)))
         : (d_yes || d_no);
     // Encoding names still matching after this byte (case-insensitive).
-    wire [3:0] d_names = d_cands & {b_upper == str_at("ASCII", 4'd5, d_pos),
-        b_upper == str_at("US-ASCII", 4'd8, d_pos), b_upper == str_at("ISO-8859-1", 4'd10, d_pos),
-        b_upper == str_at("UTF-8", 4'd5, d_pos)};
+    wire [3:0] d_names = d_cands & {b_upper == d_x_ascii, b_upper == d_x_usascii,
+        b_upper == d_x_latin1, b_upper == d_x_utf8};
     // At the closing quote: the value is complete; the encoding it names.
     wire d_complete = (d_attr == 2'd0) ? d_pos >= 4'd3 : (d_attr == 2'd1) ? d_pos != 4'd0
         : ((d_cands[0] && d_pos == 4'd3) || (d_cands[1] && d_pos == 4'd2));
@@ -2448,6 +2463,8 @@ module qrtl_sax #(
             t_pubid <= 1'b0;
             d_attr <= 2'd0;
             d_pos <= 4'd0;
+            d_kw <= kw_at(2'd0, 4'd0);
+            {d_x_yes, d_x_no, d_x_ascii, d_x_usascii, d_x_latin1, d_x_utf8} <= d_expected(4'd0);
             d_single <= 1'b0;
             d_cands <= 4'd0;
             d_latin1 <= 1'b0;
@@ -2493,6 +2510,8 @@ module qrtl_sax #(
                 d_phase <= n_d_phase;
                 d_attr <= n_d_attr;
                 d_pos <= n_d_pos;
+                d_kw <= d_kw_next;
+                {d_x_yes, d_x_no, d_x_ascii, d_x_usascii, d_x_latin1, d_x_utf8} <= d_x_next;
                 d_single <= n_d_single;
                 d_cands <= n_d_cands;
                 d_latin1 <= n_d_latin1;
