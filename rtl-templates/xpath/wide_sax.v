@@ -218,7 +218,7 @@ module qrtl_wide_sax #(
     // The item in stage 2 (p_*: registered from stage 1).
     reg          p_valid, p_last, p_bad;
     reg  [8*B-1:0] p_data;
-    reg  [6*B-1:0] p_state;
+    reg  [NS*B-1:0] p_st;      // the lanes' states, one-hot
     reg  [NC*B-1:0] p_cls;
     reg  [NF*B-1:0] p_flags;
     reg  [B-1:0] p_act, p_ser, p_in_text, p_lt_first, p_enc_l, p_enc_a;
@@ -1236,7 +1236,7 @@ module qrtl_wide_sax #(
             v_lt_first = lt_first;
             v_enc_latin1 = enc_latin1;
             v_enc_ascii = enc_ascii;
-            run_lane(i_act[j] && !i_bad, 1'b0, i_state[j*6 +: 6], i_cls[j*NC +: NC], i_data[j*8 +: 8],
+            run_lane(i_act[j] && !i_bad, 1'b0, {{ "{" }}{(NS-1){1'b0}}, 1'b1} << i_state[j*6 +: 6], i_cls[j*NC +: NC], i_data[j*8 +: 8],
                 i_flags[j*NF +: NF], b_depth[j*DW +: DW], b_root[j], b_sp[j*AW +: AW],
                 b_top[j*AW +: AW], b_cmp[j*AW +: AW], b_alen[j*AW +: AW], b_atn[j*KW +: KW], ser_now);
             if (i_act[j]) to_content = f[F_TO_CONTENT];
@@ -1271,7 +1271,7 @@ module qrtl_wide_sax #(
             v_lt_first = p_lt_first[j];
             v_enc_latin1 = p_enc_l[j];
             v_enc_ascii = p_enc_a[j];
-            run_lane(p_act[j] && !p_bad, 1'b1, p_state[j*6 +: 6], p_cls[j*NC +: NC], p_data[j*8 +: 8],
+            run_lane(p_act[j] && !p_bad, 1'b1, p_st[j*NS +: NS], p_cls[j*NC +: NC], p_data[j*8 +: 8],
                 p_flags[j*NF +: NF], p_depth[j*DW +: DW], p_root[j], p_sp[j*AW +: AW],
                 p_top[j*AW +: AW], p_cmp[j*AW +: AW], p_alen[j*AW +: AW], p_atn[j*KW +: KW], p_regs);
             fail_v[j] = v_failed;
@@ -1281,12 +1281,12 @@ module qrtl_wide_sax #(
         end
     end
 
-    // One lane: byte bt in lexer state sti (when on), from the stack
+    // One lane: byte bt in lexer state sti (one-hot; when on), from the stack
     // registers given, the flags in v_in_text .. v_enc_ascii and the
     // serial registers regs. Its report: v_failed, v_reason, e_kept (its
     // events), l_* (its writes), the serial registers after it in v_*.
     reg  [W-1:0] e_kept;
-    task run_lane(input on, input checks, input [5:0] sti, input [NC-1:0] cl, input [7:0] bt, input [NF-1:0] fl,
+    task run_lane(input on, input checks, input [NS-1:0] sti, input [NC-1:0] cl, input [7:0] bt, input [NF-1:0] fl,
             input [DW-1:0] dep, input root, input [AW-1:0] spv, input [AW-1:0] topv,
             input [AW-1:0] cmpv, input [AW-1:0] alenv, input [KW-1:0] atn, input [SER-1:0] regs);
         begin
@@ -1306,7 +1306,7 @@ module qrtl_wide_sax #(
             ev_cp = 21'd0;
             e = {W{1'b0}};
             e_kept = {W{1'b0}};
-            st = {{ "{" }}{(NS-1){1'b0}}, 1'b1} << sti;
+            st = sti;
             c = cl;
             b = bt;
             f = fl;
@@ -1425,7 +1425,7 @@ module qrtl_wide_sax #(
         p_last <= i_last;
         p_bad <= i_bad;
         p_data <= i_data;
-        p_state <= i_state;
+        for (jj = 0; jj < B; jj = jj + 1) p_st[jj*NS +: NS] <= {{ "{" }}{(NS-1){1'b0}}, 1'b1} << i_state[jj*6 +: 6];
         p_cls <= i_cls;
         p_flags <= i_flags;
         p_act <= i_act;
