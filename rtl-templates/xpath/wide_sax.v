@@ -215,6 +215,7 @@ module qrtl_wide_sax #(
 {%- endfor %}
     reg  [AW-1:0] starts [0:MAX_DEPTH-1];
 
+    localparam CW = 4 + LB;    // a lane's name stack compares (v_full .. v_elo, below)
     // The item in stage 2 (p_*: registered from stage 1).
     reg          p_valid, p_last, p_bad;
     reg  [8*B-1:0] p_data;
@@ -224,7 +225,8 @@ module qrtl_wide_sax #(
     reg  [B-1:0] p_act, p_ser, p_in_text, p_lt_first, p_enc_l, p_enc_a;
     reg  [B*DW-1:0] p_depth;
     reg  [B-1:0] p_root;
-    reg  [B*AW-1:0] p_sp, p_top, p_cmp, p_alen;
+    reg  [B*AW-1:0] p_alen;
+    reg  [B*CW-1:0] p_cmps;
     reg  [B*KW-1:0] p_atn;
     reg  [SER-1:0] p_regs;     // the serial registers at the item's entry
     reg  [AW*KA-1:0] p_at_len;  // the slots' lengths at the item's entry
@@ -380,6 +382,8 @@ module qrtl_wide_sax #(
     reg  [(B+1)*AW-1:0] b_sp, b_top, b_cmp, b_alen;
     reg  [AW-1:0] parent_next;        // after the item
     reg  [(B+1)*KW-1:0] b_atn;
+    reg  [B*CW-1:0] b_cmps;
+    reg  [AW-1:0] epos;
     reg  [B:0]    b_root;
     reg  [B-1:0]  lo, cr_after;
     reg           bp, bq, bpq, bcr, banew, baend;
@@ -461,6 +465,11 @@ module qrtl_wide_sax #(
             b_alen[jj*AW +: AW] = (banew ? {{ "{" }}{(AW-1){1'b0}}, 1'b1} : alen) + addr(count(k_anb & lo));
             b_atn[jj*KW +: KW] = (bp ? {KW{1'b0}} : at_n) + {{ "{" }}{(KW-1){1'b0}}, baend};
         end
+        for (jj = 0; jj < B; jj = jj + 1) begin
+            epos = b_top[jj*AW +: AW] + b_cmp[jj*AW +: AW];
+            b_cmps[jj*CW +: CW] = {b_sp[jj*AW +: AW] >= CAP, b_sp[jj*AW +: AW] + b_alen[jj*AW +: AW] >= CAP,
+                epos < b_sp[jj*AW +: AW], epos != b_sp[jj*AW +: AW], epos[LB-1:0]};
+        end
         // (bp, bq: the whole item's)
         parent_next = (bp != bq) ? (bp ? top : starts_rd) : parent;
     end
@@ -501,7 +510,15 @@ module qrtl_wide_sax #(
     reg  [2:0]   v_t_pos;
     reg  [1:0]   v_d_attr;
     reg  [3:0]   v_d_pos, v_d_cands;
-    reg  [AW-1:0] v_sp, v_top, v_cmp, v_alen, a;
+    reg  [AW-1:0] v_alen;
+    // The name stack compares the lane needs, found with the registers
+    // before it (`b_*`): the stack is full (sp >= CAP), an attribute
+    // name's next byte would overflow it (sp + alen >= CAP), the end
+    // name's compared position top + cmp is below the fill (a byte to
+    // compare), differs from it (the name is not complete), and its low
+    // bits (the bank holding it).
+    reg          v_full, v_aful, v_elt, v_ene;
+    reg  [LB-1:0] v_elo;
     reg  [2:0]   v_kw, v_ref_phase, v_ref_len, v_pi_len;
     reg  [31:0]  v_ref_buf;
     reg  [23:0]  v_pi_buf;
@@ -967,7 +984,7 @@ module qrtl_wide_sax #(
                         end else if (v_depth >= DEPTH_MAX) begin
                             fail(E_TOO_DEEP);
                         end else begin
-                            if (v_sp >= CAP) begin
+                            if (v_full) begin
                                 fail(E_NAME_STACK_OVERFLOW);
                             end else if (name_bad(f, v_enc_latin1)) begin
                                 fail(E_BAD_NAME_CHAR);
@@ -982,7 +999,6 @@ module qrtl_wide_sax #(
                         end else begin
                             e[V_TEXT_END] = v_in_text;
                             set_in_text(1'b0);
-                            v_cmp = {AW{1'b0}};
                         end
                     end else if (c[C_QMARK]) begin
                         e[V_TEXT_END] = v_in_text;
@@ -994,7 +1010,7 @@ module qrtl_wide_sax #(
                 end
                 st[L_START_NAME]: begin
                     if (c[C_NCHAR]) begin
-                        if (v_sp >= CAP) begin
+                        if (v_full) begin
                             fail(E_NAME_STACK_OVERFLOW);
                         end else if (name_bad(f, v_enc_latin1)) begin
                             fail(E_BAD_NAME_CHAR);
@@ -1010,7 +1026,7 @@ module qrtl_wide_sax #(
                 end
                 st[L_TAG_SPACE]: begin
                     if (c[C_NSTART]) begin
-                        if (v_sp >= CAP) begin
+                        if (v_full) begin
                             fail(E_NAME_STACK_OVERFLOW);
                         end else if (name_bad(f, v_enc_latin1)) begin
                             fail(E_BAD_NAME_CHAR);
@@ -1029,8 +1045,7 @@ module qrtl_wide_sax #(
                 end
                 st[L_ATTR_NAME]: begin
                     if (c[C_NCHAR]) begin
-                        a = v_sp + v_alen;
-                        if (a >= CAP) begin
+                        if (v_aful) begin
                             fail(E_NAME_STACK_OVERFLOW);
                         end else if (name_bad(f, v_enc_latin1)) begin
                             fail(E_BAD_NAME_CHAR);
@@ -1081,14 +1096,12 @@ module qrtl_wide_sax #(
                     end
                 end
                 st[L_END_NAME]: begin
-                    a = v_top + v_cmp;
                     if (f[F_FIRST_END] && !c[C_NSTART]) begin
                         fail(E_UNEXPECTED_BYTE);
                     end else if (c[C_NCHAR]) begin
-                        if (a < v_sp && rd_q[(a[LB-1:0])*8 +: 8] == b) v_cmp = v_cmp + 1'b1;
-                        else fail(E_MISMATCHED_CLOSE);
+                        if (!(v_elt && rd_q[v_elo*8 +: 8] == b)) fail(E_MISMATCHED_CLOSE);
                     end else if (c[C_GT] || c[C_WS]) begin
-                        if (a != v_sp) begin
+                        if (v_ene) begin
                             fail(E_MISMATCHED_CLOSE);
                         end else if (c[C_GT]) begin
                             e[V_CLOSE] = 1'b1;
@@ -1212,7 +1225,6 @@ module qrtl_wide_sax #(
         nenc_a_v = {B{1'b0}};
         ser_next = ser_now & {SER{!(|k_ser)}};
         to_content = 1'b0;
-        a = {AW{1'b0}};
         ent = 8'd0;
         dig = 4'd0;
         ref_next = 21'd0;
@@ -1237,8 +1249,8 @@ module qrtl_wide_sax #(
             v_enc_latin1 = enc_latin1;
             v_enc_ascii = enc_ascii;
             run_lane(i_act[j] && !i_bad, 1'b0, {{ "{" }}{(NS-1){1'b0}}, 1'b1} << i_state[j*6 +: 6], i_cls[j*NC +: NC], i_data[j*8 +: 8],
-                i_flags[j*NF +: NF], b_depth[j*DW +: DW], b_root[j], b_sp[j*AW +: AW],
-                b_top[j*AW +: AW], b_cmp[j*AW +: AW], b_alen[j*AW +: AW], b_atn[j*KW +: KW], ser_now);
+                i_flags[j*NF +: NF], b_depth[j*DW +: DW], b_root[j], b_cmps[j*CW +: CW],
+                b_alen[j*AW +: AW], b_atn[j*KW +: KW], ser_now);
             if (i_act[j]) to_content = f[F_TO_CONTENT];
             wit_v[j] = l_wit;
             nit_v[j] = l_nit;
@@ -1272,8 +1284,8 @@ module qrtl_wide_sax #(
             v_enc_latin1 = p_enc_l[j];
             v_enc_ascii = p_enc_a[j];
             run_lane(p_act[j] && !p_bad, 1'b1, p_st[j*NS +: NS], p_cls[j*NC +: NC], p_data[j*8 +: 8],
-                p_flags[j*NF +: NF], p_depth[j*DW +: DW], p_root[j], p_sp[j*AW +: AW],
-                p_top[j*AW +: AW], p_cmp[j*AW +: AW], p_alen[j*AW +: AW], p_atn[j*KW +: KW], p_regs);
+                p_flags[j*NF +: NF], p_depth[j*DW +: DW], p_root[j], p_cmps[j*CW +: CW],
+                p_alen[j*AW +: AW], p_atn[j*KW +: KW], p_regs);
             fail_v[j] = v_failed;
             reason_v[j*5 +: 5] = v_reason;
             ev_l[j*W +: W] = e_kept;
@@ -1287,16 +1299,14 @@ module qrtl_wide_sax #(
     // events), l_* (its writes), the serial registers after it in v_*.
     reg  [W-1:0] e_kept;
     task run_lane(input on, input checks, input [NS-1:0] sti, input [NC-1:0] cl, input [7:0] bt, input [NF-1:0] fl,
-            input [DW-1:0] dep, input root, input [AW-1:0] spv, input [AW-1:0] topv,
-            input [AW-1:0] cmpv, input [AW-1:0] alenv, input [KW-1:0] atn, input [SER-1:0] regs);
+            input [DW-1:0] dep, input root, input [CW-1:0] cmps, input [AW-1:0] alenv,
+            input [KW-1:0] atn, input [SER-1:0] regs);
         begin
             v_failed = 1'b0;
             v_reason = E_NONE;
             v_depth = dep;
             v_root = root;
-            v_sp = spv;
-            v_top = topv;
-            v_cmp = cmpv;
+            {v_full, v_aful, v_elt, v_ene, v_elo} = cmps;
             v_alen = alenv;
             v_at_n = atn;
             {v_doctype, v_kw, v_ref_phase, v_ref_buf, v_ref_len, v_ref_val, v_pi_len, v_pi_buf,
@@ -1436,9 +1446,7 @@ module qrtl_wide_sax #(
         p_enc_a <= a_enc_a;
         p_depth <= b_depth[B*DW-1:0];
         p_root <= b_root[B-1:0];
-        p_sp <= b_sp[B*AW-1:0];
-        p_top <= b_top[B*AW-1:0];
-        p_cmp <= b_cmp[B*AW-1:0];
+        p_cmps <= b_cmps;
         p_alen <= b_alen[B*AW-1:0];
         p_atn <= b_atn[B*KW-1:0];
         p_regs <= ser_now;
