@@ -215,7 +215,7 @@ module qrtl_wide_sax #(
 {%- endfor %}
     reg  [AW-1:0] starts [0:MAX_DEPTH-1];
 
-    localparam CW = 4 + LB;    // a lane's name stack compares (v_full .. v_elo, below)
+    localparam CW = 4 + LB;    // a lane's name stack compares (v_full .. v_ene, below) and bank
     // The item in stage 2 (p_*: registered from stage 1).
     reg          p_valid, p_last, p_bad;
     reg  [8*B-1:0] p_data;
@@ -485,6 +485,10 @@ module qrtl_wide_sax #(
     // l_nit), the first-`<` flag, the encoding (the XML declaration's
     // `>`); and the same for every lane (bit j: lane j).
     reg          l_wit, l_nit, l_wlf, l_nlf, l_wenc, l_nenc_l, l_nenc_a;
+    // An end name's byte to compare with the name stack's (stage 3):
+    // the lane fails with E_MISMATCHED_CLOSE if they differ.
+    reg          l_cmp;
+    reg  [B-1:0] cmp_v;
     reg  [B-1:0] wit_v, nit_v, wlf_v, nlf_v, wenc_v, nenc_l_v, nenc_a_v;
 
     // Flag x as lane j sees it: the last write of the lanes before j
@@ -515,10 +519,9 @@ module qrtl_wide_sax #(
     // before it (`b_*`): the stack is full (sp >= CAP), an attribute
     // name's next byte would overflow it (sp + alen >= CAP), the end
     // name's compared position top + cmp is below the fill (a byte to
-    // compare), differs from it (the name is not complete), and its low
-    // bits (the bank holding it).
+    // compare), differs from it (the name is not complete). (`b_cmps`
+    // also holds the position's low bits, the bank stage 3 reads.)
     reg          v_full, v_aful, v_elt, v_ene;
-    reg  [LB-1:0] v_elo;
     reg  [2:0]   v_kw, v_ref_phase, v_ref_len, v_pi_len;
     reg  [31:0]  v_ref_buf;
     reg  [23:0]  v_pi_buf;
@@ -535,7 +538,6 @@ module qrtl_wide_sax #(
     // Copies, at the start of the lanes' block, of what the tasks below
     // read from outside it (an `always @*` is sensitive to what its own
     // statements read, not to what the tasks it calls read).
-    reg  [8*B-1:0] rd_q;
     reg  [AW*KA-1:0] at_len_q;
     reg  [KA-1:0] at_eq_q;
 
@@ -1099,7 +1101,9 @@ module qrtl_wide_sax #(
                     if (f[F_FIRST_END] && !c[C_NSTART]) begin
                         fail(E_UNEXPECTED_BYTE);
                     end else if (c[C_NCHAR]) begin
-                        if (!(v_elt && rd_q[v_elo*8 +: 8] == b)) fail(E_MISMATCHED_CLOSE);
+                        // (the byte itself is compared in stage 3, with the name stack's)
+                        if (!v_elt) fail(E_MISMATCHED_CLOSE);
+                        else l_cmp = 1'b1;
                     end else if (c[C_GT] || c[C_WS]) begin
                         if (v_ene) begin
                             fail(E_MISMATCHED_CLOSE);
@@ -1213,7 +1217,6 @@ module qrtl_wide_sax #(
 
     always @* begin
         // (stage 1 reads no memory: what the lanes compare does not move a register)
-        rd_q = {8*B{1'b0}};
         at_len_q = {AW*KA{1'b0}};
         at_eq_q = {KA{1'b0}};
         wit_v = {B{1'b0}};
@@ -1249,7 +1252,7 @@ module qrtl_wide_sax #(
             v_enc_latin1 = enc_latin1;
             v_enc_ascii = enc_ascii;
             run_lane(i_act[j] && !i_bad, 1'b0, {{ "{" }}{(NS-1){1'b0}}, 1'b1} << i_state[j*6 +: 6], i_cls[j*NC +: NC], i_data[j*8 +: 8],
-                i_flags[j*NF +: NF], b_depth[j*DW +: DW], b_root[j], b_cmps[j*CW +: CW],
+                i_flags[j*NF +: NF], b_depth[j*DW +: DW], b_root[j], b_cmps[j*CW + LB +: 4],
                 b_alen[j*AW +: AW], b_atn[j*KW +: KW], ser_now);
             if (i_act[j]) to_content = f[F_TO_CONTENT];
             wit_v[j] = l_wit;
@@ -1268,13 +1271,13 @@ module qrtl_wide_sax #(
 
         // ==============================================================
         // Stage 2: the lanes again, from the registers stage 1 saw, for
-        // their failures and events (the name stack as read at the end of stage 1,
-        // the duplicate check's slots as the item found them)
+        // their failures and events (the duplicate check's slots as the
+        // item found them; an end name's byte is compared in stage 3)
         // ==============================================================
-        rd_q = rd;
         at_len_q = p_at_len;
         at_eq_q = at_eq_item;
         fail_v = {B{1'b0}};
+        cmp_v = {B{1'b0}};
         reason_v = {5*B{1'b0}};
         ev_l = {W*B{1'b0}};
         s_cp = 21'd0;
@@ -1284,9 +1287,10 @@ module qrtl_wide_sax #(
             v_enc_latin1 = p_enc_l[j];
             v_enc_ascii = p_enc_a[j];
             run_lane(p_act[j] && !p_bad, 1'b1, p_st[j*NS +: NS], p_cls[j*NC +: NC], p_data[j*8 +: 8],
-                p_flags[j*NF +: NF], p_depth[j*DW +: DW], p_root[j], p_cmps[j*CW +: CW],
+                p_flags[j*NF +: NF], p_depth[j*DW +: DW], p_root[j], p_cmps[j*CW + LB +: 4],
                 p_alen[j*AW +: AW], p_atn[j*KW +: KW], p_regs);
             fail_v[j] = v_failed;
+            cmp_v[j] = l_cmp;
             reason_v[j*5 +: 5] = v_reason;
             ev_l[j*W +: W] = e_kept;
             s_cp = s_cp | ({21{p_ser[j]}} & ev_cp);
@@ -1299,20 +1303,20 @@ module qrtl_wide_sax #(
     // events), l_* (its writes), the serial registers after it in v_*.
     reg  [W-1:0] e_kept;
     task run_lane(input on, input checks, input [NS-1:0] sti, input [NC-1:0] cl, input [7:0] bt, input [NF-1:0] fl,
-            input [DW-1:0] dep, input root, input [CW-1:0] cmps, input [AW-1:0] alenv,
+            input [DW-1:0] dep, input root, input [3:0] cmps, input [AW-1:0] alenv,
             input [KW-1:0] atn, input [SER-1:0] regs);
         begin
             v_failed = 1'b0;
             v_reason = E_NONE;
             v_depth = dep;
             v_root = root;
-            {v_full, v_aful, v_elt, v_ene, v_elo} = cmps;
+            {v_full, v_aful, v_elt, v_ene} = cmps;
             v_alen = alenv;
             v_at_n = atn;
             {v_doctype, v_kw, v_ref_phase, v_ref_buf, v_ref_len, v_ref_val, v_pi_len, v_pi_buf,
                 v_pi_q, v_decl_on, v_d_phase, v_d_attr, v_d_pos, v_d_single, v_d_cands, v_d_latin1,
                 v_d_ascii, v_bom, v_t_phase, v_t_public, v_t_pos, v_t_single, v_t_nm_first} = regs;
-            {l_wit, l_nit, l_wlf, l_nlf, l_wenc, l_nenc_l, l_nenc_a} = 7'd0;
+            {l_wit, l_nit, l_wlf, l_nlf, l_wenc, l_nenc_l, l_nenc_a, l_cmp} = 8'd0;
             ev_cp = 21'd0;
             e = {W{1'b0}};
             e_kept = {W{1'b0}};
@@ -1471,8 +1475,10 @@ module qrtl_wide_sax #(
 
     // Stage 2 to stage 3.
     reg          q_valid, q_last, q_bad, q_to_content, q_end_depth0, q_end_root;
-    reg  [B-1:0] q_fail;
+    reg  [B-1:0] q_fail, q_cmp;
     reg  [5*B-1:0] q_reason;
+    reg  [8*B-1:0] q_data, q_rd;   // the lanes' bytes; the name stack's, as read at the end of stage 1
+    reg  [LB*B-1:0] q_elo;         // the bank each lane's end-name byte is in
     reg  [W*B-1:0] q_ev;
     reg  [20:0]  q_cp;
     always @(posedge clk) begin
@@ -1481,7 +1487,11 @@ module qrtl_wide_sax #(
         q_last <= p_last;
         q_bad <= p_bad;
         q_fail <= fail_v;
+        q_cmp <= cmp_v;
         q_reason <= reason_v;
+        q_data <= p_data;
+        q_rd <= rd;
+        for (jj = 0; jj < B; jj = jj + 1) q_elo[jj*LB +: LB] <= p_cmps[jj*CW +: LB];
         q_ev <= ev_l;
         q_cp <= s_cp;
         q_to_content <= p_to_content;
@@ -1498,14 +1508,20 @@ module qrtl_wide_sax #(
     reg  [W*B-1:0] ev;
     reg          n_failed;
     reg  [4:0]   n_reason;
+    reg  [B-1:0] s3_fail;          // a lane fails: in stage 2, or its end-name byte differs
+    reg  [5*B-1:0] s3_reason;
     always @* begin
+        for (j = 0; j < B; j = j + 1) begin
+            s3_fail[j] = q_fail[j] || (q_cmp[j] && q_rd[q_elo[j*LB +: LB]*8 +: 8] != q_data[j*8 +: 8]);
+            s3_reason[j*5 +: 5] = q_fail[j] ? q_reason[j*5 +: 5] : E_MISMATCHED_CLOSE;
+        end
         ev = {W*B{1'b0}};
         n_reason = E_NONE;
         for (j = 0; j < B; j = j + 1) begin
-            if (!failed && !(|(q_fail & below(j)))) ev[j*W +: W] = q_ev[j*W +: W];
-            n_reason = n_reason | ({5{q_fail[j] && !(|(q_fail & below(j)))}} & q_reason[j*5 +: 5]);
+            if (!failed && !(|(s3_fail & below(j)))) ev[j*W +: W] = q_ev[j*W +: W];
+            n_reason = n_reason | ({5{s3_fail[j] && !(|(s3_fail & below(j)))}} & s3_reason[j*5 +: 5]);
         end
-        n_failed = failed || (|q_fail);
+        n_failed = failed || (|s3_fail);
         if (failed) n_reason = reason;
     end
     wire [4:0] end_reason = q_bad ? E_BAD_BEAT
