@@ -41,9 +41,11 @@
 // whether a lane fails: after the document's first error nothing they
 // hold matters) and writes the memories; stage 2 runs the lanes again
 // from the registers stage 1 saw, for their failures and events (the
-// name stack read at the end of stage 1, the duplicate-attribute slots);
-// stage 3 finds the document's first failure (no lane after it gives
-// anything until the document's end) and registers the outputs: per item,
+// duplicate-attribute slots read and written); stage 3 compares the
+// end-name bytes with the name stack's (read at the end of stage 1 and
+// registered as they leave the block RAM), finds the document's first
+// failure (no lane after it gives anything until the document's end) and
+// registers the outputs: per item,
 // the events of each lane (`e_lanes`, lane order, a lane with events has
 // its bit in `e_mask`; only the events this design's clusters read) and,
 // with the document's last item, its end (`e_doc_end`, status and reason
@@ -267,7 +269,7 @@ module qrtl_wide_sax #(
         rd_base = (pre_pop ? parent : top) + (pre_reset ? {AW{1'b0}} : cmp);
     end
     // Read at the end of stage 1 (so the name stack can be block RAM):
-    // bank m's byte of rd_base .. rd_base + B - 1, for stage 2.
+    // bank m's byte of rd_base .. rd_base + B - 1, registered again (q_rd) for stage 3.
     reg  [8*B-1:0] rd;
 {%- for m in 0..lanes %}
     // bank {{ m }}: rd_base's word, or the next one for the lanes that wrap
