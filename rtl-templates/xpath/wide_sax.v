@@ -243,31 +243,14 @@ module qrtl_wide_sax #(
     // ------------------------------------------------------------------
     // Before the lanes: where the item's end name is read (its first
     // compared lane reads `rd_base`: the top name, or the parent's after
-    // the item's pop, from its start or from the bytes already matched),
-    // each bank at the one address of rd_base .. rd_base + B - 1 it holds,
-    // and the starts memory at depth - 3.
+    // the item's pop, from its start or from the bytes already matched;
+    // found with the lanes' control bits below), each bank at the one
+    // address of rd_base .. rd_base + B - 1 it holds, and the starts
+    // memory at depth - 3.
     // ------------------------------------------------------------------
-    reg          pre_pop, pre_reset, pre_found;
     reg  [AW-1:0] rd_base;
+    reg  [B-1:0] enb_below;    // the lanes before the item's first end-name byte (all: none)
     integer      j, m;
-    always @* begin
-        pre_pop = 1'b0;
-        pre_reset = 1'b0;
-        pre_found = 1'b0;
-        for (j = 0; j < B; j = j + 1) begin
-            if (i_act[j] && !pre_found) begin
-                if (i_state[j*6 +: 6] == L_END_NAME && i_cls[j*NC + C_NCHAR]) begin
-                    pre_found = 1'b1;
-                end else if (i_cls[j*NC + C_GT] && (i_state[j*6 +: 6] == L_END_NAME
-                        || i_state[j*6 +: 6] == L_END_TAG_SPACE || i_state[j*6 +: 6] == L_EMPTY_TAG_SLASH)) begin
-                    pre_pop = 1'b1;
-                end else if (i_state[j*6 +: 6] == L_LT && i_cls[j*NC + C_SLASH]) begin
-                    pre_reset = 1'b1;
-                end
-            end
-        end
-        rd_base = (pre_pop ? parent : top) + (pre_reset ? {AW{1'b0}} : cmp);
-    end
     // Read at the end of stage 1 (so the name stack can be block RAM):
     // bank m's byte of rd_base .. rd_base + B - 1, registered again (q_rd) for stage 3.
     reg  [8*B-1:0] rd;
@@ -474,6 +457,10 @@ module qrtl_wide_sax #(
         end
         // (bp, bq: the whole item's)
         parent_next = (bp != bq) ? (bp ? top : starts_rd) : parent;
+        // The end name's read address: a pop or a `</` before its first byte
+        // in the item moves it to the parent's name or to the name's start.
+        enb_below = (k_enb & (~k_enb + 1'b1)) - 1'b1;
+        rd_base = ((|(k_pop & enb_below)) ? parent : top) + ((|(k_cr & enb_below)) ? {AW{1'b0}} : cmp);
     end
 
     // ------------------------------------------------------------------
