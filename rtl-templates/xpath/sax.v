@@ -34,11 +34,12 @@
 //                    (fan-out);
 //   stage 2, parse:  the state machine consumes the registered byte and
 //                    registers its events (`r_*`);
-//   stage 3, output: the events are passed on and the end-of-document
+//   stage 3, output: the events are passed on (a failing name byte's
+//                    dropped, see `nm_fail`) and the end-of-document
 //                    status is decoded from stage 2's pieces (`o_*`).
 // Inside stage 2: the state is one-hot and each bit's next value is a sum
 // of (state bit AND byte class) edges, apart from the error checks (a byte
-// that reveals an error records it in `failed_a`/`_b`/`_c` (three parts of a flat sum), which
+// that reveals an error records it in `failed_a`..`_d` (four parts of a flat sum), which
 // forces S_FAILED before the next byte); the tests on wide registers
 // (stack full, depth zero or at the limit, end tag compared to the end)
 // are one-bit flags updated with the registers they describe; the
@@ -245,13 +246,15 @@ module qrtl_sax #(
     reg [2:0]    pi_len;       // PI target length, saturating at 4
     reg          pi_ci;        // the target so far matches `xml`, any case
     reg          pi_exact;     // ... and exactly
-    reg          failed_a, failed_b, failed_c; // the previous byte revealed the first error (`fail`: its three parts, see "Errors")
+    reg          failed_a, failed_b, failed_c; // the previous byte revealed the first error (`fail`: its parts, see "Errors")
+    reg          failed_d;     //   (its fourth part: a name character that may not stand where it does, `nm_bad`)
+    reg          failed_e;     //   (its fifth: the XML declaration's checks)
     reg          ref_ovf_q;    // ... or a bad reference value (`ref_ovf_now`)
     // The previous byte revealed the first error: this byte is ignored and
-    // the state becomes S_FAILED. (Four flags: `fail` is registered as three
+    // the state becomes S_FAILED. (Six flags: `fail` is registered as five
     // partial sums, each a LUT level shallower than the whole, and the
     // overflow's comparator stays off them.)
-    wire         failed = failed_a || failed_b || failed_c;
+    wire         failed = failed_a || failed_b || failed_c || failed_d || failed_e;
     wire         halted = failed || ref_ovf_q;
     // The encoding of the bytes after the XML declaration (decl.rs
     // `Encoding`; neither: UTF-8), and the byte's fault under it.
@@ -318,6 +321,7 @@ module qrtl_sax #(
     reg        b_lf, b_cr, b_dash, b_lsqb, b_rsqb, b_hash, b_semi, b_x, b_m, b_l;
     reg        b_a, b_g, b_o, b_p, b_q, b_s, b_t, b_u; // entity name letters
     reg        b_v, b_e, b_one, b_dot, b_underscore; // XML declaration bytes
+    reg        b_y, b_n;       // `yes`, `no` (with b_e, b_s, b_o)
     reg        b_upper_s;      // DOCTYPE `SYSTEM`
     reg        c_pubid;        // a public id character (doctype.rs `is_pubid_char`; `'` apart)
     reg        b_lower_x, b_lower_m, b_lower_l; // the letter in either case
@@ -540,6 +544,8 @@ module qrtl_sax #(
         b_v <= ib == "v";
         b_e <= ib == "e";
         b_one <= ib == "1";
+        b_y <= ib == "y";
+        b_n <= ib == "n";
         b_dot <= ib == ".";
         b_underscore <= ib == "_";
         b_upper_s <= ib == "S";
@@ -669,32 +675,36 @@ module qrtl_sax #(
     // of (read in D_VALUE, entered at position 0). Both are found from
     // the registers, for the position after this byte's.
     reg  [8:0] d_kw;
-    reg  [7:0] d_x_yes, d_x_no, d_x_ascii, d_x_usascii, d_x_latin1, d_x_utf8;
+    reg  [7:0] d_x_ascii, d_x_usascii, d_x_latin1, d_x_utf8;
     wire [3:0] d_pos_up = (d_pos == 4'd15) ? d_pos : d_pos + 4'd1;
     wire [8:0] d_kw_next = (d_phase[0] || d_phase[1]) ? kw_at(b_v ? 2'd0 : b_e ? 2'd1 : 2'd2, 4'd1)
         : kw_at(d_attr, d_pos_up);
-    wire [47:0] d_x_next = d_expected(d_phase[4] ? 4'd0 : d_pos_up);
+    wire [31:0] d_x_next = d_expected(d_phase[4] ? 4'd0 : d_pos_up);
     wire [7:0] b_upper = {b[7:6], b[5] && !is_alpha, b[4:0]};
-    // The bytes at position pos of the names a value is compared with.
-    function [47:0] d_expected(input [3:0] pos);
-        d_expected = {str_at("yes", 4'd3, pos), str_at("no", 4'd2, pos), str_at("ASCII", 4'd5, pos),
-            str_at("US-ASCII", 4'd8, pos), str_at("ISO-8859-1", 4'd10, pos), str_at("UTF-8", 4'd5, pos)};
+    // The bytes at position pos of the encoding names a value is compared
+    // with (`yes` and `no` are compared through byte classes and d_p*).
+    function [31:0] d_expected(input [3:0] pos);
+        d_expected = {str_at("ASCII", 4'd5, pos), str_at("US-ASCII", 4'd8, pos),
+            str_at("ISO-8859-1", 4'd10, pos), str_at("UTF-8", 4'd5, pos)};
     endfunction
     // A keyword allowed here starts: version first, then encoding or
     // standalone, then standalone.
     wire d_starts = (d_attr == 2'd0 && b_v) || (d_attr == 2'd1 && b_e)
         || ((d_attr == 2'd1 || d_attr == 2'd2) && b_s);
+    // d_pos is 0 (d_p0), 1 (d_p1) or 2 (d_p2): flip-flops updated with
+    // d_pos (timing: a value byte's verdict feeds `fail`).
+    reg d_p0, d_p1, d_p2;
     wire d_close = d_single ? b_squote : b_dquote;
-    wire d_yes = d_cands[0] && b == d_x_yes;
-    wire d_no = d_cands[1] && b == d_x_no;
-    wire d_val_ok = (d_attr == 2'd0) ? ((d_pos == 4'd0) ? b_one : (d_pos == 4'd1) ? b_dot : is_digit)
-        : (d_attr == 2'd1) ? (is_alpha || (d_pos != 4'd0 && (is_digit || b_dot || b_underscore || b_dash)))
+    wire d_yes = d_cands[0] && (d_p0 ? b_y : d_p1 ? b_e : d_p2 && b_s);
+    wire d_no = d_cands[1] && (d_p0 ? b_n : d_p1 && b_o);
+    wire d_val_ok = (d_attr == 2'd0) ? (d_p0 ? b_one : d_p1 ? b_dot : is_digit)
+        : (d_attr == 2'd1) ? (is_alpha || (!d_p0 && (is_digit || b_dot || b_underscore || b_dash)))
         : (d_yes || d_no);
     // Encoding names still matching after this byte (case-insensitive).
     wire [3:0] d_names = d_cands & {b_upper == d_x_ascii, b_upper == d_x_usascii,
         b_upper == d_x_latin1, b_upper == d_x_utf8};
     // At the closing quote: the value is complete; the encoding it names.
-    wire d_complete = (d_attr == 2'd0) ? d_pos >= 4'd3 : (d_attr == 2'd1) ? d_pos != 4'd0
+    wire d_complete = (d_attr == 2'd0) ? d_pos >= 4'd3 : (d_attr == 2'd1) ? !d_p0
         : ((d_cands[0] && d_pos == 4'd3) || (d_cands[1] && d_pos == 4'd2));
     wire d_is_utf8 = d_cands[0] && d_pos == 4'd5;
     wire d_is_latin1 = d_cands[1] && d_pos == 4'd10;
@@ -876,6 +886,17 @@ module qrtl_sax #(
     // name stack's capacity and the element checks of S_LT come first).
     wire nm_bad = nc_end && (nm_begin || nm_cont)
         && !((enc_latin1 ? nm_begin : nm_first) ? nc_start : nc_name);
+    // Where the state machine's branches reach it (E_BAD_NAME_CHAR; an
+    // element's or attribute's name over the name stack's room, or an
+    // element that may not open, is the error there). Timing: the
+    // branches no longer test nm_bad, so the stack registers, the name
+    // stack's write and the name events do not wait for it. The failure
+    // is `failed_d`, and the events of a byte with nm_bad are dropped in
+    // stage 3 (`r_nm_bad`): a failing byte has none.
+    wire nm_fail = nm_bad
+        && !(state[S_LT] && ((depth_zero && root_seen) || depth_max || sp_full))
+        && !((state[S_START_NAME] || state[S_TAG_SPACE]) && sp_full)
+        && !(state[S_ATTR_NAME] && ap_full);
 
     // ------------------------------------------------------------------
     // Duplicate attributes (xml/attrs.rs `AttrSet`)
@@ -1370,8 +1391,6 @@ module qrtl_sax #(
                             // StartName on this same byte (the name's first byte).
                             if (sp_full) begin
                                 fail_vec[E_NAME_STACK_OVERFLOW] = 1'b1;
-                            end else if (nm_bad) begin
-                                fail_vec[E_BAD_NAME_CHAR] = 1'b1;
                             end else begin
                                 nm_we = 1'b1;
                                 n_sp = sp + 1'b1;
@@ -1409,8 +1428,6 @@ module qrtl_sax #(
                     if (is_name_char) begin
                         if (sp_full) begin
                             fail_vec[E_NAME_STACK_OVERFLOW] = 1'b1;
-                        end else if (nm_bad) begin
-                            fail_vec[E_BAD_NAME_CHAR] = 1'b1;
                         end else begin
                             nm_we = 1'b1;
                             n_sp = sp + 1'b1;
@@ -1439,10 +1456,8 @@ module qrtl_sax #(
                         // AttrName on this same byte (attr_len = 0).
                         if (sp_full) begin
                             fail_vec[E_NAME_STACK_OVERFLOW] = 1'b1;
-                        end else if (nm_bad) begin
-                            fail_vec[E_BAD_NAME_CHAR] = 1'b1;
                         end else if (at_full) begin
-                            fail_vec[E_TOO_MANY_ATTRIBUTES] = 1'b1;
+                            fail_vec[E_TOO_MANY_ATTRIBUTES] = !nm_bad; // else E_BAD_NAME_CHAR
                         end else begin
                             n_ap = sp + 1'b1;
                             n_ap_full = sp_cap_m1;
@@ -1465,10 +1480,8 @@ module qrtl_sax #(
                     if (is_name_char) begin
                         if (ap_full) begin
                             fail_vec[E_NAME_STACK_OVERFLOW] = 1'b1;
-                        end else if (nm_bad) begin
-                            fail_vec[E_BAD_NAME_CHAR] = 1'b1;
                         end else if (at_long) begin
-                            fail_vec[E_ATTR_NAME_TOO_LONG] = 1'b1;
+                            fail_vec[E_ATTR_NAME_TOO_LONG] = !nm_bad; // else E_BAD_NAME_CHAR
                         end else begin
                             n_ap = ap + 1'b1;
                             n_ap_full = ap_cap_m1;
@@ -1714,8 +1727,6 @@ module qrtl_sax #(
                         fail_vec[E_DOCTYPE_INTERNAL_SUBSET] = 1'b1;
                     end else if (t_bad) begin
                         fail_vec[E_BAD_DOCTYPE] = 1'b1;
-                    end else if (nm_bad) begin
-                        fail_vec[E_BAD_NAME_CHAR] = 1'b1;
                     end else if (t_to_literal) begin
                         n_quote_sq = b_squote;
                         // -> ST_DOCTYPE_QUOTED
@@ -1734,8 +1745,6 @@ module qrtl_sax #(
                         fail_vec[E_UNEXPECTED_BYTE] = 1'b1;
                     end else if (b_colon) begin
                         fail_vec[E_BAD_QNAME] = 1'b1;
-                    end else if (nm_bad) begin
-                        fail_vec[E_BAD_NAME_CHAR] = 1'b1;
                     end else if (state[S_PI_TARGET_START] || is_name_char) begin
                         // A target byte; the first three are checked against `xml`.
                         if (state[S_PI_TARGET_START]) begin
@@ -1866,6 +1875,9 @@ module qrtl_sax #(
                     // S_FAILED: the rest of the document is ignored.
                 end
             endcase
+            // The name character check, out of the branches above (see
+            // nm_fail).
+            if (nm_fail) fail_vec[E_BAD_NAME_CHAR] = 1'b1;
         end
 
         // Element push / pop: the stack registers and their flags.
@@ -2031,16 +2043,18 @@ module qrtl_sax #(
         || (is_name_char && (cmp_done || !name_match))
         || ((b_gt || is_ws) && !cmp_done) || c_f_ename;
     wire pi_xml_misplaced = pi_len == 3'd3 && pi_ci && !(lt_first && pi_exact);
-    // The duplicate check's faults where the branches reach them.
+    // The duplicate check's faults where the branches reach them (the
+    // reasons), and in `fail`'s sum, where a byte that fails for an
+    // earlier reason in its branch may be counted again (timing: nm_bad
+    // stays out of the sum).
     wire at_fail_dup = s_aname && (b_equals || is_ws) && at_dup;
     wire at_fail_many = s_tspace && is_name_start && !sp_full && !nm_bad && at_full;
     wire at_fail_long = s_aname && is_name_char && !ap_full && !nm_bad && at_long;
-    wire at_fail_lim = at_fail_many || at_fail_long;
-    // nm_bad where the state machine's branch reaches it.
-    wire nm_fail = nm_bad && !(s_lt && ((depth_zero && root_seen) || depth_max || sp_full))
-        && !((s_sname || s_tspace) && sp_full) && !(s_aname && ap_full);
-    // Three partial sums, registered apart (failed_a, failed_b, failed_c:
-    // markup, declarations and PIs, references; timing: the whole sum has
+    wire at_fail_lim = (s_tspace && is_name_start && at_full) || (s_aname && is_name_char && at_long);
+    // Partial sums, registered apart (failed_a, failed_b, failed_c:
+    // markup, declarations and PIs, references; failed_d: nm_bad (each
+    // byte with it fails, whatever its branch's reason); failed_e: the XML
+    // declaration's verdict; timing: the whole sum has
     // some 90 inputs, four LUT levels with long wires between them, the
     // critical path of two seeds of three at 2K queries, and two halves
     // still left the references' and keywords' terms in one).
@@ -2056,7 +2070,7 @@ module qrtl_sax #(
         || (s_aafter && c_aname_stay) || (s_aeq && c_f_aeq)
         || (s_aval && b_lt) || (s_afterav && c_tag_stay)
         || ((s_eslash || s_cdash2 || s_pitq) && !b_gt)
-        || nm_fail || at_fail_lim;
+        || at_fail_lim;
     wire fail_any_b =
            (s_ename && ename_fail) || (s_espace && c_ename_stay)
         || (s_bang && ((b_lsqb && depth_zero)
@@ -2067,17 +2081,24 @@ module qrtl_sax #(
         || (s_tbody && (t_subset || t_bad)) || (s_tquoted && t_bad_pubid)
         || (s_pistart && !is_name_start) || ((s_pistart || s_pitarget) && b_colon)
         || (s_pitarget && (c_f_pitarget || (!is_name_char && pi_xml_misplaced)));
+    // The fourth part: a name character's class (nm_bad), which comes
+    // late in the clock, kept out of the larger sums.
+    wire fail_any_d = nm_bad;
+    // The fifth: a byte of the XML declaration breaks its grammar or names
+    // an encoding qrtl does not read (its compares with the expected
+    // bytes come late in the clock too).
+    wire fail_any_e = s_decl && (d_bad || d_unsupported);
     wire fail_any_c =
            (s_rstart && c_f_rstart)
         || (s_rname && (b_semi ? !entity_ok : (!is_alpha || ref_len == 3'd4)))
         || (s_rhash && c_f_rhash) || (s_rhexs && c_f_hex)
         || (s_rdec && !b_semi && !is_digit) || (s_rhex && !b_semi && c_f_hex)
-        || (s_decl && (d_bad || d_unsupported)) || (s_pitarget && b_qmark && pi_decl)
+        || (s_pitarget && b_qmark && pi_decl)
         || at_fail_dup;
     // The whole of it, `fail`, is registered as its three parts (failed_a,
     // failed_b, failed_c) and read by sim/sax_trace.cpp only, as is `fail_vec`.
     /* verilator lint_off UNUSEDSIGNAL */
-    wire fail = (fail_any_a || fail_any_b || fail_any_c) && !halted;
+    wire fail = (fail_any_a || fail_any_b || fail_any_c || fail_any_d || fail_any_e) && !halted;
     /* verilator lint_on UNUSEDSIGNAL */
 
     // The reasons, as flat sums too (spec_vec, one-hot like fail_vec),
@@ -2188,7 +2209,8 @@ module qrtl_sax #(
     reg        r_end_err_big;  //   (that error stops the document as too deep: E_TOO_DEEP, E_NAME_STACK_OVERFLOW)
     reg        r_end_err_lim;  //   (... as attr_limit: E_TOO_MANY_ATTRIBUTES, E_ATTR_NAME_TOO_LONG)
     reg [NR:1] r_end_fail;     // ... or from this one (its reason, spec_vec; none: E_UNEXPECTED_BYTE) ...
-    reg        r_end_fail_a, r_end_fail_b, r_end_fail_c; //   (this byte fails: the parts of `fail`)
+    reg        r_end_fail_a, r_end_fail_b, r_end_fail_c, r_end_fail_d, r_end_fail_e; //   (this byte fails: the parts of `fail`;
+                               //    _d, nm_bad: the byte's name events are dropped)
     reg        r_end_ovf;      // ... or it is a reference overflow on the last byte
     reg        r_end_misc;     // else the state after the last byte is Misc ...
     reg        r_end_text;     // ... or Text (an element is open), else markup is open
@@ -2247,7 +2269,7 @@ module qrtl_sax #(
             r_end_err_big <= 1'b0;
             r_end_err_lim <= 1'b0;
             r_end_fail <= {NR{1'b0}};
-            {r_end_fail_a, r_end_fail_b, r_end_fail_c} <= 3'b000;
+            {r_end_fail_a, r_end_fail_b, r_end_fail_c, r_end_fail_d, r_end_fail_e} <= 5'b00000;
             r_end_ovf <= 1'b0;
             r_end_misc <= 1'b0;
             r_end_text <= 1'b0;
@@ -2289,6 +2311,8 @@ module qrtl_sax #(
             r_end_fail_a <= fail_any_a && !halted;
             r_end_fail_b <= fail_any_b && !halted;
             r_end_fail_c <= fail_any_c && !halted;
+            r_end_fail_d <= fail_any_d && !halted;
+            r_end_fail_e <= fail_any_e && !halted;
             r_end_ovf <= ref_ovf_now;
             r_end_misc <= n_state[S_MISC];
             r_end_text <= n_state[S_TEXT];
@@ -2300,14 +2324,15 @@ module qrtl_sax #(
     // ------------------------------------------------------------------
     // Stage 3: the outputs
     // ------------------------------------------------------------------
-    // The events are passed on unchanged; the end-of-document status and
+    // The events are passed on (a name byte failing its character check
+    // loses its name events, see nm_fail); the end-of-document status and
     // reason are decoded here from stage 2's pieces, so this decode does
     // not sit behind the parser's next-state logic (timing).
     // (At most one of r_end_err_any, r_end_fail's bits and r_end_ovf is
     // set, so the reasons are OR-ed. Timing: the status bits are formed
     // from the pieces directly, not from the reason code.)
     assign o_byte_next = r_byte;
-    wire       end_fail = r_end_fail_a | r_end_fail_b | r_end_fail_c; // the last byte fails
+    wire       end_fail = r_end_fail_a | r_end_fail_b | r_end_fail_c | r_end_fail_d | r_end_fail_e; // the last byte fails
     wire       end_err_any = r_end_err_any | end_fail | r_end_ovf;
     wire       end_big = r_end_err_big | r_end_fail[E_TOO_DEEP] | r_end_fail[E_NAME_STACK_OVERFLOW];
     // No error: the state after the last byte decides.
@@ -2345,11 +2370,14 @@ module qrtl_sax #(
             o_reason <= 5'd0;
         end else begin
             o_byte <= r_byte;
-            o_name_byte <= r_name_byte;
-            o_name_first <= r_name_first;
+            // A byte with nm_bad fails: its name events, raised by the
+            // branches without that test (see nm_fail), are dropped here
+            // (r_end_fail_d: nm_bad).
+            o_name_byte <= r_name_byte && !r_end_fail_d;
+            o_name_first <= r_name_first && !r_end_fail_d;
             o_name_end <= r_name_end;
-            o_attr_name_byte <= r_attr_name_byte;
-            o_attr_name_first <= r_attr_name_first;
+            o_attr_name_byte <= r_attr_name_byte && !r_end_fail_d;
+            o_attr_name_first <= r_attr_name_first && !r_end_fail_d;
             o_attr_name_end <= r_attr_name_end;
             o_val_start <= r_val_start;
             o_val_unit <= r_val_unit;
@@ -2464,7 +2492,8 @@ module qrtl_sax #(
             d_attr <= 2'd0;
             d_pos <= 4'd0;
             d_kw <= kw_at(2'd0, 4'd0);
-            {d_x_yes, d_x_no, d_x_ascii, d_x_usascii, d_x_latin1, d_x_utf8} <= d_expected(4'd0);
+            {d_x_ascii, d_x_usascii, d_x_latin1, d_x_utf8} <= d_expected(4'd0);
+            {d_p0, d_p1, d_p2} <= 3'b100;
             d_single <= 1'b0;
             d_cands <= 4'd0;
             d_latin1 <= 1'b0;
@@ -2478,6 +2507,8 @@ module qrtl_sax #(
             failed_a <= 1'b0;
             failed_b <= 1'b0;
             failed_c <= 1'b0;
+            failed_d <= 1'b0;
+            failed_e <= 1'b0;
             ref_ovf_q <= 1'b0;
             sp_full <= 1'b0;
             ap_full <= 1'b0;
@@ -2511,7 +2542,8 @@ module qrtl_sax #(
                 d_attr <= n_d_attr;
                 d_pos <= n_d_pos;
                 d_kw <= d_kw_next;
-                {d_x_yes, d_x_no, d_x_ascii, d_x_usascii, d_x_latin1, d_x_utf8} <= d_x_next;
+                {d_x_ascii, d_x_usascii, d_x_latin1, d_x_utf8} <= d_x_next;
+                {d_p0, d_p1, d_p2} <= {n_d_pos == 4'd0, n_d_pos == 4'd1, n_d_pos == 4'd2};
                 d_single <= n_d_single;
                 d_cands <= n_d_cands;
                 d_latin1 <= n_d_latin1;
@@ -2526,6 +2558,8 @@ module qrtl_sax #(
             failed_a <= fail_any_a && !halted;
             failed_b <= fail_any_b && !halted;
             failed_c <= fail_any_c && !halted;
+            failed_d <= fail_any_d && !halted;
+            failed_e <= fail_any_e && !halted;
             ref_ovf_q <= ref_ovf_now;
             sp_full <= n_sp_full;
             ap_full <= n_ap_full;
