@@ -409,7 +409,7 @@ module qrtl_sax #(
     wire ib_cont = ib[7:6] == 2'b10;                   // 80..BF
     wire ib_lead2 = ib[7:5] == 3'b110 && ib[4:1] != 4'b0000; // C2..DF
     wire ib_lead3 = ib[7:4] == 4'b1110;                // E0..EF
-    wire ib_lead4 = ib[7:3] == 5'b11110 && ib[2:0] <= 3'd4; // F0..F4
+    wire ib_lead4 = ib[7:3] == 5'b11110 && (!ib[2] || ib[1:0] == 2'b00); // F0..F4
     wire ib_ctrl = ib[7:5] == 3'b000 && ib != TAB && ib != LF && ib != CR;
     wire ib_range_bad = (u_lo_a0 && !ib[5]) || (u_hi_9f && ib[5])
         || (u_lo_90 && ib[5:4] == 2'b00) || (u_hi_8f && ib[5:4] != 2'b00)
@@ -435,31 +435,43 @@ module qrtl_sax #(
     function [1:0] mixed_class(input [9:0] m, input [5:0] c);
         reg st, ch;
         begin
-            st = (m[1] && c != 6'h17 && c != 6'h37) || (m[2] && c >= 6'h30 && c != 6'h3E)
-                || (m[3] && (c == 6'h0C || c == 6'h0D)) || (m[4] && c >= 6'h30)
-                || ((m[5] || m[8]) && c < 6'h10) || (m[6] && c < 6'h30) || (m[7] && c != 6'h00)
-                || (m[8] && c >= 6'h30) || (m[9] && c < 6'h3E);
-            ch = (m[0] && c == 6'h37) || (m[2] && c < 6'h30) || (m[3] && c == 6'h3F)
+            // (c >= 30: c[5:4] == 3; c < 10: c[5:4] == 0; c < 3E: not 3E, 3F.)
+            st = (m[1] && c != 6'h17 && c != 6'h37) || (m[2] && c[5:4] == 2'b11 && c != 6'h3E)
+                || (m[3] && (c == 6'h0C || c == 6'h0D)) || (m[4] && c[5:4] == 2'b11)
+                || ((m[5] || m[8]) && c[5:4] == 2'b00) || (m[6] && c[5:4] != 2'b11) || (m[7] && c != 6'h00)
+                || (m[8] && c[5:4] == 2'b11) || (m[9] && c[5:1] != 5'b11111);
+            ch = (m[0] && c == 6'h37) || (m[2] && c[5:4] != 2'b11) || (m[3] && c == 6'h3F)
                 || (m[4] && c == 6'h00);
             mixed_class = {st, st || ch};
         end
     endfunction
+    // The ranges below are tables indexed by the bits they test, not
+    // compares (Yosys maps a compare to a carry chain: timing).
     // A two-byte lead's block (ib[4:0]): mixed, or all NameStartChar
-    // (blocks 4..B, E..1F), or all NameChar (block C: 300..33F).
+    // (blocks 4..B, E..1F: BS2_BLOCKS), or all NameChar (block C: 300..33F).
+    localparam [31:0] BS2_BLOCKS = 32'hFFFF_CFF0;
     wire [9:0] ib_bmix2 = {7'd0, ib[4:0] == 5'h0D, ib[4:0] == 5'h03, ib[4:0] == 5'h02};
-    wire       ib_bs2 = (ib[4:0] >= 5'h04 && ib[4:0] <= 5'h0B) || ib[4:0] >= 5'h0E;
+    wire       ib_bs2 = BS2_BLOCKS[ib[4:0]];
     // A three-byte sequence's block at its second byte (lead bits u_lead,
     // the byte's six bits): mixed, or all NameStartChar.
     wire [9:0] ib_bmix3 = {u_lead == 4'hF && ib[5:0] == 6'h3F, u_lead == 4'hF && ib[5:0] == 6'h37,
         u_lead == 4'h3 && ib[5:0] == 6'h00, u_lead == 4'h2 && ib[5:0] == 6'h3F,
         u_lead == 4'h2 && ib[5:0] == 6'h06, u_lead == 4'h2 && ib[5:0] == 6'h01,
         u_lead == 4'h2 && ib[5:0] == 6'h00, 3'd0};
-    wire       ib_bs3 = u_lead <= 4'h1 || (u_lead >= 4'h4 && u_lead <= 4'hC)
-        || (u_lead == 4'h2 && ((ib[5:0] >= 6'h02 && ib[5:0] <= 6'h05) || (ib[5:0] >= 6'h30 && ib[5:0] <= 6'h3E)))
-        || (u_lead == 4'h3 && ib[5:0] != 6'h00) || (u_lead == 4'hD && ib[5:0] < 6'h20)
-        || (u_lead == 4'hF && ((ib[5:0] >= 6'h24 && ib[5:0] <= 6'h36) || (ib[5:0] >= 6'h38 && ib[5:0] <= 6'h3E)));
-    // ... four bytes: NameStartChars below U+F0000 (known at the second).
-    wire       ib_bs4 = {u_lead[2:0], ib[5:4]} < 5'd15;
+    // All NameStartChar: leads 0, 1, 4..C (BS3_LEADS); after lead 2, the
+    // second bytes 02..05, 30..3E (BS3_AFTER_2); after 3, not 00; after D,
+    // 00..1F; after F, 24..36, 38..3E (BS3_AFTER_F).
+    localparam [15:0] BS3_LEADS   = 16'h1FF3;
+    localparam [63:0] BS3_AFTER_2 = 64'h7FFF_0000_0000_003C;
+    localparam [63:0] BS3_AFTER_F = 64'h7F7F_FFF0_0000_0000;
+    wire       ib_bs3 = BS3_LEADS[u_lead]
+        || (u_lead == 4'h2 && BS3_AFTER_2[ib[5:0]])
+        || (u_lead == 4'h3 && ib[5:0] != 6'h00) || (u_lead == 4'hD && !ib[5])
+        || (u_lead == 4'hF && BS3_AFTER_F[ib[5:0]]);
+    // ... four bytes: NameStartChars below U+F0000 (known at the second:
+    // {u_lead[2:0], ib[5:4]} < 15).
+    localparam [31:0] BS4_BELOW = 32'h0000_7FFF;
+    wire       ib_bs4 = BS4_BELOW[{u_lead[2:0], ib[5:4]}];
     // The class of the character the port's byte ends, and of the byte as
     // ISO-8859-1 (blocks 2 and 3): {NameStartChar, NameChar}.
     wire [1:0] ib_ncls = (u_bmix != 10'd0) ? mixed_class(u_bmix, ib[5:0]) : {u_bstart, u_bname};
