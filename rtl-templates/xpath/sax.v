@@ -210,7 +210,8 @@ module qrtl_sax #(
     // ------------------------------------------------------------------
     reg [NS-1:0] state;        // one-hot
     reg [2:0]    kw;           // bytes of `CDATA[` / `DOCTYPE` matched
-    reg [NR:1]   err_vec;      // the first error's reason, one-hot (bit E_X), 0 until then; E_UNEXPECTED_BYTE is left implied (err_any without a reason)
+    reg [NR:1]   err_vec;      // the first error's reason, one-hot (bit E_X), 0 until then; E_UNEXPECTED_BYTE is left implied (err_any without a reason) ...
+    reg [NR:1]   f_vec;        //   ... but the previous byte's, kept here (its spec_vec) and taken into err_vec a byte later
     reg          err_any;      // an error of a byte before the previous one (`failed` a byte late)
     reg [DW-1:0] depth;        // open elements (tokenizer `depth`)
     reg          root_seen;
@@ -2172,6 +2173,11 @@ module qrtl_sax #(
     // through `ref_ovf_q`, and the status of a document ending on that very
     // byte through `r_end_ovf`.
     wire [NR:1] ovf_vec = { {(NR-13){1'b0}}, ref_ovf_q, 12'd0}; // bit E_BAD_REFERENCE (13)
+    // Likewise a byte's reason (spec_vec) is registered on its own
+    // (`f_vec`) and reaches err_vec with the next byte (timing: the
+    // reasons' sums then end in a flip-flop, with no OR into err_vec
+    // behind them). The reasons of the bytes before this one:
+    wire [NR:1] err_prev = err_vec | f_vec | ovf_vec;
     // The reason of a one-hot error vector (E_NONE for none).
     function [4:0] reason_of;
         input [NR:1] v;
@@ -2310,15 +2316,15 @@ module qrtl_sax #(
             // The end-of-document checks (tokenizer `finish`), in pieces
             // that come straight from the parser's next-state logic; stage
             // 3 combines them into the status.
-            // err_vec and ovf_vec are flip-flops: encoded here, off the
-            // state machine's paths.
-            // An earlier byte's failure with no reason in err_vec is
+            // err_vec, f_vec and ovf_vec are flip-flops: encoded here, off
+            // the state machine's paths.
+            // An earlier byte's failure with no reason in err_prev is
             // E_UNEXPECTED_BYTE (failed: the byte just before).
-            r_end_err <= reason_of(err_vec | ovf_vec)
-                | (((err_any | failed) && (err_vec | ovf_vec) == {NR{1'b0}}) ? E_UNEXPECTED_BYTE : E_NONE);
-            r_end_err_any <= err_any | failed | ((err_vec | ovf_vec) != {NR{1'b0}});
-            r_end_err_big <= err_vec[E_TOO_DEEP] | err_vec[E_NAME_STACK_OVERFLOW];
-            r_end_err_lim <= err_vec[E_TOO_MANY_ATTRIBUTES] | err_vec[E_ATTR_NAME_TOO_LONG];
+            r_end_err <= reason_of(err_prev)
+                | (((err_any | failed) && err_prev == {NR{1'b0}}) ? E_UNEXPECTED_BYTE : E_NONE);
+            r_end_err_any <= err_any | failed | (err_prev != {NR{1'b0}});
+            r_end_err_big <= err_prev[E_TOO_DEEP] | err_prev[E_NAME_STACK_OVERFLOW];
+            r_end_err_lim <= err_prev[E_TOO_MANY_ATTRIBUTES] | err_prev[E_ATTR_NAME_TOO_LONG];
             r_end_fail <= spec_vec;
             r_end_fail_a <= fail_any_a && !halted;
             r_end_fail_b <= fail_any_b && !halted;
@@ -2489,6 +2495,7 @@ module qrtl_sax #(
             state <= ST_START;
             kw <= 3'd0;
             err_vec <= {NR{1'b0}};
+            f_vec <= {NR{1'b0}};
             err_any <= 1'b0;
             root_seen <= 1'b0;
             doctype_seen <= 1'b0;
@@ -2532,7 +2539,8 @@ module qrtl_sax #(
         end else if (pv_ctl) begin
             state <= n_state;
             kw <= n_kw;
-            err_vec <= err_vec | spec_vec | ovf_vec;
+            err_vec <= err_prev;
+            f_vec <= spec_vec;
             err_any <= err_any | failed;
             root_seen <= n_root_seen;
             doctype_seen <= n_doctype_seen;
