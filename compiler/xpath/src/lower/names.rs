@@ -8,6 +8,7 @@ use crate::ir::xpath::Namespaces;
 use crate::syntax::NsDecl;
 use qrtl_core::diag::Diagnostic;
 use rustc_hash::FxHashMap as HashMap;
+use std::borrow::Cow;
 
 use crate::syntax::is_ncname;
 use crate::xml::ns::{reserved_fault, ReservedFault};
@@ -145,9 +146,10 @@ pub struct NsContext {
 }
 
 /// What a QName of a query resolves to.
-pub enum Resolved {
-    /// The expanded name the design compares.
-    Name(String),
+pub enum Resolved<'a> {
+    /// The expanded name the design compares (the QName itself, borrowed,
+    /// where it needs no expansion).
+    Name(Cow<'a, str>),
     /// The prefix is bound to nothing.
     Unbound(String),
 }
@@ -196,14 +198,14 @@ impl NsContext {
     /// The expanded name of `qname` (an element's or an attribute's). Raw
     /// mode keeps the text. No prefix means no namespace for both: XPath
     /// 1.0 has no default element namespace.
-    pub fn expand(&self, qname: &str) -> Resolved {
+    pub fn expand<'a>(&self, qname: &'a str) -> Resolved<'a> {
         if self.mode == Namespaces::Raw {
-            return Resolved::Name(qname.to_string());
+            return Resolved::Name(Cow::Borrowed(qname));
         }
         match qname.split_once(':') {
-            None => Resolved::Name(qname.to_string()),
+            None => Resolved::Name(Cow::Borrowed(qname)),
             Some((prefix, local)) => match self.map.get(prefix) {
-                Some(uri) => Resolved::Name(format!("{{{uri}}}{local}")),
+                Some(uri) => Resolved::Name(Cow::Owned(format!("{{{uri}}}{local}"))),
                 None => Resolved::Unbound(prefix.to_string()),
             },
         }

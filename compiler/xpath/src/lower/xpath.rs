@@ -15,6 +15,7 @@ use crate::ir::xpath::{
 use crate::syntax::{ast, QueryFile, SourceQuery};
 use qrtl_core::diag::{Diagnostic, Span};
 use rustc_hash::FxHashMap as HashMap;
+use std::borrow::Cow;
 
 /// Errors found while lowering (the query parsed but cannot be compiled).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,11 +85,11 @@ fn lower_with(
     design.namespaces = ns.mode;
     design.bindings = ns.bindings();
     let mut errors = Vec::new();
-    let mut seen: HashMap<String, PartId> = HashMap::default();
+    let mut seen: HashMap<&str, PartId> = HashMap::default();
     for q in queries {
         let id = QueryId(q.id as u32);
         // Identical query texts share one part.
-        let key = q.text.trim().to_string();
+        let key = q.text.trim();
         let part = match seen.get(&key) {
             Some(&p) => {
                 design.parts[p.index()].queries.push(id);
@@ -360,7 +361,7 @@ impl Lowerer<'_> {
     }
 
     /// The expanded name of a query's QName written at `span`.
-    fn expand(&self, qname: &str, span: Span) -> Result<String, LowerError> {
+    fn expand<'q>(&self, qname: &'q str, span: Span) -> Result<Cow<'q, str>, LowerError> {
         match self.ns.expand(qname) {
             Resolved::Name(n) => Ok(n),
             Resolved::Unbound(p) => {

@@ -23,9 +23,18 @@ use rustc_hash::FxBuildHasher;
 
 pub(crate) type FxMap<K, V> = HashMap<K, V, FxBuildHasher>;
 
-/// What makes two steps share a push column: (parent push node, `//`?,
-/// tag or [`ANY_TAG`], open-time conditions).
-type PushKey = (u32, bool, u32, Box<[u32]>);
+/// What makes two steps share a push column: the parent push node, and
+/// the tag or [`ANY_TAG`], `//`? and the open-time conditions' list id
+/// (0: none) packed in one word (`push_key`). Fixed-size, so that building
+/// the tree at 100K queries hashes and compares no slices.
+type PushKey = (u32, u64);
+
+fn push_key(parent: u32, desc: bool, tag: u32, conds: u32) -> PushKey {
+    (
+        parent,
+        (tag as u64) << 32 | (conds as u64) << 1 | desc as u64,
+    )
+}
 
 /// Push node of the document node (depth 0).
 pub(crate) const DOC: u32 = 0;
@@ -740,10 +749,13 @@ fn build_push_tree(design: &Design, ntags: usize) -> PushTree {
         tag: ANY_TAG,
         conds: Box::new([]),
     }];
-    let mut push_key: FxMap<PushKey, u32> = FxMap::default();
+    let mut push_of: FxMap<PushKey, u32> = FxMap::default();
+    // Open-time condition lists by id (1, 2, ...; 0 is the empty list).
+    let mut cond_lists: FxMap<Box<[u32]>, u32> = FxMap::default();
     let mut node_push = vec![DOC; design.nodes.len()];
+    let mut stack = Vec::new();
     for part in &design.parts {
-        let mut stack = vec![part.root];
+        stack.push(part.root);
         while let Some(n) = stack.pop() {
             let node = design.node(n);
             let parent = node.parent.map(|p| node_push[p.index()]).unwrap_or(DOC);
@@ -753,8 +765,14 @@ fn build_push_tree(design: &Design, ntags: usize) -> PushTree {
                 Test::Tag(t) => t.0,
             };
             let conds: Box<[u32]> = node.open_conds.iter().map(|c| c.0).collect();
-            let key = (parent, desc, tag, conds.clone());
-            node_push[n.index()] = *push_key.entry(key).or_insert_with(|| {
+            let list = if conds.is_empty() {
+                0
+            } else {
+                let next = cond_lists.len() as u32 + 1;
+                *cond_lists.entry(conds.clone()).or_insert(next)
+            };
+            let key = push_key(parent, desc, tag, list);
+            node_push[n.index()] = *push_of.entry(key).or_insert_with(|| {
                 raw.push(RawNode {
                     parent,
                     desc,
