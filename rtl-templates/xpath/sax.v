@@ -925,10 +925,10 @@ module qrtl_sax #(
     // E_TOO_MANY_ATTRIBUTES at its first byte) or a byte beyond a slot
     // (at_long, E_ATTR_NAME_TOO_LONG).
     // Timing: the slot pointers are registers (one-hot, thermometer), the
-    // byte's position is at_pos itself (0 between names), and each slot is
-    // read a clock ahead (at_rd), so a byte compare and at_eq's update are
-    // the only logic between flip-flops; at_dup is an OR of flip-flops, in
-    // `fail`'s shallowest part (failed_c).
+    // byte's position is at_pos itself (0 between names), so a slot's RAM
+    // read, its byte compare and at_eq's update are the only logic between
+    // flip-flops; at_dup is an OR of flip-flops, in `fail`'s shallowest
+    // part (failed_c).
     localparam KA  = MAX_ATTRIBUTES;
     localparam LW  = $clog2(ATTR_NAME_BYTES + 1);  // at_pos: 0 .. ATTR_NAME_BYTES
     localparam LIW = (ATTR_NAME_BYTES > 1) ? $clog2(ATTR_NAME_BYTES) : 1;
@@ -950,13 +950,6 @@ module qrtl_sax #(
     wire at_end   = state[S_ATTR_NAME] && (b_equals || is_ws);
     wire at_clear = state[S_LT] && is_name_start;
     wire [LIW-1:0] at_addr = at_pos[LIW-1:0];
-    // at_pos after this clock (at_raddr): the slots are read there a byte
-    // ahead, into registers (at_rd), so the compare with the byte waits
-    // for no RAM read (timing: at_pos fanned out to every slot's read
-    // address). Only the slot being written (at_sel) is read where it is
-    // written, and it is not compared (at_used).
-    wire [LIW-1:0] at_raddr = (pr_cnt || (pv_cnt && at_end)) ? {LIW{1'b0}}
-        : (pv_cnt && at_byte) ? at_pos1[LIW-1:0] : at_pos[LIW-1:0];
     wire [KA-1:0]  at_eq_n;  // at_eq after this byte
     wire [KA-1:0]  at_lenm_n;
     wire           at_dup = |at_hit;
@@ -964,14 +957,12 @@ module qrtl_sax #(
     generate
         for (gk = 0; gk < KA; gk = gk + 1) begin : g_attr
             reg [7:0]    mem [0:ATTR_NAME_BYTES-1];
-            reg [7:0]    at_rd;  // mem[at_pos], read a clock ahead
             reg [LW-1:0] len;
             always @(posedge clk) begin
                 if (pv_cnt && at_byte && !at_long && at_sel[gk]) mem[at_addr] <= b;
                 if (pv_cnt && at_end && at_sel[gk]) len <= at_pos;
-                at_rd <= mem[at_raddr];
             end
-            assign at_eq_n[gk] = (at_first ? at_used[gk] : at_eq[gk]) && at_rd == b;
+            assign at_eq_n[gk] = (at_first ? at_used[gk] : at_eq[gk]) && mem[at_addr] == b;
             assign at_lenm_n[gk] = len == at_pos1;
         end
     endgenerate
