@@ -87,17 +87,97 @@ pub struct QueryFile {
     pub queries: Vec<SourceQuery>,
     pub namespaces: Vec<NsDecl>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Ids given to lines that did not parse (they have no query).
+    pub failed_ids: usize,
 }
 
 /// Parse a query file: one query per line; blank lines and lines whose
 /// first non-blank character is `#` are skipped, and so are namespace
 /// declarations (`declare namespace p = "uri";`, which take no id). Every
 /// other line gets the next id, whether or not it parses.
+///
+/// A large file is parsed in chunks of whole lines on several threads
+/// (lines are independent), and the chunks' results are joined in order:
+/// the same queries, ids, declarations and diagnostics as one pass.
 pub fn parse_query_file(file_name: &str, text: &str) -> QueryFile {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    parse_query_file_on(file_name, text, threads.min(PARSE_THREADS_MAX))
+}
+
+/// [`parse_query_file`] on at most `threads` threads.
+fn parse_query_file_on(file_name: &str, text: &str, threads: usize) -> QueryFile {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let chunks = line_chunks(text, threads);
+    if chunks.len() == 1 {
+        return parse_lines(file_name, text, 0);
+    }
+    let parts: Vec<QueryFile> = std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .iter()
+            .map(|&(chunk, first_line)| {
+                scope.spawn(move || parse_lines(file_name, chunk, first_line))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a query-file parser thread panicked"))
+            .collect()
+    });
+    let mut file = QueryFile::default();
+    for part in parts {
+        // The ids the chunks before this one gave: their queries and
+        // their lines that did not parse.
+        let base = file.queries.len() + file.failed_ids;
+        file.queries
+            .extend(part.queries.into_iter().map(|q| SourceQuery {
+                id: q.id + base,
+                ..q
+            }));
+        file.namespaces.extend(part.namespaces);
+        file.diagnostics.extend(part.diagnostics);
+        file.failed_ids += part.failed_ids;
+    }
+    file
+}
+
+/// At most this many threads parse one query file.
+const PARSE_THREADS_MAX: usize = 8;
+
+/// A file smaller than this is parsed on the calling thread; each chunk is
+/// at least this large.
+const PARSE_CHUNK_MIN: usize = 256 * 1024;
+
+/// `text` cut into at most `n` chunks of whole lines, each with the
+/// 0-based number of its first line.
+fn line_chunks(text: &str, n: usize) -> Vec<(&str, usize)> {
+    let n = n.min(text.len() / PARSE_CHUNK_MIN).max(1);
+    let mut chunks = Vec::with_capacity(n);
+    let (mut start, mut line) = (0, 0);
+    for k in 1..n {
+        let want = text.len() * k / n;
+        let Some(nl) = text.as_bytes()[want.max(start)..]
+            .iter()
+            .position(|&b| b == b'\n')
+        else {
+            break;
+        };
+        let end = want.max(start) + nl + 1;
+        let chunk = &text[start..end];
+        chunks.push((chunk, line));
+        line += chunk.bytes().filter(|&b| b == b'\n').count();
+        start = end;
+    }
+    chunks.push((&text[start..], line));
+    chunks
+}
+
+/// Parse the lines of `text`, the first of which is line `first_line`
+/// (0-based) of the file; ids count from 0.
+fn parse_lines(file_name: &str, text: &str, first_line: usize) -> QueryFile {
     let mut file = QueryFile::default();
     let mut id = 0;
     for (index, raw) in text.split('\n').enumerate() {
+        let index = first_line + index;
         let line = raw.strip_suffix('\r').unwrap_or(raw);
         let trimmed = line.trim_start();
         if trimmed.is_empty() || trimmed.starts_with('#') {
@@ -129,11 +209,14 @@ pub fn parse_query_file(file_name: &str, text: &str) -> QueryFile {
                 text: line.to_string(),
                 ast,
             }),
-            Err(errors) => file.diagnostics.extend(
-                errors
-                    .iter()
-                    .map(|e| e.to_diagnostic(file_name, index + 1, line, offset)),
-            ),
+            Err(errors) => {
+                file.failed_ids += 1;
+                file.diagnostics.extend(
+                    errors
+                        .iter()
+                        .map(|e| e.to_diagnostic(file_name, index + 1, line, offset)),
+                )
+            }
         }
         id += 1;
     }
@@ -1888,6 +1971,40 @@ mod tests {
         assert_eq!(kind(&deep), K::NestingTooDeep);
         let parens = format!("/a[{}b{}]", "(".repeat(10_000), ")".repeat(10_000));
         assert_eq!(kind(&parens), K::NestingTooDeep);
+    }
+
+    #[test]
+    fn a_file_parsed_in_chunks_equals_one_pass() {
+        // Over 1 MB: chunks of at least PARSE_CHUNK_MIN, cut wherever the
+        // lines fall (queries, errors, declarations, comments,
+        // blank and CRLF lines).
+        let kinds = [
+            "/a/b[@x = \"1\"]",
+            "  //c/*",
+            "/d[",
+            "# comment",
+            "",
+            "declare namespace p = \"urn:p\";",
+            "/p:e\r",
+            "declare namespace = \"bad\";",
+            "/f/..",
+        ];
+        let mut text = String::from("\u{feff}");
+        for i in 0..100_000 {
+            text.push_str(kinds[i % kinds.len()]);
+            text.push_str(if i % 7 == 0 { "/g" } else { "" });
+            text.push('\n');
+        }
+        assert!(text.len() > 4 * PARSE_CHUNK_MIN);
+        let one = parse_query_file_on("q.txt", &text, 1);
+        assert!(one.queries.len() > 30_000 && one.diagnostics.len() > 20_000);
+        assert!(one.namespaces.len() > 9_000);
+        for threads in [2, 3, 5, 8] {
+            let chunked = parse_query_file_on("q.txt", &text, threads);
+            assert!(chunked == one, "{threads} threads differ from one");
+        }
+        // The file did go in chunks: at least four of PARSE_CHUNK_MIN.
+        assert!(line_chunks(&text, 8).len() >= 4);
     }
 
     #[test]
