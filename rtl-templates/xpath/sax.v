@@ -905,7 +905,7 @@ module qrtl_sax #(
     // branches no longer test nm_bad, so the stack registers, the name
     // stack's write and the name events do not wait for it. The failure
     // is `failed_d`, and the events of a byte with nm_bad are dropped in
-    // stage 3 (`r_nm_bad`): a failing byte has none.
+    // stage 3 (`r_end_fail_d`): a failing byte has none.
     wire nm_fail = nm_bad
         && !(state[S_LT] && ((depth_zero && root_seen) || depth_max || sp_full))
         && !((state[S_START_NAME] || state[S_TAG_SPACE]) && sp_full)
@@ -2094,13 +2094,6 @@ module qrtl_sax #(
         || (s_tbody && (t_subset || t_bad)) || (s_tquoted && t_bad_pubid)
         || (s_pistart && !is_name_start) || ((s_pistart || s_pitarget) && b_colon)
         || (s_pitarget && (c_f_pitarget || (!is_name_char && pi_xml_misplaced)));
-    // The fourth part: a name character's class (nm_bad), which comes
-    // late in the clock, kept out of the larger sums.
-    wire fail_any_d = nm_bad;
-    // The fifth: a byte of the XML declaration breaks its grammar or names
-    // an encoding qrtl does not read (its compares with the expected
-    // bytes come late in the clock too).
-    wire fail_any_e = s_decl && (d_bad || d_unsupported);
     wire fail_any_c =
            (s_rstart && c_f_rstart)
         || (s_rname && (b_semi ? !entity_ok : (!is_alpha || ref_len == 3'd4)))
@@ -2108,8 +2101,15 @@ module qrtl_sax #(
         || (s_rdec && !b_semi && !is_digit) || (s_rhex && !b_semi && c_f_hex)
         || (s_pitarget && b_qmark && pi_decl)
         || at_fail_dup;
-    // The whole of it, `fail`, is registered as its three parts (failed_a,
-    // failed_b, failed_c) and read by sim/sax_trace.cpp only, as is `fail_vec`.
+    // The fourth part: a name character's class (nm_bad), which comes
+    // late in the clock, kept out of the larger sums.
+    wire fail_any_d = nm_bad;
+    // The fifth: a byte of the XML declaration breaks its grammar or names
+    // an encoding qrtl does not read (its compares with the expected
+    // bytes come late in the clock too).
+    wire fail_any_e = s_decl && (d_bad || d_unsupported);
+    // The whole of it, `fail`, is registered as its five parts (failed_a
+    // .. failed_e) and read by sim/sax_trace.cpp only, as is `fail_vec`.
     /* verilator lint_off UNUSEDSIGNAL */
     wire fail = (fail_any_a || fail_any_b || fail_any_c || fail_any_d || fail_any_e) && !halted;
     /* verilator lint_on UNUSEDSIGNAL */

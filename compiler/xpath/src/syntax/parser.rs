@@ -87,8 +87,6 @@ pub struct QueryFile {
     pub queries: Vec<SourceQuery>,
     pub namespaces: Vec<NsDecl>,
     pub diagnostics: Vec<Diagnostic>,
-    /// Ids given to lines that did not parse (they have no query).
-    pub failed_ids: usize,
 }
 
 /// Parse a query file: one query per line; blank lines and lines whose
@@ -109,9 +107,9 @@ fn parse_query_file_on(file_name: &str, text: &str, threads: usize) -> QueryFile
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let chunks = line_chunks(text, threads);
     if chunks.len() == 1 {
-        return parse_lines(file_name, text, 0);
+        return parse_lines(file_name, text, 0).0;
     }
-    let parts: Vec<QueryFile> = std::thread::scope(|scope| {
+    let parts: Vec<(QueryFile, usize)> = std::thread::scope(|scope| {
         let handles: Vec<_> = chunks
             .iter()
             .map(|&(chunk, first_line)| {
@@ -124,10 +122,10 @@ fn parse_query_file_on(file_name: &str, text: &str, threads: usize) -> QueryFile
             .collect()
     });
     let mut file = QueryFile::default();
-    for part in parts {
-        // The ids the chunks before this one gave: their queries and
-        // their lines that did not parse.
-        let base = file.queries.len() + file.failed_ids;
+    // The ids the chunks before this one gave (to their queries and to
+    // their lines that did not parse).
+    let mut base = 0;
+    for (part, ids) in parts {
         file.queries
             .extend(part.queries.into_iter().map(|q| SourceQuery {
                 id: q.id + base,
@@ -135,7 +133,7 @@ fn parse_query_file_on(file_name: &str, text: &str, threads: usize) -> QueryFile
             }));
         file.namespaces.extend(part.namespaces);
         file.diagnostics.extend(part.diagnostics);
-        file.failed_ids += part.failed_ids;
+        base += ids;
     }
     file
 }
@@ -172,8 +170,8 @@ fn line_chunks(text: &str, n: usize) -> Vec<(&str, usize)> {
 }
 
 /// Parse the lines of `text`, the first of which is line `first_line`
-/// (0-based) of the file; ids count from 0.
-fn parse_lines(file_name: &str, text: &str, first_line: usize) -> QueryFile {
+/// (0-based) of the file; ids count from 0. Also the number of ids given.
+fn parse_lines(file_name: &str, text: &str, first_line: usize) -> (QueryFile, usize) {
     let mut file = QueryFile::default();
     let mut id = 0;
     for (index, raw) in text.split('\n').enumerate() {
@@ -209,18 +207,15 @@ fn parse_lines(file_name: &str, text: &str, first_line: usize) -> QueryFile {
                 text: line.to_string(),
                 ast,
             }),
-            Err(errors) => {
-                file.failed_ids += 1;
-                file.diagnostics.extend(
-                    errors
-                        .iter()
-                        .map(|e| e.to_diagnostic(file_name, index + 1, line, offset)),
-                )
-            }
+            Err(errors) => file.diagnostics.extend(
+                errors
+                    .iter()
+                    .map(|e| e.to_diagnostic(file_name, index + 1, line, offset)),
+            ),
         }
         id += 1;
     }
-    file
+    (file, id)
 }
 
 /// Where the parser stands when something unexpected turns up.
