@@ -248,69 +248,87 @@ module qrtl_wide_sax #(
     // address of rd_base .. rd_base + B - 1 it holds, and the starts
     // memory at depth - 3.
     // ------------------------------------------------------------------
-    reg  [AW-1:0] rd_base;
+    reg          rd_pop, rd_cr; // a pop, a `</` before the item's first end-name byte
     reg  [B-1:0] enb_below;    // the lanes before the item's first end-name byte (all: none)
     integer      j, m;
     // Read at the end of stage 1 (so the name stack can be block RAM):
     // bank m's byte of rd_base .. rd_base + B - 1, registered again (q_rd) for stage 3.
+    // rd_base is one of four sums of registers (the parent's or the top's
+    // start, plus the bytes matched or not), so each bank's word of each
+    // is found from the registers, beside the lanes' decoding, and the two
+    // control bits only choose among them.
     reg  [8*B-1:0] rd;
+    wire [AW-1:0] rd_tc = top + cmp, rd_pc = parent + cmp;
+    // The word of bank m holding byte base + (m - base) mod B: base's
+    // word, or the next one for the banks below base's.
+    function [BIW-1:0] rd_word_of(input [LB+BIW-1:0] base, input [LB-1:0] bank_m);
+        rd_word_of = base[LB +: BIW] + {{ "{" }}{(BIW-1){1'b0}}, base[LB-1:0] > bank_m};
+    endfunction
 {%- for m in 0..lanes %}
-    // bank {{ m }}: rd_base's word, or the next one for the lanes that wrap
-{%- if m + 1 < lanes %}
-    wire [BIW-1:0] rd_word{{ m }} = rd_base[LB +: BIW] + {{ "{" }}{(BIW-1){1'b0}}, rd_base[LB-1:0] > {{ lanes_log2 }}'d{{ m }}};
-{%- else %}
-    wire [BIW-1:0] rd_word{{ m }} = rd_base[LB +: BIW];
-{%- endif %}
+    wire [BIW-1:0] rd_word{{ m }} = rd_pop
+        ? (rd_cr ? rd_word_of(parent[LB+BIW-1:0], {{ lanes_log2 }}'d{{ m }}) : rd_word_of(rd_pc[LB+BIW-1:0], {{ lanes_log2 }}'d{{ m }}))
+        : (rd_cr ? rd_word_of(top[LB+BIW-1:0], {{ lanes_log2 }}'d{{ m }}) : rd_word_of(rd_tc[LB+BIW-1:0], {{ lanes_log2 }}'d{{ m }}));
     always @(posedge clk) rd[{{ m * 8 }} +: 8] <= bank{{ m }}[rd_word{{ m }}];
 {%- endfor %}
     // ------------------------------------------------------------------
     // Duplicate attributes (xml/attrs.rs `AttrSet`): the item's attribute
     // name (at most one, items.rs) is written into slot at_n and compared
     // with the earlier slots, all banks at once: bank m takes the name's
-    // byte at the one position of at_base .. at_base + B - 1 it holds, from
-    // lane at_lane + (m - at_base) mod B. Its first lane tells whether the
-    // name starts here (at_new, at position 0) or goes on (at alen), and a
+    // byte at the one position of base .. base + B - 1 it holds (base: 0
+    // or alen), from the lane (m - base) mod B after the name's first one
+    // here. That lane tells whether the name starts here (at_new, at
+    // position 0) or goes on (at alen), and a
     // start tag's name lane before it clears the slots (at_clr).
     // ------------------------------------------------------------------
-    reg           at_found, at_new, at_clr;
-    reg  [LB-1:0] at_lane;
+    // (The lanes' decoding only picks the first lane of the name, one-hot,
+    // and whether the name is new; the sums and compares of positions are
+    // of registers, found beside it.)
+    reg           at_new, at_clr;
     reg  [B-1:0]  at_byte;     // lanes with a byte of the name
+    reg  [B-1:0]  at_push;     // lanes starting a start tag's name (they clear the slots)
+    reg  [B-1:0]  at_ts;       // lanes in TagSpace (a name's first byte there is a new name)
+    reg  [B-1:0]  at_first;    // one-hot: the first lane with a byte of the name (none: 0)
+    // Bit o: the name has a byte at lane at_first + o; its byte.
+    reg  [B-1:0]  at_hit;
+    reg  [8*B-1:0] at_shb;
+    integer       o;
     always @* begin
-        at_found = 1'b0;
-        at_new = 1'b0;
-        at_clr = 1'b0;
-        at_lane = {LB{1'b0}};
         for (j = 0; j < B; j = j + 1) begin
             at_byte[j] = i_act[j] && ((i_state[j*6 +: 6] == L_TAG_SPACE && i_cls[j*NC + C_NSTART])
                 || (i_state[j*6 +: 6] == L_ATTR_NAME && i_cls[j*NC + C_NCHAR]));
-            if (i_act[j] && !at_found) begin
-                if (i_state[j*6 +: 6] == L_LT && i_cls[j*NC + C_NSTART]) begin
-                    at_clr = 1'b1;
-                end else if (at_byte[j]) begin
-                    at_found = 1'b1;
-                    at_new = i_state[j*6 +: 6] == L_TAG_SPACE;
-                    at_lane = j[LB-1:0];
-                end
-            end
+            at_push[j] = i_act[j] && i_state[j*6 +: 6] == L_LT && i_cls[j*NC + C_NSTART];
+            at_ts[j] = i_state[j*6 +: 6] == L_TAG_SPACE;
+        end
+        for (j = 0; j < B; j = j + 1) at_first[j] = at_byte[j] && !(|(at_byte & below(j)));
+        // a start tag's name before the attribute name (or with none)
+        at_clr = 1'b0;
+        for (j = 0; j < B; j = j + 1) at_clr = at_clr || (at_push[j] && !(|(at_byte & below(j))));
+        at_new = |(at_first & at_ts);
+        at_shb = {8*B{1'b0}};
+        for (o = 0; o < B; o = o + 1) begin
+            at_hit[o] = |(at_first & (at_byte >> o));
+            for (j = 0; j + o < B; j = j + 1)
+                at_shb[o*8 +: 8] = at_shb[o*8 +: 8] | ({8{at_first[j]}} & i_data[(j + o)*8 +: 8]);
         end
     end
-    wire [AW-1:0] at_base = at_new ? {AW{1'b0}} : alen;
-    wire [KW-1:0] at_n0 = at_clr ? {KW{1'b0}} : at_n;   // the slot the name goes into
-    wire [KA-1:0] at_sel = AT_ONE << at_n0;
-    wire [KA-1:0] at_used = at_sel - 1'b1;                // the slots compared
-    // Per bank m: the position it takes (at_pos_m), the lane holding that
-    // byte, whether it is a byte of the name within the slot (at_act),
-    // the byte.
+    wire [KA-1:0] at_sel_n = AT_ONE << at_n;
+    wire [KA-1:0] at_used_n = at_sel_n - 1'b1;
+    wire [KA-1:0] at_sel = at_clr ? AT_ONE : at_sel_n;       // the slot the name goes into
+    wire [KA-1:0] at_used = at_clr ? {KA{1'b0}} : at_used_n; // the slots compared
+    // Per bank m: the position it takes, alen + (m - alen) mod B for a name
+    // that goes on (m for a new one), the offset of the lane holding that
+    // byte from the name's first lane, whether it is a byte of the name
+    // within the slot (at_act), the byte.
     wire [B-1:0]   at_act;
     wire [8*B-1:0] at_b;
     wire [AWW*B-1:0] at_word;
 {%- for m in 0..lanes %}
-    wire [LB-1:0] at_off{{ m }} = {{ lanes_log2 }}'d{{ m }} - at_base[LB-1:0];
-    wire [LB:0]   at_ln{{ m }} = {1'b0, at_lane} + {1'b0, at_off{{ m }}};
-    wire [PW-1:0] at_pos{{ m }} = {{ "{" }}{LB{1'b0}}, at_base} + {{ "{" }}{AW{1'b0}}, at_off{{ m }}};
-    assign at_act[{{ m }}] = at_found && !at_ln{{ m }}[LB] && at_byte[at_ln{{ m }}[LB-1:0]] && at_pos{{ m }} < LA_P;
-    assign at_b[{{ m * 8 }} +: 8] = i_data[at_ln{{ m }}[LB-1:0]*8 +: 8];
-    assign at_word[{{ m }}*AWW +: AWW] = at_pos{{ m }}[LB +: AWW];
+    wire [LB-1:0] at_off{{ m }} = {{ lanes_log2 }}'d{{ m }} - alen[LB-1:0];
+    wire [PW-1:0] at_pos{{ m }} = {{ "{" }}{LB{1'b0}}, alen} + {{ "{" }}{AW{1'b0}}, at_off{{ m }}};
+    wire at_room{{ m }} = at_pos{{ m }} < LA_P;
+    assign at_act[{{ m }}] = at_new ? at_hit[{{ m }}] && {{ "{" }}{(PW-LB){1'b0}}, {{ lanes_log2 }}'d{{ m }}} < LA_P : at_hit[at_off{{ m }}] && at_room{{ m }};
+    assign at_b[{{ m * 8 }} +: 8] = at_new ? at_shb[{{ m * 8 }} +: 8] : at_shb[at_off{{ m }}*8 +: 8];
+    assign at_word[{{ m }}*AWW +: AWW] = at_new ? {AWW{1'b0}} : at_pos{{ m }}[LB +: AWW];
 {%- endfor %}
     // Slot k, bank m, in stage 2 (from the item's p_at_*): written with the
     // name's bytes, read at the same word (the slots compared are below
@@ -459,8 +477,10 @@ module qrtl_wide_sax #(
         parent_next = (bp != bq) ? (bp ? top : starts_rd) : parent;
         // The end name's read address: a pop or a `</` before its first byte
         // in the item moves it to the parent's name or to the name's start.
-        enb_below = (k_enb & (~k_enb + 1'b1)) - 1'b1;
-        rd_base = ((|(k_pop & enb_below)) ? parent : top) + ((|(k_cr & enb_below)) ? {AW{1'b0}} : cmp);
+        // (a prefix OR: `(k_enb & -k_enb) - 1` would be carry chains)
+        for (jj = 0; jj < B; jj = jj + 1) enb_below[jj] = !(|(k_enb & below(jj + 1)));
+        rd_pop = |(k_pop & enb_below);
+        rd_cr = |(k_cr & enb_below);
     end
 
     // ------------------------------------------------------------------
@@ -1409,7 +1429,7 @@ module qrtl_wide_sax #(
         end
     end
     // (the address bits above the memories' are read by the compares only)
-    wire unused_wide_sax = &{1'b0, rd_base, depth_m3, push_idx, at_len_idx};
+    wire unused_wide_sax = &{1'b0, rd_tc, rd_pc, depth_m3, push_idx, at_len_idx};
     always @(posedge clk) begin
         if (i_valid && push_we) starts[push_idx[SIW-1:0]] <= push_val;
         for (m = 0; m < KA; m = m + 1)
@@ -1449,7 +1469,7 @@ module qrtl_wide_sax #(
         p_at_b <= at_b;
         p_at_used <= at_used;
         p_at_sel <= at_sel;
-        p_at_new <= at_found && at_new;
+        p_at_new <= at_new;
         p_to_content <= to_content;
         p_end_depth0 <= b_depth[B*DW +: DW] == {DW{1'b0}};
         p_end_root <= b_root[B];
