@@ -498,6 +498,12 @@ module qrtl_wide_sax #(
     // the lane fails with E_MISMATCHED_CLOSE if they differ.
     reg          l_cmp;
     reg  [B-1:0] cmp_v;
+    // An attribute name's end: the lane fails with E_DUPLICATE_ATTRIBUTE
+    // if an earlier name of the start tag equals it (dup_v, found beside
+    // the lanes in stage 2 and applied in stage 3, as the end name's
+    // compare is).
+    reg          l_dupc;
+    reg  [B-1:0] dupc_v, dup_v;
     reg  [B-1:0] wit_v, nit_v, wlf_v, nlf_v, wenc_v, nenc_l_v, nenc_a_v;
 
     // Flag x as lane j sees it: the last write of the lanes before j
@@ -544,11 +550,6 @@ module qrtl_wide_sax #(
     reg  [W-1:0] e;
     reg          to_content;
     reg  [3:0]   dig;
-    // Copies, at the start of the lanes' block, of what the tasks below
-    // read from outside it (an `always @*` is sensitive to what its own
-    // statements read, not to what the tasks it calls read).
-    reg  [AW*KA-1:0] at_len_q;
-    reg  [KA-1:0] at_eq_q;
 
     // The lane ends a character beyond ASCII that its start-tag or
     // attribute name or PI target may not have there (xml/lanes.rs
@@ -855,7 +856,10 @@ module qrtl_wide_sax #(
         end
     endtask
 
-    // A lane of the XML declaration (decl.rs `Decl::byte`).
+    // A lane of the XML declaration (decl.rs `Decl::byte`). Where a byte
+    // fails, the registers still move as if it had not: nothing reads them
+    // after the document's first error, and so stage 1's updates do not
+    // wait for the byte's compares.
     task xml_decl;
         reg ws, close, yes, no, val_ok, complete, is_latin1, is_ascii, is_utf8;
         reg [8:0] kwb;
@@ -898,12 +902,9 @@ module qrtl_wide_sax #(
                     end
                 end
                 v_d_phase[2]: begin
-                    if (b != kwb[7:0]) begin
-                        fail(E_BAD_XML_DECL);
-                    end else begin
-                        v_d_pos = v_d_pos + 4'd1;
-                        if (kwb[8]) v_d_phase = D_BEFORE_EQ;
-                    end
+                    if (b != kwb[7:0]) fail(E_BAD_XML_DECL);
+                    v_d_pos = v_d_pos + 4'd1;
+                    if (kwb[8]) v_d_phase = D_BEFORE_EQ;
                 end
                 v_d_phase[3]: begin
                     if (b == "=") v_d_phase = D_AFTER_EQ;
@@ -922,17 +923,16 @@ module qrtl_wide_sax #(
                 v_d_phase[5]: begin
                     if (close ? !complete : !val_ok) begin
                         fail(E_BAD_XML_DECL);
-                    end else if (close) begin
-                        if (v_d_attr == 2'd1 && !(is_utf8 || (!v_bom && (is_latin1 || is_ascii)))) begin
-                            fail(E_UNSUPPORTED_ENCODING);
-                        end else begin
-                            if (v_d_attr == 2'd1) begin
-                                v_d_latin1 = is_latin1;
-                                v_d_ascii = is_ascii;
-                            end
-                            v_d_phase = D_AFTER_VALUE;
-                            v_d_attr = v_d_attr + 2'd1;
+                    end else if (close && v_d_attr == 2'd1 && !(is_utf8 || (!v_bom && (is_latin1 || is_ascii)))) begin
+                        fail(E_UNSUPPORTED_ENCODING);
+                    end
+                    if (close) begin
+                        if (v_d_attr == 2'd1) begin
+                            v_d_latin1 = is_latin1;
+                            v_d_ascii = is_ascii;
                         end
+                        v_d_phase = D_AFTER_VALUE;
+                        v_d_attr = v_d_attr + 2'd1;
                     end else begin
                         if (v_d_pos != 4'd15) v_d_pos = v_d_pos + 4'd1;
                         v_d_cands = (v_d_attr == 2'd1) ? names : {2'b00, no, yes};
@@ -940,16 +940,13 @@ module qrtl_wide_sax #(
                 end
                 default: begin
                     // D_QUESTION: the `>` ends the declaration; the encoding applies after it
-                    if (b != ">") begin
-                        fail(E_BAD_XML_DECL);
-                    end else begin
-                        v_decl_on = 1'b0;
-                        v_enc_latin1 = v_d_latin1;
-                        v_enc_ascii = v_d_ascii;
-                        l_wenc = 1'b1;
-                        l_nenc_l = v_d_latin1;
-                        l_nenc_a = v_d_ascii;
-                    end
+                    if (b != ">") fail(E_BAD_XML_DECL);
+                    v_decl_on = 1'b0;
+                    v_enc_latin1 = v_d_latin1;
+                    v_enc_ascii = v_d_ascii;
+                    l_wenc = 1'b1;
+                    l_nenc_l = v_d_latin1;
+                    l_nenc_a = v_d_ascii;
                 end
             endcase
         end
@@ -1067,12 +1064,10 @@ module qrtl_wide_sax #(
                             e[V_ATTR_NAME_BYTE] = 1'b1;
                         end
                     end else if (c[C_EQ] || c[C_WS]) begin
-                        if (at_dup(v_alen, at_len_q, at_eq_q)) begin
-                            fail(E_DUPLICATE_ATTRIBUTE);
-                        end else begin
-                            e[V_ATTR_NAME_END] = 1'b1;
-                            v_at_n = v_at_n + 1'b1;
-                        end
+                        // (a duplicate fails in stage 3, which drops the event)
+                        l_dupc = 1'b1;
+                        e[V_ATTR_NAME_END] = 1'b1;
+                        v_at_n = v_at_n + 1'b1;
                     end else begin
                         fail(E_BAD_ATTRIBUTE);
                     end
@@ -1225,9 +1220,6 @@ module qrtl_wide_sax #(
     reg  [20:0]  s_cp;
 
     always @* begin
-        // (stage 1 reads no memory: what the lanes compare does not move a register)
-        at_len_q = {AW*KA{1'b0}};
-        at_eq_q = {KA{1'b0}};
         wit_v = {B{1'b0}};
         nit_v = {B{1'b0}};
         wlf_v = {B{1'b0}};
@@ -1283,10 +1275,9 @@ module qrtl_wide_sax #(
         // their failures and events (the duplicate check's slots as the
         // item found them; an end name's byte is compared in stage 3)
         // ==============================================================
-        at_len_q = p_at_len;
-        at_eq_q = at_eq_item;
         fail_v = {B{1'b0}};
         cmp_v = {B{1'b0}};
+        dupc_v = {B{1'b0}};
         reason_v = {5*B{1'b0}};
         ev_l = {W*B{1'b0}};
         s_cp = 21'd0;
@@ -1300,6 +1291,8 @@ module qrtl_wide_sax #(
                 p_alen[j*AW +: AW], p_atn[j*KW +: KW], p_regs);
             fail_v[j] = v_failed;
             cmp_v[j] = l_cmp;
+            dupc_v[j] = l_dupc;
+            dup_v[j] = at_dup(p_alen[j*AW +: AW], p_at_len, at_eq_item);
             reason_v[j*5 +: 5] = v_reason;
             ev_l[j*W +: W] = e_kept;
             s_cp = s_cp | ({21{p_ser[j]}} & ev_cp);
@@ -1325,7 +1318,7 @@ module qrtl_wide_sax #(
             {v_doctype, v_kw, v_ref_phase, v_ref_buf, v_ref_len, v_ref_val, v_pi_len, v_pi_buf,
                 v_pi_q, v_decl_on, v_d_phase, v_d_attr, v_d_pos, v_d_single, v_d_cands, v_d_latin1,
                 v_d_ascii, v_bom, v_t_phase, v_t_public, v_t_pos, v_t_single, v_t_nm_first} = regs;
-            {l_wit, l_nit, l_wlf, l_nlf, l_wenc, l_nenc_l, l_nenc_a, l_cmp} = 8'd0;
+            {l_wit, l_nit, l_wlf, l_nlf, l_wenc, l_nenc_l, l_nenc_a, l_cmp, l_dupc} = 9'd0;
             ev_cp = 21'd0;
             e = {W{1'b0}};
             e_kept = {W{1'b0}};
@@ -1484,7 +1477,7 @@ module qrtl_wide_sax #(
 
     // Stage 2 to stage 3.
     reg          q_valid, q_last, q_bad, q_to_content, q_end_depth0, q_end_root;
-    reg  [B-1:0] q_fail, q_cmp;
+    reg  [B-1:0] q_fail, q_cmp, q_dupc, q_dup;
     reg  [5*B-1:0] q_reason;
     reg  [8*B-1:0] q_data, q_rd;   // the lanes' bytes; the name stack's, as read at the end of stage 1
     reg  [LB*B-1:0] q_elo;         // the bank each lane's end-name byte is in
@@ -1497,6 +1490,8 @@ module qrtl_wide_sax #(
         q_bad <= p_bad;
         q_fail <= fail_v;
         q_cmp <= cmp_v;
+        q_dupc <= dupc_v;
+        q_dup <= dup_v;
         q_reason <= reason_v;
         q_data <= p_data;
         q_rd <= rd;
@@ -1521,13 +1516,15 @@ module qrtl_wide_sax #(
     reg  [5*B-1:0] s3_reason;
     always @* begin
         for (j = 0; j < B; j = j + 1) begin
-            s3_fail[j] = q_fail[j] || (q_cmp[j] && q_rd[q_elo[j*LB +: LB]*8 +: 8] != q_data[j*8 +: 8]);
-            s3_reason[j*5 +: 5] = q_fail[j] ? q_reason[j*5 +: 5] : E_MISMATCHED_CLOSE;
+            s3_fail[j] = q_fail[j] || (q_cmp[j] && q_rd[q_elo[j*LB +: LB]*8 +: 8] != q_data[j*8 +: 8])
+                || (q_dupc[j] && q_dup[j]);
+            s3_reason[j*5 +: 5] = q_fail[j] ? q_reason[j*5 +: 5] : q_cmp[j] ? E_MISMATCHED_CLOSE : E_DUPLICATE_ATTRIBUTE;
         end
         ev = {W*B{1'b0}};
         n_reason = E_NONE;
         for (j = 0; j < B; j = j + 1) begin
-            if (!failed && !(|(s3_fail & below(j)))) ev[j*W +: W] = q_ev[j*W +: W];
+            // (a lane failing here, not in stage 2, gives nothing)
+            if (!failed && !(|(s3_fail & below(j))) && !(s3_fail[j] && !q_fail[j])) ev[j*W +: W] = q_ev[j*W +: W];
             n_reason = n_reason | ({5{s3_fail[j] && !(|(s3_fail & below(j)))}} & s3_reason[j*5 +: 5]);
         end
         n_failed = failed || (|s3_fail);
