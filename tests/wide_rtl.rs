@@ -200,21 +200,22 @@ fn probe(
          output wire [59:0] m_axis_tdata, output wire m_axis_tvalid,\n\
          input wire m_axis_tready, output wire m_axis_tlast);\n\
          wire i_valid, i_ready, i_last, i_bad;\n\
-         wire [{d}:0] i_data; wire [{s}:0] i_state; wire [{c}:0] i_cls;\n\
+         wire [{d}:0] i_data; wire [{s}:0] i_state; wire [{t}:0] i_ctl; wire [{c}:0] i_cls;\n\
          wire [{f}:0] i_flags; wire [{k}:0] i_act;\n\
          qrtl_wide_in u_in (.clk(clk), .rst(rst), .s_tdata(s_axis_tdata), .s_tkeep(s_axis_tkeep),\n\
          .s_tvalid(s_axis_tvalid), .s_tready(s_axis_tready), .s_tlast(s_axis_tlast),\n\
-         .i_valid(i_valid), .i_ready(i_ready), .i_data(i_data), .i_state(i_state), .i_cls(i_cls),\n\
+         .i_valid(i_valid), .i_ready(i_ready), .i_data(i_data), .i_state(i_state), .i_ctl(i_ctl), .i_cls(i_cls),\n\
          .i_flags(i_flags), .i_act(i_act), .i_last(i_last), .i_bad(i_bad));\n\
          wire e_valid, e_doc_end; wire [{k}:0] e_mask; wire [{e}:0] e_lanes; wire [20:0] e_cp;\n\
          wire [1:0] e_status; wire [4:0] e_reason;\n\
          qrtl_wide_sax #(.ALL_EVENTS(1)) u_sax (.clk(clk), .rst(rst), .i_valid(i_valid),\n\
-         .i_data(i_data), .i_state(i_state), .i_cls(i_cls), .i_flags(i_flags), .i_act(i_act),\n\
+         .i_data(i_data), .i_state(i_state), .i_ctl(i_ctl), .i_cls(i_cls), .i_flags(i_flags), .i_act(i_act),\n\
          .i_last(i_last), .i_bad(i_bad), .e_valid(e_valid), .e_mask(e_mask), .e_lanes(e_lanes),\n\
          .e_cp(e_cp), .e_doc_end(e_doc_end), .e_status(e_status), .e_reason(e_reason));\n",
         d = lanes * 8 - 1,
         k = lanes - 1,
         s = lanes * 6 - 1,
+        t = lanes * qrtl_xpath::emit::wide::LANE_CTLS - 1, // qrtl_wide_in's controls of the stack registers per lane
         c = lanes * 17 - 1,
         f = lanes * qrtl_xpath::emit::wide::LANE_FLAGS - 1, // qrtl_wide_in's look-back and fault flags per lane
         e = lanes * 33 - 1,

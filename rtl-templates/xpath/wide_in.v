@@ -26,7 +26,8 @@
 //   k1..:   the state before each lane, one step (`step`) per lane from
 //           the beat's entry state, two lanes per stage;
 //   o:      per lane, the data ports it uses (`kinds`, items.rs
-//           `PortBits`) and the look-backs of the back end;
+//           `PortBits`), the look-backs of the back end and its controls
+//           of the back end's stack registers (`ctl`);
 //   s1, s2: the item splitter (items.rs `start_mask`): the pairwise
 //           conflicts, then the lanes that start an item;
 // then a FIFO of beats and a head register that issues the items, lowest
@@ -50,6 +51,9 @@ module qrtl_wide_in (
     input  wire        i_ready,
     output reg  [{{ lanes * 8 - 1 }}:0] i_data,
     output reg  [{{ lanes * 6 - 1 }}:0] i_state,
+    // The lanes' controls of the back end's stack registers (CT_*),
+    // decoded here, off its loop.
+    output reg  [{{ lanes * lane_ctls - 1 }}:0] i_ctl,
     output reg  [{{ cls_bits - 1 }}:0] i_cls,
     output reg  [{{ lanes * lane_flags - 1 }}:0] i_flags,
     output reg  [{{ lanes - 1 }}:0]  i_act,
@@ -131,6 +135,29 @@ module qrtl_wide_in (
         K_PI = 11,     // the state is PiTarget (after a Lt lane: the byte begins the target)
         K_NCONT = 12;  // the byte continues a start-tag or attribute name or a PI target
     localparam NK = 13;
+    // A lane's controls of qrtl_wide_sax's stack registers (its k_*): a
+    // push (the `<` lane's name start), a start-name byte, a pop (a `>`
+    // closing, or of `/>`), the `/` of `</`, an end-name byte, an
+    // attribute name's first byte, a later one, its end, a serial lane,
+    // TagSpace.
+    localparam
+        CT_PUSH = 0, CT_SNB = 1, CT_POP = 2, CT_CR = 3, CT_ENB = 4, CT_ANEW = 5, CT_ANB = 6,
+        CT_AEND = 7, CT_SER = 8, CT_TS = 9;
+    localparam NCT = {{ lane_ctls }};
+    function [NCT-1:0] ctl(input [NS-1:0] st, input [NC-1:0] c, input ser);
+        begin
+            ctl[CT_PUSH] = st[L_LT] & c[C_NSTART];
+            ctl[CT_SNB] = (st[L_LT] & c[C_NSTART]) | (st[L_START_NAME] & c[C_NCHAR]);
+            ctl[CT_POP] = c[C_GT] & (st[L_END_NAME] | st[L_END_TAG_SPACE] | st[L_EMPTY_TAG_SLASH]);
+            ctl[CT_CR] = st[L_LT] & c[C_SLASH];
+            ctl[CT_ENB] = st[L_END_NAME] & c[C_NCHAR];
+            ctl[CT_ANEW] = st[L_TAG_SPACE] & c[C_NSTART];
+            ctl[CT_ANB] = st[L_ATTR_NAME] & c[C_NCHAR];
+            ctl[CT_AEND] = st[L_ATTR_NAME] & (c[C_EQ] | c[C_WS]);
+            ctl[CT_SER] = ser;
+            ctl[CT_TS] = st[L_TAG_SPACE];
+        end
+    endfunction
     function [NK-1:0] kinds(input [NS-1:0] st, input [NC-1:0] c, input [7:0] b);
         reg unit_value, unit_text;
         begin
@@ -471,6 +498,7 @@ module qrtl_wide_in (
     reg  [B-1:0]    o_new;
     reg  [NF*B-1:0] o_fl;
     reg  [6*B-1:0]  o_st;
+    reg  [NCT*B-1:0] o_ctl;
     always @(posedge clk) begin
 {%- for j in 0..lanes %}
         o_k[{{ j }}*NK +: NK] <= lane_k[{{ j }}*NK +: NK];
@@ -491,6 +519,7 @@ module qrtl_wide_in (
         o_fl[{{ j }}*NF + F_NAME_BAD_L] <= win[{{ j * 8 + 31 }}] && (lane_k[{{ j }}*NK + K_NCONT] || nb[{{ j }}])
             && !(nb[{{ j }}] ? lc[{{ j }}][1] : lc[{{ j }}][0]);
         o_st[{{ j }}*6 +: 6] <= state_code({{ last_stage }}_ls{{ j }});
+        o_ctl[{{ j }}*NCT +: NCT] <= ctl({{ last_stage }}_ls{{ j }}, {{ last_stage }}_cls[{{ j }}*NC +: NC], lane_k[{{ j }}*NK + K_SERIAL]);
 {%- endfor %}
     end
 
@@ -502,6 +531,7 @@ module qrtl_wide_in (
     reg  [B*B-1:0]  s1_cut;
     reg  [NF*B-1:0] s1_fl;
     reg  [6*B-1:0]  s1_st;
+    reg  [NCT*B-1:0] s1_ctl;
     reg  [B*B-1:0]  cut;
     reg  [NK-1:0]   any;
     integer lo, j;
@@ -519,6 +549,7 @@ module qrtl_wide_in (
         s1_cut <= cut;
         s1_fl <= o_fl;
         s1_st <= o_st;
+        s1_ctl <= o_ctl;
     end
 
     // ------------------------------------------------------------------
@@ -528,6 +559,7 @@ module qrtl_wide_in (
     reg  [B-1:0]    s2_starts;
     reg  [NF*B-1:0] s2_fl;
     reg  [6*B-1:0]  s2_st;
+    reg  [NCT*B-1:0] s2_ctl;
     reg  [B-1:0]    starts;
     reg  [B-1:0]    ended; // per start lane: its item has ended before lane j
     always @* begin
@@ -546,20 +578,21 @@ module qrtl_wide_in (
         s2_starts <= starts;
         s2_fl <= s1_fl;
         s2_st <= s1_st;
+        s2_ctl <= s1_ctl;
     end
 
     // ------------------------------------------------------------------
     // FIFO of beats: bytes, lane states and classes, look-backs, item starts
     // ------------------------------------------------------------------
     localparam F = {{ fifo_depth }}, FAW = {{ fifo_aw }};
-    localparam EW = 8*B + 6*B + NC*B + NF*B + B + B + 2;
+    localparam EW = 8*B + 6*B + NCT*B + NC*B + NF*B + B + B + 2;
     (* ram_style = "distributed" *)
     reg  [EW-1:0] fifo [0:F-1];
     reg  [FAW-1:0] wp, rp;
     reg  [FAW:0]   count;
     wire wr = s2_valid;
     always @(posedge clk) begin
-        if (wr) fifo[wp] <= {s2_data, s2_st, s2_cls, s2_fl, s2_starts, s2_keep, s2_last, s2_bad};
+        if (wr) fifo[wp] <= {s2_data, s2_st, s2_ctl, s2_cls, s2_fl, s2_starts, s2_keep, s2_last, s2_bad};
     end
 
     // ------------------------------------------------------------------
@@ -571,6 +604,7 @@ module qrtl_wide_in (
     reg  [B-1:0]    h_rem, h_starts;
     reg  [8*B-1:0]  h_data;
     reg  [6*B-1:0]  h_st;
+    reg  [NCT*B-1:0] h_ctl;
     reg  [NC*B-1:0] h_cls;
     reg  [NF*B-1:0] h_fl;
     wire [B-1:0] h_low = h_rem & (~h_rem + {{ lanes }}'d1);
@@ -584,9 +618,10 @@ module qrtl_wide_in (
     wire f_last, f_bad;
     wire [8*B-1:0]  f_data;
     wire [6*B-1:0]  f_st;
+    wire [NCT*B-1:0] f_ctl;
     wire [NC*B-1:0] f_cls;
     wire [NF*B-1:0] f_fl;
-    assign {f_data, f_st, f_cls, f_fl, f_starts, f_keep, f_last, f_bad} = fifo[rp];
+    assign {f_data, f_st, f_ctl, f_cls, f_fl, f_starts, f_keep, f_last, f_bad} = fifo[rp];
     always @(posedge clk) begin
         if (rst) begin
             wp <= {FAW{1'b0}};
@@ -604,6 +639,7 @@ module qrtl_wide_in (
             if (h_load) begin
                 h_data <= f_data;
                 h_st <= f_st;
+                h_ctl <= f_ctl;
                 h_cls <= f_cls;
                 h_fl <= f_fl;
                 h_starts <= f_starts;
@@ -623,6 +659,7 @@ module qrtl_wide_in (
     always @(posedge clk) begin
         i_data <= h_data;
         i_state <= h_st;
+        i_ctl <= h_ctl;
         i_cls <= h_cls;
         i_flags <= h_fl;
         i_act <= h_act;

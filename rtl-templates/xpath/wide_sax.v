@@ -64,6 +64,7 @@ module qrtl_wide_sax #(
     input  wire        i_valid,
     input  wire [{{ lanes * 8 - 1 }}:0] i_data,
     input  wire [{{ lanes * 6 - 1 }}:0] i_state,
+    input  wire [{{ lanes * lane_ctls - 1 }}:0] i_ctl,
     input  wire [{{ cls_bits - 1 }}:0] i_cls,
     input  wire [{{ lanes * lane_flags - 1 }}:0] i_flags,
     input  wire [{{ lanes - 1 }}:0]  i_act,
@@ -83,6 +84,12 @@ module qrtl_wide_sax #(
     localparam NC = {{ classes.len() }};
     localparam NS = {{ states.len() }};
     localparam NF = {{ lane_flags }}; // flags per lane (qrtl_wide_in's F_*)
+    // The lanes' controls of the stack registers, decoded by the front end
+    // (qrtl_wide_in's CT_*; see k_* below).
+    localparam NCT = {{ lane_ctls }};
+    localparam
+        CT_PUSH = 0, CT_SNB = 1, CT_POP = 2, CT_CR = 3, CT_ENB = 4, CT_ANEW = 5, CT_ANB = 6,
+        CT_AEND = 7, CT_SER = 8, CT_TS = 9;
     localparam NEEDS_VALUES = {{ needs_values as u8 }}, NEEDS_TEXT = {{ needs_text as u8 }}, ATTR_NAMES = {{ attr_names as u8 }};
     localparam AW = {{ addr_width }};   // name stack fill 0 .. NAME_STACK_BYTES
     localparam BIW = {{ bank_addr_width }}; // a bank's word address: bits LB +: BIW of a byte address
@@ -294,10 +301,9 @@ module qrtl_wide_sax #(
     integer       o;
     always @* begin
         for (j = 0; j < B; j = j + 1) begin
-            at_byte[j] = i_act[j] && ((i_state[j*6 +: 6] == L_TAG_SPACE && i_cls[j*NC + C_NSTART])
-                || (i_state[j*6 +: 6] == L_ATTR_NAME && i_cls[j*NC + C_NCHAR]));
-            at_push[j] = i_act[j] && i_state[j*6 +: 6] == L_LT && i_cls[j*NC + C_NSTART];
-            at_ts[j] = i_state[j*6 +: 6] == L_TAG_SPACE;
+            at_byte[j] = i_act[j] && (i_ctl[j*NCT + CT_ANEW] || i_ctl[j*NCT + CT_ANB]);
+            at_push[j] = i_act[j] && i_ctl[j*NCT + CT_PUSH];
+            at_ts[j] = i_ctl[j*NCT + CT_TS];
         end
         for (j = 0; j < B; j = j + 1) at_first[j] = at_byte[j] && !(|(at_byte & below(j)));
         // a start tag's name before the attribute name (or with none)
@@ -370,14 +376,15 @@ module qrtl_wide_sax #(
     // `Seen`) are the entry registers corrected by the item's single
     // push, single pop and single start, end or attribute name, found from
     // the lanes' states and classes alone (assuming no lane fails: after
-    // the document's first error nothing they hold matters). So the lanes
+    // the document's first error nothing they hold matters; the front end
+    // decodes the controls, i_ctl, off the loop). So the lanes
     // run side by side, each from the registers as they stand before it,
     // not one after the other (the depth of one lane, not of B).
     // ------------------------------------------------------------------
     // Per lane: a push (the `<` lane's name start), a start-name byte, a
     // pop (a `>` closing, or of `/>`), the `/` of `</` (the end-name
     // compare starts over), an end-name byte, an attribute name's first
-    // byte, a later byte, its end, a serial lane (qrtl_wide_in's K_SERIAL).
+    // byte, a later byte, its end, a serial lane (qrtl_wide_in's CT_*).
     reg  [B-1:0]  k_push, k_snb, k_pop, k_cr, k_enb, k_anew, k_anb, k_aend, k_ser;
     reg  [B-1:0]  ahead_push, ahead_pop;   // bit k: a push, a pop among the lanes before k
     // Before lane j, at j*width (j = B: after the item).
@@ -390,8 +397,6 @@ module qrtl_wide_sax #(
     reg  [B:0]    b_root;
     reg  [B-1:0]  lo, cr_after;
     reg           bp, bq, bpq, bcr, banew, baend;
-    reg  [NS-1:0] kst;
-    reg  [NC-1:0] kc;
     integer       jj, kk;
 
     // The lanes below lane n (n = 0 .. B).
@@ -413,31 +418,18 @@ module qrtl_wide_sax #(
             for (q = 0; q <= LB; q = q + 1) addr[q] = n[q]; // (AW > LB: emit/wide.rs)
         end
     endfunction
-    // A lane for the byte-serial logic (qrtl_wide_in's K_SERIAL).
-    function serial(input [NS-1:0] s, input [NC-1:0] cl);
-        serial = s[L_START] | s[L_BOM1] | s[L_BOM2]
-            | (s[L_LT] & !cl[C_NSTART] & !cl[C_SLASH])
-            | s[L_BANG] | s[L_CDATA_OPEN]
-            | s[L_DOCTYPE_OPEN] | s[L_DOCTYPE_BODY] | s[L_DOCTYPE_DQ] | s[L_DOCTYPE_SQ]
-            | s[L_PI_TARGET] | s[L_PI_BODY] | s[L_PI_QUESTION]
-            | ((s[L_CONTENT] | s[L_ATTR_VALUE_DQ] | s[L_ATTR_VALUE_SQ]) & cl[C_AMP])
-            | s[L_CDATA_BRACKET1] | s[L_CDATA_BRACKET2]
-            | s[L_REF_TEXT] | s[L_REF_ATTR_DQ] | s[L_REF_ATTR_SQ];
-    endfunction
 
     always @* begin
         for (jj = 0; jj < B; jj = jj + 1) begin
-            kst = {{ "{" }}{(NS-1){1'b0}}, 1'b1} << i_state[jj*6 +: 6];
-            kc = i_cls[jj*NC +: NC];
-            k_push[jj] = kst[L_LT] && kc[C_NSTART];
-            k_snb[jj] = (kst[L_LT] && kc[C_NSTART]) || (kst[L_START_NAME] && kc[C_NCHAR]);
-            k_pop[jj] = kc[C_GT] && (kst[L_END_NAME] || kst[L_END_TAG_SPACE] || kst[L_EMPTY_TAG_SLASH]);
-            k_cr[jj] = kst[L_LT] && kc[C_SLASH];
-            k_enb[jj] = kst[L_END_NAME] && kc[C_NCHAR];
-            k_anew[jj] = kst[L_TAG_SPACE] && kc[C_NSTART];
-            k_anb[jj] = kst[L_ATTR_NAME] && kc[C_NCHAR];
-            k_aend[jj] = kst[L_ATTR_NAME] && (kc[C_EQ] || kc[C_WS]);
-            k_ser[jj] = serial(kst, kc);
+            k_push[jj] = i_ctl[jj*NCT + CT_PUSH];
+            k_snb[jj] = i_ctl[jj*NCT + CT_SNB];
+            k_pop[jj] = i_ctl[jj*NCT + CT_POP];
+            k_cr[jj] = i_ctl[jj*NCT + CT_CR];
+            k_enb[jj] = i_ctl[jj*NCT + CT_ENB];
+            k_anew[jj] = i_ctl[jj*NCT + CT_ANEW];
+            k_anb[jj] = i_ctl[jj*NCT + CT_ANB];
+            k_aend[jj] = i_ctl[jj*NCT + CT_AEND];
+            k_ser[jj] = i_ctl[jj*NCT + CT_SER];
         end
         // (a bad beat's lanes do nothing)
         {k_push, k_snb, k_pop, k_cr, k_enb, k_anew, k_anb, k_aend, k_ser} =
@@ -628,15 +620,23 @@ module qrtl_wide_sax #(
             default: doctype_kw = "E";
         endcase
     endfunction
-    function is_digit(input [7:0] x, input hex);
-        is_digit = (x >= "0" && x <= "9") || (hex && ((x >= "a" && x <= "f") || (x >= "A" && x <= "F")));
+    // Byte ranges as bit patterns (a range compare becomes a carry chain).
+    // (Each tests only the bits that tell its range: the case bit of a
+    // letter, the high bits of a digit's value are not read.)
+    /* verilator lint_off UNUSEDSIGNAL */
+    function is_dec(input [7:0] x);        // 0-9: 0x30-0x39
+        is_dec = x[7:4] == 4'h3 && (!x[3] || x[2:1] == 2'b00);
+    endfunction
+    function is_alpha(input [7:0] x);      // A-Z, a-z: 0x41-0x5A, 0x61-0x7A
+        is_alpha = x[7:6] == 2'b01 && x[4:0] != 5'd0 && !(x[4] && x[3] && (x[2] || (x[1] && x[0])));
+    endfunction
+    function is_digit(input [7:0] x, input hex); // and A-F, a-f when hex
+        is_digit = is_dec(x) || (hex && x[7:6] == 2'b01 && x[4:3] == 2'b00 && x[2:0] != 3'd0 && x[2:0] != 3'd7);
     endfunction
     function [3:0] digit_val(input [7:0] x);
-        digit_val = (x <= "9") ? x[3:0] : x[3:0] + 4'd9;
+        digit_val = x[6] ? x[3:0] + 4'd9 : x[3:0]; // (digits are 0x3_, letters 0x4_ and 0x6_)
     endfunction
-    function is_alpha(input [7:0] x);
-        is_alpha = (x >= "a" && x <= "z") || (x >= "A" && x <= "Z");
-    endfunction
+    /* verilator lint_on UNUSEDSIGNAL */
     function lower_eq(input [7:0] x, input [7:0] lc);
         lower_eq = (x | 8'h20) == lc;
     endfunction
@@ -764,14 +764,14 @@ module qrtl_wide_sax #(
     function [1:0] latin1_class(input [7:0] x);
         reg start;
         begin
-            start = (x >= 8'hC0 && x != 8'hD7 && x != 8'hF7);
+            start = (x[7:6] == 2'b11 && x != 8'hD7 && x != 8'hF7);
             latin1_class = {start, start || x == 8'hB7};
         end
     endfunction
 
     // A public id character (doctype.rs `is_pubid_char`; `'` apart).
     function pubid_char(input [7:0] x);
-        pubid_char = (x >= "a" && x <= "z") || (x >= "A" && x <= "Z") || (x >= "0" && x <= "9")
+        pubid_char = is_alpha(x) || is_dec(x)
             || x == 8'h20 || x == 8'h0D || x == 8'h0A || x == "-" || x == "(" || x == ")" || x == "+"
             || x == "," || x == "." || x == "/" || x == ":" || x == "=" || x == "?" || x == ";"
             || x == "!" || x == "*" || x == "#" || x == "@" || x == "$" || x == "_" || x == "%";
@@ -868,16 +868,16 @@ module qrtl_wide_sax #(
         begin
             ws = c[C_WS];
             kwb = kw_at(v_d_attr, v_d_pos);
-            up = ((b | 8'h20) >= "a" && (b | 8'h20) <= "z") ? (b & 8'hDF) : b; // letters upper case
+            up = is_alpha(b) ? (b & 8'hDF) : b; // letters upper case
             close = v_d_single ? (b == "'") : (b == "\"");
             yes = v_d_cands[0] && b == str_at("yes", 4'd3, v_d_pos);
             no = v_d_cands[1] && b == str_at("no", 4'd2, v_d_pos);
             names = v_d_cands & {up == str_at("ASCII", 4'd5, v_d_pos), up == str_at("US-ASCII", 4'd8, v_d_pos),
                 up == str_at("ISO-8859-1", 4'd10, v_d_pos), up == str_at("UTF-8", 4'd5, v_d_pos)};
             case (v_d_attr)
-                2'd0: val_ok = (v_d_pos == 4'd0) ? b == "1" : (v_d_pos == 4'd1) ? b == "." : (b >= "0" && b <= "9");
-                2'd1: val_ok = up >= "A" && up <= "Z" || (v_d_pos != 4'd0
-                    && ((b >= "0" && b <= "9") || b == "." || b == "_" || b == "-"));
+                2'd0: val_ok = (v_d_pos == 4'd0) ? b == "1" : (v_d_pos == 4'd1) ? b == "." : is_dec(b);
+                2'd1: val_ok = is_alpha(b) || (v_d_pos != 4'd0
+                    && (is_dec(b) || b == "." || b == "_" || b == "-"));
                 default: val_ok = yes || no;
             endcase
             complete = (v_d_attr == 2'd0) ? v_d_pos >= 4'd3 : (v_d_attr == 2'd1) ? v_d_pos != 4'd0
@@ -1332,7 +1332,7 @@ module qrtl_wide_sax #(
                 // naming ISO-8859-1 or US-ASCII the single-byte rule.
                 if (checks && f[F_BAD_ENCODING]) begin
                     fail(E_UNSUPPORTED_ENCODING);
-                end else if (checks && ((v_enc_latin1 || v_enc_ascii) ? ((b < 8'h20 && b != 8'h09 && b != 8'h0A
+                end else if (checks && ((v_enc_latin1 || v_enc_ascii) ? ((b[7:5] == 3'b000 && b != 8'h09 && b != 8'h0A
                         && b != 8'h0D) || (v_enc_ascii && b[7])) : f[F_BAD_CHAR])) begin
                     fail(E_INVALID_CHAR);
                 end else begin

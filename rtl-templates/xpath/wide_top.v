@@ -38,6 +38,7 @@ module qrtl_xpath_top (
     wire [{{ lanes * 8 - 1 }}:0] i_data;
     wire [{{ lanes * 6 - 1 }}:0] i_state;
     wire [{{ cls_bits - 1 }}:0] i_cls;
+    wire [{{ lanes * lane_ctls - 1 }}:0] i_ctl;
     wire [{{ lanes * lane_flags - 1 }}:0] i_flags;
     wire [{{ lanes - 1 }}:0]  i_act;
     qrtl_wide_in u_in (
@@ -52,6 +53,7 @@ module qrtl_xpath_top (
         .i_ready(i_ready),
         .i_data(i_data),
         .i_state(i_state),
+        .i_ctl(i_ctl),
         .i_cls(i_cls),
         .i_flags(i_flags),
         .i_act(i_act),
@@ -75,6 +77,7 @@ module qrtl_xpath_top (
         .i_valid(i_valid),
         .i_data(i_data),
         .i_state(i_state),
+        .i_ctl(i_ctl),
         .i_cls(i_cls),
         .i_flags(i_flags),
         .i_act(i_act),

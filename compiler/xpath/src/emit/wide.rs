@@ -187,11 +187,16 @@ struct StageLine {
 /// end (its `F_*`; the port `i_flags` is lanes x this wide).
 pub const LANE_FLAGS: u32 = 12;
 
+/// Controls of the back end's stack registers per lane, decoded by
+/// `qrtl_wide_in` (its `CT_*`; the port `i_ctl` is lanes x this wide).
+pub const LANE_CTLS: u32 = 10;
+
 #[derive(Template)]
 #[template(path = "wide_in.v", escape = "none")]
 struct WideInTemplate {
     lanes: u32,
     lane_flags: u32,
+    lane_ctls: u32,
     /// Class bits of a beat (lanes x classes).
     cls_bits: usize,
     needs_values: bool,
@@ -432,6 +437,7 @@ pub fn wide_in_module(p: &WideParams) -> String {
     let tmpl = WideInTemplate {
         lanes: p.lanes,
         lane_flags: LANE_FLAGS,
+        lane_ctls: LANE_CTLS,
         cls_bits: b * Class::ALL.len(),
         needs_values: p.needs.values,
         needs_text: p.needs.text,
@@ -560,6 +566,7 @@ pub struct WideSaxParams {
 struct WideSaxTemplate {
     lanes: u32,
     lane_flags: u32,
+    lane_ctls: u32,
     cls_bits: usize,
     lanes_log2: u32,
     needs_values: bool,
@@ -616,6 +623,7 @@ pub fn wide_sax_module(p: &WideSaxParams) -> String {
     let mut v = WideSaxTemplate {
         lanes: p.wide.lanes,
         lane_flags: LANE_FLAGS,
+        lane_ctls: LANE_CTLS,
         cls_bits: p.wide.lanes as usize * Class::ALL.len(),
         lanes_log2: p.wide.lanes.trailing_zeros(),
         needs_values: p.wide.needs.values,
@@ -671,6 +679,7 @@ pub fn wide_events_module(lanes: u32) -> String {
 struct WideTopTemplate {
     lanes: u32,
     lane_flags: u32,
+    lane_ctls: u32,
     cls_bits: usize,
     bad_beat_reason: u8,
     core: String,
@@ -696,6 +705,7 @@ pub fn wide_top_module(t: &WideTop) -> String {
     let mut v = WideTopTemplate {
         lanes: t.sax.wide.lanes,
         lane_flags: LANE_FLAGS,
+        lane_ctls: LANE_CTLS,
         cls_bits: t.sax.wide.lanes as usize * Class::ALL.len(),
         bad_beat_reason: crate::xml::XmlError::BadBeat.code(),
         core: t.core.to_string(),
