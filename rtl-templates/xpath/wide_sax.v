@@ -173,6 +173,7 @@ module qrtl_wide_sax #(
     reg          failed;       // the document's first error was found
     (* fsm_encoding = "none" *)
     reg  [4:0]   reason;       // ... this one
+    reg          failed_big, failed_lim; // ... its status is too_big, attr_limit (as `big`, `lim` below)
     reg  [DW-1:0] depth;       // open elements
     reg          root_seen, doctype_seen;
     reg  [AW-1:0] sp;          // name stack fill
@@ -232,7 +233,7 @@ module qrtl_wide_sax #(
     reg  [NC*B-1:0] p_cls;
     reg  [NF*B-1:0] p_flags;
     reg  [B-1:0] p_act, p_ser, p_in_text, p_lt_first, p_enc_l, p_enc_a;
-    reg  [B*DW-1:0] p_depth;
+    reg  [B-1:0] p_dz, p_dmax;
     reg  [B-1:0] p_root;
     reg  [B*AW-1:0] p_alen;
     reg  [B*CW-1:0] p_cmps;
@@ -389,6 +390,12 @@ module qrtl_wide_sax #(
     reg  [B-1:0]  ahead_push, ahead_pop;   // bit k: a push, a pop among the lanes before k
     // Before lane j, at j*width (j = B: after the item).
     reg  [(B+1)*DW-1:0] b_depth;
+    // ... and whether it is zero, at least MAX_DEPTH: the depth after a
+    // push, a pop or neither tested from the register, then chosen.
+    reg  [B:0]    b_dz, b_dmax;
+    wire [DW-1:0] depth_inc = depth + 1'b1, depth_dec = depth - 1'b1;
+    wire [2:0]    dz3 = {depth_inc == {DW{1'b0}}, depth_dec == {DW{1'b0}}, depth == {DW{1'b0}}};
+    wire [2:0]    dm3 = {depth_inc >= DEPTH_MAX, depth_dec >= DEPTH_MAX, depth >= DEPTH_MAX};
     reg  [(B+1)*AW-1:0] b_sp, b_top, b_cmp, b_alen;
     reg  [AW-1:0] parent_next;        // after the item
     reg  [(B+1)*KW-1:0] b_atn;
@@ -448,7 +455,9 @@ module qrtl_wide_sax #(
             baend = |(k_aend & lo & (bp ? ahead_push : {B{1'b1}}));
             // end-name bytes before a later `</` do not count (`</a></` ends with 0)
             for (kk = 0; kk < B; kk = kk + 1) cr_after[kk] = |(k_cr & lo & ~below(kk + 1));
-            b_depth[jj*DW +: DW] = (bp && !bq) ? depth + 1'b1 : (!bp && bq) ? depth - 1'b1 : depth;
+            b_depth[jj*DW +: DW] = (bp && !bq) ? depth_inc : (!bp && bq) ? depth_dec : depth;
+            b_dz[jj] = (bp && !bq) ? dz3[2] : (!bp && bq) ? dz3[1] : dz3[0];
+            b_dmax[jj] = (bp && !bq) ? dm3[2] : (!bp && bq) ? dm3[1] : dm3[0];
             b_root[jj] = root_seen || bp;
             // after a pop the stack's fill is the popped name's start: the
             // top's, or after the item's push (`/>`) the entry fill
@@ -512,7 +521,13 @@ module qrtl_wide_sax #(
     endfunction
     reg          v_failed;
     reg  [4:0]   v_reason;
-    reg  [DW-1:0] v_depth;
+    // The reason's status, beside it (so that stage 3 tests no reason
+    // code): too_big (E_TOO_DEEP, E_NAME_STACK_OVERFLOW), attr_limit
+    // (E_TOO_MANY_ATTRIBUTES, E_ATTR_NAME_TOO_LONG).
+    reg          v_big, v_lim;
+    // The depth as the lane sees it: zero, at least MAX_DEPTH (from the
+    // registers, beside the lanes' controls: b_dz, b_dmax).
+    reg          v_dz, v_dmax;
     reg          v_root, v_doctype, v_in_text, v_lt_first, v_pi_q;
     reg          v_decl_on, v_d_single, v_d_latin1, v_d_ascii, v_enc_latin1, v_enc_ascii, v_bom;
     reg  [6:0]   v_d_phase;
@@ -556,6 +571,8 @@ module qrtl_wide_sax #(
         begin
             v_failed = 1'b1;
             v_reason = r;
+            v_big = r == E_TOO_DEEP || r == E_NAME_STACK_OVERFLOW;
+            v_lim = r == E_TOO_MANY_ATTRIBUTES || r == E_ATTR_NAME_TOO_LONG;
         end
     endtask
 
@@ -968,7 +985,7 @@ module qrtl_wide_sax #(
                     else v_bom = 1'b1;
                 end
                 st[L_CONTENT]: begin
-                    if (v_depth == {DW{1'b0}}) begin
+                    if (v_dz) begin
                         misc(f[F_AT_START]);
                     end else if (c[C_LT]) begin
                         set_lt_first(1'b0);
@@ -987,9 +1004,9 @@ module qrtl_wide_sax #(
                         // A start tag: the text node ends even if the element is rejected.
                         e[V_TEXT_END] = v_in_text;
                         set_in_text(1'b0);
-                        if (v_depth == {DW{1'b0}} && v_root) begin
+                        if (v_dz && v_root) begin
                             fail(E_MULTIPLE_ROOTS);
-                        end else if (v_depth >= DEPTH_MAX) begin
+                        end else if (v_dmax) begin
                             fail(E_TOO_DEEP);
                         end else begin
                             if (v_full) begin
@@ -1002,7 +1019,7 @@ module qrtl_wide_sax #(
                             end
                         end
                     end else if (c[C_SLASH]) begin
-                        if (v_depth == {DW{1'b0}}) begin
+                        if (v_dz) begin
                             fail(E_CLOSE_WITHOUT_OPEN);
                         end else begin
                             e[V_TEXT_END] = v_in_text;
@@ -1130,10 +1147,10 @@ module qrtl_wide_sax #(
                         e[V_TEXT_END] = v_in_text;
                         set_in_text(1'b0);
                     end else if (c[C_LSQB]) begin
-                        if (v_depth == {DW{1'b0}}) fail(E_CONTENT_OUTSIDE_ROOT);
+                        if (v_dz) fail(E_CONTENT_OUTSIDE_ROOT);
                         else v_kw = 3'd0;
                     end else if (b == "D") begin
-                        if (v_depth != {DW{1'b0}} || v_root || v_doctype) begin
+                        if (!v_dz || v_root || v_doctype) begin
                             fail(E_MISPLACED_DOCTYPE);
                         end else begin
                             v_doctype = 1'b1;
@@ -1216,6 +1233,7 @@ module qrtl_wide_sax #(
     // serial lane's code point.
     reg  [B-1:0] fail_v;
     reg  [5*B-1:0] reason_v;
+    reg  [B-1:0] big_v, lim_v;
     reg  [W*B-1:0] ev_l;
     reg  [20:0]  s_cp;
 
@@ -1253,7 +1271,7 @@ module qrtl_wide_sax #(
             v_enc_latin1 = enc_latin1;
             v_enc_ascii = enc_ascii;
             run_lane(i_act[j] && !i_bad, 1'b0, {{ "{" }}{(NS-1){1'b0}}, 1'b1} << i_state[j*6 +: 6], i_cls[j*NC +: NC], i_data[j*8 +: 8],
-                i_flags[j*NF +: NF], b_depth[j*DW +: DW], b_root[j], b_cmps[j*CW + LB +: 4],
+                i_flags[j*NF +: NF], b_dz[j], b_dmax[j], b_root[j], b_cmps[j*CW + LB +: 4],
                 b_alen[j*AW +: AW], b_atn[j*KW +: KW], ser_now);
             if (i_act[j]) to_content = f[F_TO_CONTENT];
             wit_v[j] = l_wit;
@@ -1287,13 +1305,15 @@ module qrtl_wide_sax #(
             v_enc_latin1 = p_enc_l[j];
             v_enc_ascii = p_enc_a[j];
             run_lane(p_act[j] && !p_bad, 1'b1, p_st[j*NS +: NS], p_cls[j*NC +: NC], p_data[j*8 +: 8],
-                p_flags[j*NF +: NF], p_depth[j*DW +: DW], p_root[j], p_cmps[j*CW + LB +: 4],
+                p_flags[j*NF +: NF], p_dz[j], p_dmax[j], p_root[j], p_cmps[j*CW + LB +: 4],
                 p_alen[j*AW +: AW], p_atn[j*KW +: KW], p_regs);
             fail_v[j] = v_failed;
             cmp_v[j] = l_cmp;
             dupc_v[j] = l_dupc;
             dup_v[j] = at_dup(p_alen[j*AW +: AW], p_at_len, at_eq_item);
             reason_v[j*5 +: 5] = v_reason;
+            big_v[j] = v_big;
+            lim_v[j] = v_lim;
             ev_l[j*W +: W] = e_kept;
             s_cp = s_cp | ({21{p_ser[j]}} & ev_cp);
         end
@@ -1305,12 +1325,15 @@ module qrtl_wide_sax #(
     // events), l_* (its writes), the serial registers after it in v_*.
     reg  [W-1:0] e_kept;
     task run_lane(input on, input checks, input [NS-1:0] sti, input [NC-1:0] cl, input [7:0] bt, input [NF-1:0] fl,
-            input [DW-1:0] dep, input root, input [3:0] cmps, input [AW-1:0] alenv,
+            input dz, input dmax, input root, input [3:0] cmps, input [AW-1:0] alenv,
             input [KW-1:0] atn, input [SER-1:0] regs);
         begin
             v_failed = 1'b0;
             v_reason = E_NONE;
-            v_depth = dep;
+            v_big = 1'b0;
+            v_lim = 1'b0;
+            v_dz = dz;
+            v_dmax = dmax;
             v_root = root;
             {v_full, v_aful, v_elt, v_ene} = cmps;
             v_alen = alenv;
@@ -1450,7 +1473,8 @@ module qrtl_wide_sax #(
         p_lt_first <= a_lt_first;
         p_enc_l <= a_enc_l;
         p_enc_a <= a_enc_a;
-        p_depth <= b_depth[B*DW-1:0];
+        p_dz <= b_dz[B-1:0];
+        p_dmax <= b_dmax[B-1:0];
         p_root <= b_root[B-1:0];
         p_cmps <= b_cmps;
         p_alen <= b_alen[B*AW-1:0];
@@ -1464,7 +1488,7 @@ module qrtl_wide_sax #(
         p_at_sel <= at_sel;
         p_at_new <= at_new;
         p_to_content <= to_content;
-        p_end_depth0 <= b_depth[B*DW +: DW] == {DW{1'b0}};
+        p_end_depth0 <= b_dz[B];
         p_end_root <= b_root[B];
     end
 
@@ -1479,6 +1503,7 @@ module qrtl_wide_sax #(
     reg          q_valid, q_last, q_bad, q_to_content, q_end_depth0, q_end_root;
     reg  [B-1:0] q_fail, q_cmp, q_dupc, q_dup;
     reg  [5*B-1:0] q_reason;
+    reg  [B-1:0] q_big, q_lim;
     reg  [8*B-1:0] q_data, q_rd;   // the lanes' bytes; the name stack's, as read at the end of stage 1
     reg  [LB*B-1:0] q_elo;         // the bank each lane's end-name byte is in
     reg  [W*B-1:0] q_ev;
@@ -1493,6 +1518,8 @@ module qrtl_wide_sax #(
         q_dupc <= dupc_v;
         q_dup <= dup_v;
         q_reason <= reason_v;
+        q_big <= big_v;
+        q_lim <= lim_v;
         q_data <= p_data;
         q_rd <= rd;
         for (jj = 0; jj < B; jj = jj + 1) q_elo[jj*LB +: LB] <= p_cmps[jj*CW +: LB];
@@ -1510,8 +1537,9 @@ module qrtl_wide_sax #(
     // `finish`)
     // ==================================================================
     reg  [W*B-1:0] ev;
-    reg          n_failed;
+    reg          n_failed, n_big, n_lim;
     reg  [4:0]   n_reason;
+    reg  [B-1:0] first;            // the first failing lane, one-hot
     reg  [B-1:0] s3_fail;          // a lane fails: in stage 2, or its end-name byte differs
     reg  [5*B-1:0] s3_reason;
     always @* begin
@@ -1521,23 +1549,28 @@ module qrtl_wide_sax #(
             s3_reason[j*5 +: 5] = q_fail[j] ? q_reason[j*5 +: 5] : q_cmp[j] ? E_MISMATCHED_CLOSE : E_DUPLICATE_ATTRIBUTE;
         end
         ev = {W*B{1'b0}};
-        n_reason = E_NONE;
         for (j = 0; j < B; j = j + 1) begin
+            first[j] = s3_fail[j] && !(|(s3_fail & below(j)));
             // (a lane failing here, not in stage 2, gives nothing)
             if (!failed && !(|(s3_fail & below(j))) && !(s3_fail[j] && !q_fail[j])) ev[j*W +: W] = q_ev[j*W +: W];
-            n_reason = n_reason | ({5{s3_fail[j] && !(|(s3_fail & below(j)))}} & s3_reason[j*5 +: 5]);
         end
+        n_reason = E_NONE;
+        for (j = 0; j < B; j = j + 1) n_reason = n_reason | ({5{first[j]}} & s3_reason[j*5 +: 5]);
+        // (a lane failing in stage 3 fails with a reason of status error)
+        n_big = |(first & q_fail & q_big);
+        n_lim = |(first & q_fail & q_lim);
         n_failed = failed || (|s3_fail);
-        if (failed) n_reason = reason;
+        if (failed) {n_reason, n_big, n_lim} = {reason, failed_big, failed_lim};
     end
     wire [4:0] end_reason = q_bad ? E_BAD_BEAT
         : n_failed ? n_reason
         : !q_to_content ? E_UNTERMINATED_MARKUP
         : !q_end_depth0 ? E_UNCLOSED_ELEMENT
         : q_end_root ? E_NONE : E_NO_ROOT_ELEMENT;
-    wire end_big = !q_bad && n_failed && (n_reason == E_TOO_DEEP || n_reason == E_NAME_STACK_OVERFLOW);
-    wire end_lim = !q_bad && n_failed && (n_reason == E_TOO_MANY_ATTRIBUTES || n_reason == E_ATTR_NAME_TOO_LONG);
-    wire [1:0] end_status = end_lim ? 2'd3 : end_big ? 2'd2 : (end_reason == E_NONE) ? 2'd0 : 2'd1;
+    // The status from flags (a failure's reason is never E_NONE).
+    wire [1:0] end_status = q_bad ? 2'd1
+        : n_failed ? (n_lim ? 2'd3 : n_big ? 2'd2 : 2'd1)
+        : (q_to_content && q_end_depth0 && q_end_root) ? 2'd0 : 2'd1;
     reg  [B-1:0] mask;
     always @* begin
         for (m = 0; m < B; m = m + 1) mask[m] = |(ev[m*W +: W] & EVENTS);
@@ -1546,9 +1579,11 @@ module qrtl_wide_sax #(
         if (rst || (q_valid && q_last)) begin
             failed <= 1'b0;
             reason <= E_NONE;
+            {failed_big, failed_lim} <= 2'b00;
         end else if (q_valid) begin
             failed <= n_failed;
             reason <= n_reason;
+            {failed_big, failed_lim} <= {n_big, n_lim};
         end
     end
     always @(posedge clk) begin
