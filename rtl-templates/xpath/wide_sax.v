@@ -358,15 +358,11 @@ module qrtl_wide_sax #(
     // The slots that start with the name read through this item.
     wire [KA-1:0] at_eq_item = (p_at_new ? p_at_used : at_eq) & at_match;
     reg  [KW-1:0] v_at_n;
-    // Whether a name of len bytes whose first bytes equal the slots eq
-    // equals a complete earlier one (slot lengths lens).
-    function at_dup(input [AW-1:0] len, input [AW*KA-1:0] lens, input [KA-1:0] eq);
-        reg [KA-1:0] len_eq;
+    // The slots whose length is len (a name of len bytes equals a complete
+    // earlier one if its slot is among these and at_eq_item).
+    function [KA-1:0] at_len_eq(input [AW-1:0] len, input [AW*KA-1:0] lens);
         integer k;
-        begin
-            for (k = 0; k < KA; k = k + 1) len_eq[k] = lens[k*AW +: AW] == len;
-            at_dup = |(eq & len_eq);
-        end
+        for (k = 0; k < KA; k = k + 1) at_len_eq[k] = lens[k*AW +: AW] == len;
     endfunction
 
     wire [DW-1:0] depth_m3 = depth - {{ "{" }}{(DW-2){1'b0}}, 2'd3};
@@ -500,11 +496,13 @@ module qrtl_wide_sax #(
     reg          l_cmp;
     reg  [B-1:0] cmp_v;
     // An attribute name's end: the lane fails with E_DUPLICATE_ATTRIBUTE
-    // if an earlier name of the start tag equals it (dup_v, found beside
-    // the lanes in stage 2 and applied in stage 3, as the end name's
-    // compare is).
+    // if an earlier name of the start tag equals it: a slot of its length
+    // (leq_v, found beside the lanes in stage 2) among those that start
+    // with the name (at_eq_item), applied in stage 3 as the end name's
+    // compare is.
     reg          l_dupc;
-    reg  [B-1:0] dupc_v, dup_v;
+    reg  [B-1:0] dupc_v;
+    reg  [KA*B-1:0] leq_v;
     reg  [B-1:0] wit_v, nit_v, wlf_v, nlf_v, wenc_v, nenc_l_v, nenc_a_v;
 
     // Flag x as lane j sees it: the last write of the lanes before j
@@ -1310,7 +1308,7 @@ module qrtl_wide_sax #(
             fail_v[j] = v_failed;
             cmp_v[j] = l_cmp;
             dupc_v[j] = l_dupc;
-            dup_v[j] = at_dup(p_alen[j*AW +: AW], p_at_len, at_eq_item);
+            leq_v[j*KA +: KA] = at_len_eq(p_alen[j*AW +: AW], p_at_len);
             reason_v[j*5 +: 5] = v_reason;
             big_v[j] = v_big;
             lim_v[j] = v_lim;
@@ -1501,7 +1499,9 @@ module qrtl_wide_sax #(
 
     // Stage 2 to stage 3.
     reg          q_valid, q_last, q_bad, q_to_content, q_end_depth0, q_end_root;
-    reg  [B-1:0] q_fail, q_cmp, q_dupc, q_dup;
+    reg  [B-1:0] q_fail, q_cmp, q_dupc;
+    reg  [KA*B-1:0] q_leq;
+    reg  [KA-1:0] q_aeq;
     reg  [5*B-1:0] q_reason;
     reg  [B-1:0] q_big, q_lim;
     reg  [8*B-1:0] q_data, q_rd;   // the lanes' bytes; the name stack's, as read at the end of stage 1
@@ -1516,7 +1516,8 @@ module qrtl_wide_sax #(
         q_fail <= fail_v;
         q_cmp <= cmp_v;
         q_dupc <= dupc_v;
-        q_dup <= dup_v;
+        q_leq <= leq_v;
+        q_aeq <= at_eq_item;
         q_reason <= reason_v;
         q_big <= big_v;
         q_lim <= lim_v;
@@ -1545,7 +1546,7 @@ module qrtl_wide_sax #(
     always @* begin
         for (j = 0; j < B; j = j + 1) begin
             s3_fail[j] = q_fail[j] || (q_cmp[j] && q_rd[q_elo[j*LB +: LB]*8 +: 8] != q_data[j*8 +: 8])
-                || (q_dupc[j] && q_dup[j]);
+                || (q_dupc[j] && |(q_aeq & q_leq[j*KA +: KA]));
             s3_reason[j*5 +: 5] = q_fail[j] ? q_reason[j*5 +: 5] : q_cmp[j] ? E_MISMATCHED_CLOSE : E_DUPLICATE_ATTRIBUTE;
         end
         ev = {W*B{1'b0}};
