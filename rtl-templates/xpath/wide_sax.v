@@ -712,15 +712,15 @@ module qrtl_wide_sax #(
                     end else if (is_digit(b, v_ref_phase == R_HEX)) begin
                         dig = digit_val(b);
                         ref_next = (v_ref_phase == R_HEX) ? {v_ref_val[16:0], 4'd0} + {17'd0, dig}
-                            : v_ref_val * 21'd10 + {17'd0, dig};
+                            : {v_ref_val[17:0], 3'd0} + {v_ref_val[19:0], 1'b0} + {17'd0, dig}; // (x10 as shifts: a multiplier is a DSP block's delay)
                         // (past U+10FFFF, told from the value so far, beside the sum:
                         // 0x10FFF * 16 + 15 and 111411 * 10 + 1 are 0x10FFFF)
                         if ((v_ref_phase == R_HEX) ? v_ref_val > 21'h10FFF
                                 : (v_ref_val > 21'd111411 || (v_ref_val == 21'd111411 && dig > 4'd1))) begin
                             fail(E_BAD_REFERENCE);
-                        end else begin
-                            v_ref_val = ref_next;
                         end
+                        // (the value moves past a failure too: nothing reads it after one)
+                        v_ref_val = ref_next;
                     end else begin
                         fail(E_BAD_REFERENCE);
                     end
