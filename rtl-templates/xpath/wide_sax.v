@@ -392,11 +392,31 @@ module qrtl_wide_sax #(
     wire [DW-1:0] depth_inc = depth + 1'b1, depth_dec = depth - 1'b1;
     wire [2:0]    dz3 = {depth_inc == {DW{1'b0}}, depth_dec == {DW{1'b0}}, depth == {DW{1'b0}}};
     wire [2:0]    dm3 = {depth_inc >= DEPTH_MAX, depth_dec >= DEPTH_MAX, depth >= DEPTH_MAX};
-    reg  [(B+1)*AW-1:0] b_sp, b_top, b_cmp, b_alen;
+    reg  [(B+1)*AW-1:0] b_sp, b_alen;
+    reg  [AW-1:0] top_next, cmp_next; // after the item
     reg  [AW-1:0] parent_next;        // after the item
     reg  [(B+1)*KW-1:0] b_atn;
     reg  [B*CW-1:0] b_cmps;
-    reg  [AW-1:0] epos;
+    // The name stack compares as differences of registers (RW bits, two's
+    // complement), found beside the lanes' controls, against the small
+    // counts of the item's bytes before each lane: r_* = CAP - the fill
+    // (the entry's, or the popped name's start), less the attribute
+    // name's base (1 or alen); d_* = how many more bytes an end name has
+    // to compare.
+    localparam RW = AW + 2;
+    wire [RW-1:0] cap_w = {2'b00, CAP};
+    wire [RW-1:0] sp_w = {2'b00, sp}, top_w = {2'b00, top}, par_w = {2'b00, parent};
+    wire [RW-1:0] cmp_w = {2'b00, cmp}, alen_w = {2'b00, alen}, one_w = 1;
+    wire [RW-1:0] r_sp = cap_w - sp_w, r_top = cap_w - top_w;
+    wire [RW-1:0] r_sp1 = r_sp - one_w, r_spa = r_sp - alen_w, r_top1 = r_top - one_w, r_topa = r_top - alen_w;
+    wire [RW-1:0] d_on = sp_w - top_w - cmp_w, d_cr = sp_w - top_w, d_pop = top_w - par_w;
+    wire [LB-1:0] tc_lo = top[LB-1:0] + cmp[LB-1:0];
+    reg  [RW-1:0] d_sel;
+    reg  [LB:0]   n_snb, n_enb, n_anb;
+    // Whether a small count c is at least r (signed).
+    function cnt_ge(input [LB+1:0] c, input [RW-1:0] r);
+        cnt_ge = $signed({{ "{" }}{(RW-LB-2){1'b0}}, c}) >= $signed(r);
+    endfunction
     reg  [B:0]    b_root;
     reg  [B-1:0]  lo, cr_after;
     reg           bp, bq, bpq, bcr, banew, baend;
@@ -441,6 +461,30 @@ module qrtl_wide_sax #(
             ahead_push[jj] = |(k_push & below(jj));
             ahead_pop[jj] = |(k_pop & below(jj));
         end
+        // (before the loop below, whose last pass leaves bp, bq .. for the whole item)
+        for (jj = 0; jj < B; jj = jj + 1) begin
+            lo = below(jj);
+            bq = |(k_pop & lo);
+            bpq = |(k_pop & ahead_push & lo);
+            bcr = |(k_cr & lo);
+            banew = |(k_anew & lo);
+            for (kk = 0; kk < B; kk = kk + 1) cr_after[kk] = |(k_cr & lo & ~below(kk + 1));
+            n_snb = count(k_snb & lo & (bq ? ahead_pop : {B{1'b1}}));
+            n_enb = count(k_enb & lo & ~cr_after);
+            n_anb = count(k_anb & lo);
+            // full: b_sp >= CAP; aful: b_sp + b_alen >= CAP
+            b_cmps[jj*CW + LB + 3] = cnt_ge({1'b0, n_snb}, (bq && !bpq) ? r_top : r_sp);
+            b_cmps[jj*CW + LB + 2] = cnt_ge({1'b0, n_snb} + {1'b0, n_anb},
+                (bq && !bpq) ? (banew ? r_top1 : r_topa) : (banew ? r_sp1 : r_spa));
+            // elt: top + cmp < sp, ene: top + cmp != sp, at an end-name
+            // byte (the only lane that reads them): no start name in its
+            // item, so after a pop (then `</`) parent + n < top, after
+            // `</` top + n < sp, else top + cmp + n < sp
+            d_sel = bq ? d_pop : bcr ? d_cr : d_on;
+            b_cmps[jj*CW + LB + 1] = !cnt_ge({1'b0, n_enb}, d_sel);
+            b_cmps[jj*CW + LB] = {{ "{" }}{(RW-LB-1){1'b0}}, n_enb} != d_sel;
+            b_cmps[jj*CW +: LB] = (bq ? parent[LB-1:0] : bcr ? top[LB-1:0] : tc_lo) + n_enb[LB-1:0];
+        end
         for (jj = 0; jj <= B; jj = jj + 1) begin
             lo = below(jj);
             bp = |(k_push & lo);
@@ -460,15 +504,12 @@ module qrtl_wide_sax #(
             b_sp[jj*AW +: AW] = ((bq && !bpq) ? top : sp)
                 + addr(count(k_snb & lo & (bq ? ahead_pop : {B{1'b1}})));
             // (a push then its pop, or a pop then a push, leave top and parent as they were)
-            b_top[jj*AW +: AW] = (bp != bq) ? (bp ? sp : parent) : top;
-            b_cmp[jj*AW +: AW] = (bcr ? {AW{1'b0}} : cmp) + addr(count(k_enb & lo & ~cr_after));
+            if (jj == B) begin
+                top_next = (bp != bq) ? (bp ? sp : parent) : top;
+                cmp_next = (bcr ? {AW{1'b0}} : cmp) + addr(count(k_enb & lo & ~cr_after));
+            end
             b_alen[jj*AW +: AW] = (banew ? {{ "{" }}{(AW-1){1'b0}}, 1'b1} : alen) + addr(count(k_anb & lo));
             b_atn[jj*KW +: KW] = (bp ? {KW{1'b0}} : at_n) + {{ "{" }}{(KW-1){1'b0}}, baend};
-        end
-        for (jj = 0; jj < B; jj = jj + 1) begin
-            epos = b_top[jj*AW +: AW] + b_cmp[jj*AW +: AW];
-            b_cmps[jj*CW +: CW] = {b_sp[jj*AW +: AW] >= CAP, b_sp[jj*AW +: AW] + b_alen[jj*AW +: AW] >= CAP,
-                epos < b_sp[jj*AW +: AW], epos != b_sp[jj*AW +: AW], epos[LB-1:0]};
         end
         // (bp, bq: the whole item's)
         parent_next = (bp != bq) ? (bp ? top : starts_rd) : parent;
@@ -1428,9 +1469,9 @@ module qrtl_wide_sax #(
             depth <= b_depth[B*DW +: DW];
             root_seen <= b_root[B];
             sp <= b_sp[B*AW +: AW];
-            top <= b_top[B*AW +: AW];
+            top <= top_next;
             parent <= parent_next;
-            cmp <= b_cmp[B*AW +: AW];
+            cmp <= cmp_next;
             alen <= b_alen[B*AW +: AW];
             at_n <= b_atn[B*KW +: KW];
             in_text <= last_write(in_text, wit_v, nit_v, B);
