@@ -607,10 +607,15 @@ module qrtl_wide_in (
     reg  [NCT*B-1:0] h_ctl;
     reg  [NC*B-1:0] h_cls;
     reg  [NF*B-1:0] h_fl;
-    wire [B-1:0] h_low = h_rem & (~h_rem + {{ lanes }}'d1);
-    wire [B-1:0] h_above = h_starts & h_rem & ~h_low;
-    wire [B-1:0] h_next = h_above & (~h_above + {{ lanes }}'d1);
-    wire [B-1:0] h_act = (h_above == {B{1'b0}}) ? h_rem : (h_rem & (h_next - {{ lanes }}'d1));
+    // (prefix ORs, not `x & -x` and `- 1`, which become carry chains)
+    reg  [B-1:0] h_low, h_above, h_act;
+    integer      hq;
+    always @* begin
+        for (hq = 0; hq < B; hq = hq + 1) h_low[hq] = h_rem[hq] && !(|(h_rem & ~({B{1'b1}} << hq)));
+        h_above = h_starts & h_rem & ~h_low;
+        // the lanes below the next start above the lowest (all: none)
+        for (hq = 0; hq < B; hq = hq + 1) h_act[hq] = h_rem[hq] && !(|(h_above & ~({B{1'b1}} << (hq + 1))));
+    end
     wire h_final = h_act == h_rem; // the beat's last item
     wire issue = h_valid && i_ready;
     wire h_load = (!h_valid || (issue && h_final)) && count != {(FAW+1){1'b0}};
