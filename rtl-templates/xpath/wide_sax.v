@@ -461,30 +461,6 @@ module qrtl_wide_sax #(
             ahead_push[jj] = |(k_push & below(jj));
             ahead_pop[jj] = |(k_pop & below(jj));
         end
-        // (before the loop below, whose last pass leaves bp, bq .. for the whole item)
-        for (jj = 0; jj < B; jj = jj + 1) begin
-            lo = below(jj);
-            bq = |(k_pop & lo);
-            bpq = |(k_pop & ahead_push & lo);
-            bcr = |(k_cr & lo);
-            banew = |(k_anew & lo);
-            for (kk = 0; kk < B; kk = kk + 1) cr_after[kk] = |(k_cr & lo & ~below(kk + 1));
-            n_snb = count(k_snb & lo & (bq ? ahead_pop : {B{1'b1}}));
-            n_enb = count(k_enb & lo & ~cr_after);
-            n_anb = count(k_anb & lo);
-            // full: b_sp >= CAP; aful: b_sp + b_alen >= CAP
-            b_cmps[jj*CW + LB + 3] = cnt_ge({1'b0, n_snb}, (bq && !bpq) ? r_top : r_sp);
-            b_cmps[jj*CW + LB + 2] = cnt_ge({1'b0, n_snb} + {1'b0, n_anb},
-                (bq && !bpq) ? (banew ? r_top1 : r_topa) : (banew ? r_sp1 : r_spa));
-            // elt: top + cmp < sp, ene: top + cmp != sp, at an end-name
-            // byte (the only lane that reads them): no start name in its
-            // item, so after a pop (then `</`) parent + n < top, after
-            // `</` top + n < sp, else top + cmp + n < sp
-            d_sel = bq ? d_pop : bcr ? d_cr : d_on;
-            b_cmps[jj*CW + LB + 1] = !cnt_ge({1'b0, n_enb}, d_sel);
-            b_cmps[jj*CW + LB] = {{ "{" }}{(RW-LB-1){1'b0}}, n_enb} != d_sel;
-            b_cmps[jj*CW +: LB] = (bq ? parent[LB-1:0] : bcr ? top[LB-1:0] : tc_lo) + n_enb[LB-1:0];
-        end
         for (jj = 0; jj <= B; jj = jj + 1) begin
             lo = below(jj);
             bp = |(k_push & lo);
@@ -499,16 +475,34 @@ module qrtl_wide_sax #(
             b_dz[jj] = (bp && !bq) ? dz3[2] : (!bp && bq) ? dz3[1] : dz3[0];
             b_dmax[jj] = (bp && !bq) ? dm3[2] : (!bp && bq) ? dm3[1] : dm3[0];
             b_root[jj] = root_seen || bp;
+            // the item's start-name, end-name and attribute-name bytes before lane jj
+            n_snb = count(k_snb & lo & (bq ? ahead_pop : {B{1'b1}}));
+            n_enb = count(k_enb & lo & ~cr_after);
+            n_anb = count(k_anb & lo);
+            if (jj < B) begin
+                // full: b_sp >= CAP; aful: b_sp + b_alen >= CAP
+                b_cmps[jj*CW + LB + 3] = cnt_ge({1'b0, n_snb}, (bq && !bpq) ? r_top : r_sp);
+                b_cmps[jj*CW + LB + 2] = cnt_ge({1'b0, n_snb} + {1'b0, n_anb},
+                    (bq && !bpq) ? (banew ? r_top1 : r_topa) : (banew ? r_sp1 : r_spa));
+                // elt: top + cmp < sp, ene: top + cmp != sp, at an end-name
+                // byte (the only lane that reads them): no start name in its
+                // item, so after a pop (then `</`) parent + n < top, after
+                // `</` top + n < sp, else top + cmp + n < sp
+                d_sel = bq ? d_pop : bcr ? d_cr : d_on;
+                b_cmps[jj*CW + LB + 1] = !cnt_ge({1'b0, n_enb}, d_sel);
+                b_cmps[jj*CW + LB] = {{ "{" }}{(RW-LB-1){1'b0}}, n_enb} != d_sel;
+                b_cmps[jj*CW +: LB] = (bq ? parent[LB-1:0] : bcr ? top[LB-1:0] : tc_lo) + n_enb[LB-1:0];
+            end
             // after a pop the stack's fill is the popped name's start: the
             // top's, or after the item's push (`/>`) the entry fill
             b_sp[jj*AW +: AW] = ((bq && !bpq) ? top : sp)
-                + addr(count(k_snb & lo & (bq ? ahead_pop : {B{1'b1}})));
+                + addr(n_snb);
             // (a push then its pop, or a pop then a push, leave top and parent as they were)
             if (jj == B) begin
                 top_next = (bp != bq) ? (bp ? sp : parent) : top;
-                cmp_next = (bcr ? {AW{1'b0}} : cmp) + addr(count(k_enb & lo & ~cr_after));
+                cmp_next = (bcr ? {AW{1'b0}} : cmp) + addr(n_enb);
             end
-            b_alen[jj*AW +: AW] = (banew ? {{ "{" }}{(AW-1){1'b0}}, 1'b1} : alen) + addr(count(k_anb & lo));
+            b_alen[jj*AW +: AW] = (banew ? {{ "{" }}{(AW-1){1'b0}}, 1'b1} : alen) + addr(n_anb);
             b_atn[jj*KW +: KW] = (bp ? {KW{1'b0}} : at_n) + {{ "{" }}{(KW-1){1'b0}}, baend};
         end
         // (bp, bq: the whole item's)
