@@ -664,7 +664,9 @@ module qrtl_wide_in (
     always @(posedge clk) begin
         i_data <= h_data;
         i_state <= h_st;
-        i_ctl <= h_ctl;
+        // (the item's lanes' controls only: the back end reads them
+        // without i_act; a bad beat has none, h_rem being empty)
+        for (hq = 0; hq < B; hq = hq + 1) i_ctl[hq*NCT +: NCT] <= h_ctl[hq*NCT +: NCT] & {NCT{h_act[hq]}};
         i_cls <= h_cls;
         i_flags <= h_fl;
         i_act <= h_act;

@@ -37,15 +37,16 @@
 //   front end, and so do the lanes' character faults (xml/chars.rs), which
 //   stop the document before the lane is parsed.
 //
-// Three stages. Stage 1 moves the registers (nothing in them depends on
+// Four stages. Stage 1 moves the registers (nothing in them depends on
 // whether a lane fails: after the document's first error nothing they
 // hold matters) and writes the memories; stage 2 runs the lanes again
 // from the registers stage 1 saw, for their failures and events (the
 // duplicate-attribute slots read and written); stage 3 compares the
 // end-name bytes with the name stack's (read at the end of stage 1 and
-// registered as they leave the block RAM), finds the document's first
-// failure (no lane after it gives anything until the document's end) and
-// registers the outputs: per item,
+// registered as they leave the block RAM) and the attribute name with
+// the earlier ones, for each lane's failure; stage 4 finds the
+// document's first failure (no lane after it gives anything until the
+// document's end) and registers the outputs: per item,
 // the events of each lane (`e_lanes`, lane order, a lane with events has
 // its bit in `e_mask`; only the events this design's clusters read) and,
 // with the document's last item, its end (`e_doc_end`, status and reason
@@ -64,7 +65,7 @@ module qrtl_wide_sax #(
     input  wire        i_valid,
     input  wire [{{ lanes * 8 - 1 }}:0] i_data,
     input  wire [{{ lanes * 6 - 1 }}:0] i_state,
-    input  wire [{{ lanes * lane_ctls - 1 }}:0] i_ctl,
+    input  wire [{{ lanes * lane_ctls - 1 }}:0] i_ctl,   // the item's lanes' only (none in a bad beat)
     input  wire [{{ cls_bits - 1 }}:0] i_cls,
     input  wire [{{ lanes * lane_flags - 1 }}:0] i_flags,
     input  wire [{{ lanes - 1 }}:0]  i_act,
@@ -302,8 +303,8 @@ module qrtl_wide_sax #(
     integer       o;
     always @* begin
         for (j = 0; j < B; j = j + 1) begin
-            at_byte[j] = i_act[j] && (i_ctl[j*NCT + CT_ANEW] || i_ctl[j*NCT + CT_ANB]);
-            at_push[j] = i_act[j] && i_ctl[j*NCT + CT_PUSH];
+            at_byte[j] = i_ctl[j*NCT + CT_ANEW] || i_ctl[j*NCT + CT_ANB];
+            at_push[j] = i_ctl[j*NCT + CT_PUSH];
             at_ts[j] = i_ctl[j*NCT + CT_TS];
         end
         for (j = 0; j < B; j = j + 1) at_first[j] = at_byte[j] && !(|(at_byte & below(j)));
@@ -390,8 +391,23 @@ module qrtl_wide_sax #(
     // push, a pop or neither tested from the register, then chosen.
     reg  [B:0]    b_dz, b_dmax;
     wire [DW-1:0] depth_inc = depth + 1'b1, depth_dec = depth - 1'b1;
-    wire [2:0]    dz3 = {depth_inc == {DW{1'b0}}, depth_dec == {DW{1'b0}}, depth == {DW{1'b0}}};
-    wire [2:0]    dm3 = {depth_inc >= DEPTH_MAX, depth_dec >= DEPTH_MAX, depth >= DEPTH_MAX};
+    // Registers (dz3, dm3: bit 2 for depth + 1, bit 1 for depth - 1, bit 0
+    // for depth, all mod 2^DW as the depth's arithmetic), found with the
+    // depth a clock ahead from the flags of depth - 2 .. depth + 2
+    // (`dzn`, `dmn`, bit t + 2 for depth + t), so the lanes' depth tests
+    // start at a flip-flop.
+    reg  [2:0]    dz3, dm3;
+    reg  [5:0]    dzm_next;       // {dz3, dm3} after the item
+    localparam [DW:0] D_TWO = 2;
+    wire [DW-1:0] depth_p2 = depth + D_TWO[DW-1:0], depth_m2 = depth - D_TWO[DW-1:0];
+    wire [4:0]    dzn = {depth_p2 == {DW{1'b0}}, depth_inc == {DW{1'b0}}, depth == {DW{1'b0}},
+        depth_dec == {DW{1'b0}}, depth_m2 == {DW{1'b0}}};
+    wire [4:0]    dmn = {depth_p2 >= DEPTH_MAX, depth_inc >= DEPTH_MAX, depth >= DEPTH_MAX,
+        depth_dec >= DEPTH_MAX, depth_m2 >= DEPTH_MAX};
+    // ... at depth 0 (reset, a new document)
+    localparam [DW-1:0] D_ONE = 1;
+    localparam [2:0] DZ3_0 = 3'b001;
+    localparam [2:0] DM3_0 = {D_ONE >= DEPTH_MAX, {DW{1'b1}} >= DEPTH_MAX, {DW{1'b0}} >= DEPTH_MAX};
     reg  [(B+1)*AW-1:0] b_sp, b_alen;
     reg  [AW-1:0] top_next, cmp_next; // after the item
     reg  [AW-1:0] parent_next;        // after the item
@@ -454,9 +470,8 @@ module qrtl_wide_sax #(
             k_aend[jj] = i_ctl[jj*NCT + CT_AEND];
             k_ser[jj] = i_ctl[jj*NCT + CT_SER];
         end
-        // (a bad beat's lanes do nothing)
-        {k_push, k_snb, k_pop, k_cr, k_enb, k_anew, k_anb, k_aend, k_ser} =
-            {k_push, k_snb, k_pop, k_cr, k_enb, k_anew, k_anb, k_aend, k_ser} & {9{i_act & {B{!i_bad}}}};
+        // (qrtl_wide_in gives the controls of the item's lanes only, and
+        // none in a bad beat, whose item has no lanes)
         for (jj = 0; jj < B; jj = jj + 1) begin
             ahead_push[jj] = |(k_push & below(jj));
             ahead_pop[jj] = |(k_pop & below(jj));
@@ -507,6 +522,10 @@ module qrtl_wide_sax #(
         end
         // (bp, bq: the whole item's)
         parent_next = (bp != bq) ? (bp ? top : starts_rd) : parent;
+        // the depth flags after the item (for depth + 1, depth - 1, depth)
+        dzm_next = (bp && !bq) ? {dzn[4], dzn[2], dzn[3], dmn[4], dmn[2], dmn[3]}
+            : (!bp && bq) ? {dzn[2], dzn[0], dzn[1], dmn[2], dmn[0], dmn[1]}
+            : {dzn[3], dzn[1], dzn[2], dmn[3], dmn[1], dmn[2]};
         // The end name's read address: a pop or a `</` before its first byte
         // in the item moves it to the parent's name or to the name's start.
         // (a prefix OR: `(k_enb & -k_enb) - 1` would be carry chains)
@@ -1303,7 +1322,7 @@ module qrtl_wide_sax #(
             v_lt_first = lt_first;
             v_enc_latin1 = enc_latin1;
             v_enc_ascii = enc_ascii;
-            run_lane(i_act[j] && !i_bad, 1'b0, {{ "{" }}{(NS-1){1'b0}}, 1'b1} << i_state[j*6 +: 6], i_cls[j*NC +: NC], i_data[j*8 +: 8],
+            run_lane(i_act[j], 1'b0, {{ "{" }}{(NS-1){1'b0}}, 1'b1} << i_state[j*6 +: 6], i_cls[j*NC +: NC], i_data[j*8 +: 8],
                 i_flags[j*NF +: NF], b_dz[j], b_dmax[j], b_root[j], b_cmps[j*CW + LB +: 4],
                 b_alen[j*AW +: AW], b_atn[j*KW +: KW], ser_now);
             if (i_act[j]) to_content = f[F_TO_CONTENT];
@@ -1337,7 +1356,7 @@ module qrtl_wide_sax #(
             v_lt_first = p_lt_first[j];
             v_enc_latin1 = p_enc_l[j];
             v_enc_ascii = p_enc_a[j];
-            run_lane(p_act[j] && !p_bad, 1'b1, p_st[j*NS +: NS], p_cls[j*NC +: NC], p_data[j*8 +: 8],
+            run_lane(p_act[j], 1'b1, p_st[j*NS +: NS], p_cls[j*NC +: NC], p_data[j*8 +: 8],
                 p_flags[j*NF +: NF], p_dz[j], p_dmax[j], p_root[j], p_cmps[j*CW + LB +: 4],
                 p_alen[j*AW +: AW], p_atn[j*KW +: KW], p_regs);
             fail_v[j] = v_failed;
@@ -1443,6 +1462,7 @@ module qrtl_wide_sax #(
     always @(posedge clk) begin
         if (rst || (i_valid && i_last)) begin
             depth <= {DW{1'b0}};
+            {dz3, dm3} <= {DZ3_0, DM3_0};
             root_seen <= 1'b0;
             sp <= {AW{1'b0}};
             top <= {AW{1'b0}};
@@ -1461,6 +1481,7 @@ module qrtl_wide_sax #(
                 T_BEFORE_NAME, 1'b0, 3'd0, 1'b0, 1'b0};
         end else if (i_valid) begin
             depth <= b_depth[B*DW +: DW];
+            {dz3, dm3} <= dzm_next;
             root_seen <= b_root[B];
             sp <= b_sp[B*AW +: AW];
             top <= top_next;
@@ -1567,7 +1588,44 @@ module qrtl_wide_sax #(
     end
 
     // ==================================================================
-    // Stage 3: the document's first failure (lanes after the first
+    // Stage 3: whether each lane fails (its stage 2 failure, its end-name
+    // byte against the name stack's, its attribute name against the
+    // earlier ones), registered for stage 4
+    // ==================================================================
+    reg  [B-1:0] s3_fail;          // a lane fails: in stage 2, or here
+    reg  [5*B-1:0] s3_reason;
+    always @* begin
+        for (j = 0; j < B; j = j + 1) begin
+            s3_fail[j] = q_fail[j] || (q_cmp[j] && q_rd[q_elo[j*LB +: LB]*8 +: 8] != q_data[j*8 +: 8])
+                || (q_dupc[j] && |(q_aeq & q_leq[j*KA +: KA]));
+            s3_reason[j*5 +: 5] = q_fail[j] ? q_reason[j*5 +: 5] : q_cmp[j] ? E_MISMATCHED_CLOSE : E_DUPLICATE_ATTRIBUTE;
+        end
+    end
+    // Stage 3 to stage 4 (u_*).
+    reg          u_valid, u_last, u_bad, u_to_content, u_end_depth0, u_end_root;
+    reg  [B-1:0] u_fail, u_late, u_big, u_lim;
+    reg  [5*B-1:0] u_reason;
+    reg  [W*B-1:0] u_ev;
+    reg  [20:0]  u_cp;
+    always @(posedge clk) begin
+        if (rst) u_valid <= 1'b0;
+        else u_valid <= q_valid;
+        u_last <= q_last;
+        u_bad <= q_bad;
+        u_fail <= s3_fail;
+        u_late <= s3_fail & ~q_fail;
+        u_reason <= s3_reason;
+        u_big <= q_big & q_fail;
+        u_lim <= q_lim & q_fail;
+        u_ev <= q_ev;
+        u_cp <= q_cp;
+        u_to_content <= q_to_content;
+        u_end_depth0 <= q_end_depth0;
+        u_end_root <= q_end_root;
+    end
+
+    // ==================================================================
+    // Stage 4: the document's first failure (lanes after the first
     // failing one, or after an earlier item's, give nothing), the
     // outputs, and with the document's last item its end (tokenizer
     // `finish`)
@@ -1576,47 +1634,40 @@ module qrtl_wide_sax #(
     reg          n_failed, n_big, n_lim;
     reg  [4:0]   n_reason;
     reg  [B-1:0] first;            // the first failing lane, one-hot
-    reg  [B-1:0] s3_fail;          // a lane fails: in stage 2, or its end-name byte differs
-    reg  [5*B-1:0] s3_reason;
     always @* begin
-        for (j = 0; j < B; j = j + 1) begin
-            s3_fail[j] = q_fail[j] || (q_cmp[j] && q_rd[q_elo[j*LB +: LB]*8 +: 8] != q_data[j*8 +: 8])
-                || (q_dupc[j] && |(q_aeq & q_leq[j*KA +: KA]));
-            s3_reason[j*5 +: 5] = q_fail[j] ? q_reason[j*5 +: 5] : q_cmp[j] ? E_MISMATCHED_CLOSE : E_DUPLICATE_ATTRIBUTE;
-        end
         ev = {W*B{1'b0}};
         for (j = 0; j < B; j = j + 1) begin
-            first[j] = s3_fail[j] && !(|(s3_fail & below(j)));
-            // (a lane failing here, not in stage 2, gives nothing)
-            if (!failed && !(|(s3_fail & below(j))) && !(s3_fail[j] && !q_fail[j])) ev[j*W +: W] = q_ev[j*W +: W];
+            first[j] = u_fail[j] && !(|(u_fail & below(j)));
+            // (a lane failing in stage 3, not in stage 2, gives nothing)
+            if (!failed && !(|(u_fail & below(j))) && !u_late[j]) ev[j*W +: W] = u_ev[j*W +: W];
         end
         n_reason = E_NONE;
-        for (j = 0; j < B; j = j + 1) n_reason = n_reason | ({5{first[j]}} & s3_reason[j*5 +: 5]);
+        for (j = 0; j < B; j = j + 1) n_reason = n_reason | ({5{first[j]}} & u_reason[j*5 +: 5]);
         // (a lane failing in stage 3 fails with a reason of status error)
-        n_big = |(first & q_fail & q_big);
-        n_lim = |(first & q_fail & q_lim);
-        n_failed = failed || (|s3_fail);
+        n_big = |(first & u_big);
+        n_lim = |(first & u_lim);
+        n_failed = failed || (|u_fail);
         if (failed) {n_reason, n_big, n_lim} = {reason, failed_big, failed_lim};
     end
-    wire [4:0] end_reason = q_bad ? E_BAD_BEAT
+    wire [4:0] end_reason = u_bad ? E_BAD_BEAT
         : n_failed ? n_reason
-        : !q_to_content ? E_UNTERMINATED_MARKUP
-        : !q_end_depth0 ? E_UNCLOSED_ELEMENT
-        : q_end_root ? E_NONE : E_NO_ROOT_ELEMENT;
+        : !u_to_content ? E_UNTERMINATED_MARKUP
+        : !u_end_depth0 ? E_UNCLOSED_ELEMENT
+        : u_end_root ? E_NONE : E_NO_ROOT_ELEMENT;
     // The status from flags (a failure's reason is never E_NONE).
-    wire [1:0] end_status = q_bad ? 2'd1
+    wire [1:0] end_status = u_bad ? 2'd1
         : n_failed ? (n_lim ? 2'd3 : n_big ? 2'd2 : 2'd1)
-        : (q_to_content && q_end_depth0 && q_end_root) ? 2'd0 : 2'd1;
+        : (u_to_content && u_end_depth0 && u_end_root) ? 2'd0 : 2'd1;
     reg  [B-1:0] mask;
     always @* begin
         for (m = 0; m < B; m = m + 1) mask[m] = |(ev[m*W +: W] & EVENTS);
     end
     always @(posedge clk) begin
-        if (rst || (q_valid && q_last)) begin
+        if (rst || (u_valid && u_last)) begin
             failed <= 1'b0;
             reason <= E_NONE;
             {failed_big, failed_lim} <= 2'b00;
-        end else if (q_valid) begin
+        end else if (u_valid) begin
             failed <= n_failed;
             reason <= n_reason;
             {failed_big, failed_lim} <= {n_big, n_lim};
@@ -1628,12 +1679,12 @@ module qrtl_wide_sax #(
             e_mask <= {B{1'b0}};
             e_doc_end <= 1'b0;
         end else begin
-            e_valid <= q_valid && (mask != {B{1'b0}} || q_last);
+            e_valid <= u_valid && (mask != {B{1'b0}} || u_last);
             e_mask <= mask;
-            e_doc_end <= q_valid && q_last;
+            e_doc_end <= u_valid && u_last;
         end
         e_lanes <= ev;
-        e_cp <= q_cp;
+        e_cp <= u_cp;
         e_status <= end_status;
         e_reason <= end_reason;
     end

@@ -40,13 +40,14 @@ pub const BYTES_PER_CLOCK: [u32; 4] = [1, 2, 4, 8];
 /// Clock cycles from accepting a document's last beat (one item) to its
 /// end reaching the clusters: the front end's stages (input, classes,
 /// transitions, the product tree, the lane states, ops, the splitter's two
-/// stages), its FIFO and head, the item register; the back end's three
-/// stages (the registers, the lanes' checks, the first failure and the
-/// output); the event queue's FIFO, head and its two output registers.
+/// stages), its FIFO and head, the item register; the back end's four
+/// stages (the registers, the lanes' checks, the name and attribute
+/// compares, the first failure and the output); the event queue's FIFO,
+/// head and its two output registers.
 pub fn wide_latency(lanes: u32) -> u32 {
     let levels = lanes.trailing_zeros();
     let chain = lanes / 2;
-    3 + levels + chain + 3 + 3 + 3 + 4
+    3 + levels + chain + 3 + 3 + 4 + 4
 }
 
 /// A transition matrix of the lexer: its nonzero entries (from, to) and
