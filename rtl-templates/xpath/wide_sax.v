@@ -24,7 +24,8 @@
 // * the rare constructs (serial lanes: the document's first bytes, `<!`
 //   and `<?`, keywords, PI targets, references, the `]` held in CDATA)
 //   come one per item, so their registers (kw, ref_*, pi_*, d_*, t_*) are
-//   read and written by the item's serial lane alone;
+//   read and written by the item's serial lane alone, which runs in one
+//   serial unit (the lanes' own copies of the lane logic leave it out);
 // * the name stack is {{ lanes }} byte banks (byte address a in bank a mod {{ lanes }}):
 //   a start name writes consecutive addresses, at most one per bank; an
 //   end name reads consecutive addresses, each bank read once, at the
@@ -37,14 +38,15 @@
 //   front end, and so do the lanes' character faults (xml/chars.rs), which
 //   stop the document before the lane is parsed.
 //
-// Four stages. Stage 1 moves the registers (nothing in them depends on
-// whether a lane fails: after the document's first error nothing they
-// hold matters) and writes the memories; stage 2 runs the lanes again
-// from the registers stage 1 saw, for their failures and events (the
-// duplicate-attribute slots read and written); stage 3 compares the
-// end-name bytes with the name stack's (read at the end of stage 1 and
-// registered as they leave the block RAM) and the attribute name with
-// the earlier ones, for each lane's failure; stage 4 finds the
+// Four stages. Stage 1 moves the stack's registers (nothing in them
+// depends on whether a lane fails: after the document's first error
+// nothing they hold matters), writes the memories and picks out the
+// serial lane; stage 2 runs the lanes from the registers stage 1 saw, for
+// their failures and events, and moves the flags and the serial
+// registers (the duplicate-attribute slots read and written); stage 3
+// compares the end-name bytes with the name stack's (read at the end of
+// stage 1 and registered as they leave the block RAM) and the attribute
+// name with the earlier ones, for each lane's failure; stage 4 finds the
 // document's first failure (no lane after it gives anything until the
 // document's end) and registers the outputs: per item,
 // the events of each lane (`e_lanes`, lane order, a lane with events has
@@ -233,13 +235,23 @@ module qrtl_wide_sax #(
     reg  [NS*B-1:0] p_st;      // the lanes' states, one-hot
     reg  [NC*B-1:0] p_cls;
     reg  [NF*B-1:0] p_flags;
-    reg  [B-1:0] p_act, p_ser, p_in_text, p_lt_first, p_enc_l, p_enc_a;
+    reg  [B-1:0] p_act, p_ser;
     reg  [B-1:0] p_dz, p_dmax;
     reg  [B-1:0] p_root;
     reg  [B*AW-1:0] p_alen;
     reg  [B*CW-1:0] p_cmps;
     reg  [B*KW-1:0] p_atn;
-    reg  [SER-1:0] p_regs;     // the serial registers at the item's entry
+    // (and its serial lane, p_ser one-hot, for the serial unit: on, state
+    // one-hot, class, byte, flags, the stack registers as it sees them)
+    reg          p_s_on;
+    reg  [NS-1:0] p_s_st;
+    reg  [NC-1:0] p_s_cls;
+    reg  [7:0]   p_s_data;
+    reg  [NF-1:0] p_s_flags;
+    reg          p_s_dz, p_s_dmax, p_s_root;
+    reg  [3:0]   p_s_cmps;
+    reg  [AW-1:0] p_s_alen;
+    reg  [KW-1:0] p_s_atn;
     reg  [AW*KA-1:0] p_at_len;  // the slots' lengths at the item's entry
     reg          p_to_content, p_end_depth0, p_end_root;
     // (and the duplicate check's item: its bytes, slots compared, a new name)
@@ -539,7 +551,7 @@ module qrtl_wide_sax #(
     // byte; `v_*` are the registers as the lane sees them: the stack's
     // from above, the flags the lanes before it set (`last_write`), the
     // serial registers as at the item's entry, since only the item's one
-    // serial lane reads or writes them)
+    // serial lane, in the serial unit, reads or writes them)
     // ------------------------------------------------------------------
     // What a lane writes to the flags: the text-node flag (l_wit, to
     // l_nit), the first-`<` flag, the encoding (the XML declaration's
@@ -1273,13 +1285,70 @@ module qrtl_wide_sax #(
         t_phase, t_public, t_pos, t_single, t_nm_first};
     reg  [SER-1:0] ser_next;
 
+    // The states whose lanes are always serial (qrtl_wide_in's K_SERIAL
+    // whatever the class): the lanes' copies of the lane logic leave them
+    // to the serial unit (the serial lanes of other states, `<!`, `<?`
+    // and `&`, too, by p_ser).
+    localparam [NS-1:0] S_ONE = 1;
+    localparam [NS-1:0] SER_ONLY = (S_ONE << L_START) | (S_ONE << L_BOM1) | (S_ONE << L_BOM2)
+        | (S_ONE << L_BANG) | (S_ONE << L_CDATA_OPEN) | (S_ONE << L_DOCTYPE_OPEN)
+        | (S_ONE << L_DOCTYPE_BODY) | (S_ONE << L_DOCTYPE_DQ) | (S_ONE << L_DOCTYPE_SQ)
+        | (S_ONE << L_PI_TARGET) | (S_ONE << L_PI_BODY) | (S_ONE << L_PI_QUESTION)
+        | (S_ONE << L_CDATA_BRACKET1) | (S_ONE << L_CDATA_BRACKET2)
+        | (S_ONE << L_REF_TEXT) | (S_ONE << L_REF_ATTR_DQ) | (S_ONE << L_REF_ATTR_SQ);
+
     // ==================================================================
-    // Stage 1: the registers after the item. The lanes run here for what
-    // they do to the flags and the serial registers (each lane's copy of
-    // the lane logic keeps only that); whether a lane fails, and its
-    // events, come from their second run in stage 2, a clock later.
+    // Stage 1: the item's serial lane (at most one, k_ser) picked out for
+    // the serial unit, with the stack registers as it sees them. No lane
+    // logic runs here: the registers stage 1 moves are the stack's.
     // ==================================================================
-    // The flags as each lane sees them (for stage 2).
+    reg  [5:0]    s_state;
+    reg  [NC-1:0] s_cls;
+    reg  [7:0]    s_data;
+    reg  [NF-1:0] s_flags;
+    reg           s_dz, s_dmax, s_root;
+    reg  [3:0]    s_cmps;
+    reg  [AW-1:0] s_alen;
+    reg  [KW-1:0] s_atn;
+    always @* begin
+        s_state = 6'd0;
+        s_cls = {NC{1'b0}};
+        s_data = 8'd0;
+        s_flags = {NF{1'b0}};
+        {s_dz, s_dmax, s_root} = 3'b000;
+        s_cmps = 4'd0;
+        s_alen = {AW{1'b0}};
+        s_atn = {KW{1'b0}};
+        to_content = 1'b0;
+        for (j = 0; j < B; j = j + 1) begin
+            s_state = s_state | ({6{k_ser[j]}} & i_state[j*6 +: 6]);
+            s_cls = s_cls | ({NC{k_ser[j]}} & i_cls[j*NC +: NC]);
+            s_data = s_data | ({8{k_ser[j]}} & i_data[j*8 +: 8]);
+            s_flags = s_flags | ({NF{k_ser[j]}} & i_flags[j*NF +: NF]);
+            s_dz = s_dz | (k_ser[j] & b_dz[j]);
+            s_dmax = s_dmax | (k_ser[j] & b_dmax[j]);
+            s_root = s_root | (k_ser[j] & b_root[j]);
+            s_cmps = s_cmps | ({4{k_ser[j]}} & b_cmps[j*CW + LB +: 4]);
+            s_alen = s_alen | ({AW{k_ser[j]}} & b_alen[j*AW +: AW]);
+            s_atn = s_atn | ({KW{k_ser[j]}} & b_atn[j*KW +: KW]);
+            if (i_act[j]) to_content = i_flags[j*NF + F_TO_CONTENT];
+        end
+    end
+
+    // ==================================================================
+    // Stage 2: the lanes, from the stack registers stage 1 saw, for their
+    // failures and events (the duplicate check's slots as the item found
+    // them; an end name's byte is compared in stage 3), and the flags and
+    // the serial registers after the item. Each lane runs twice: first
+    // for its writes to the flags, reading them as at the item's entry
+    // (a flag read decides only whether a lane fails, or is read by a
+    // serial lane: the first `<`, read by a PI target, which no lane
+    // writing it precedes in an item; and a failure moves no register),
+    // then with the flags as the lanes before it left them. The serial
+    // lane runs in the serial unit (one copy of the serial logic, fed by
+    // p_s_*), twice likewise; its first run moves the serial registers.
+    // ==================================================================
+    // The flags as each lane sees them.
     reg  [B-1:0] a_in_text, a_lt_first, a_enc_l, a_enc_a;
     // Stage 2's outputs: per lane, fails (reason_v), its events; the
     // serial lane's code point.
@@ -1290,6 +1359,7 @@ module qrtl_wide_sax #(
     reg  [20:0]  s_cp;
 
     always @* begin
+        // the writes
         wit_v = {B{1'b0}};
         nit_v = {B{1'b0}};
         wlf_v = {B{1'b0}};
@@ -1297,8 +1367,6 @@ module qrtl_wide_sax #(
         wenc_v = {B{1'b0}};
         nenc_l_v = {B{1'b0}};
         nenc_a_v = {B{1'b0}};
-        ser_next = ser_now & {SER{!(|k_ser)}};
-        to_content = 1'b0;
         ent = 8'd0;
         dig = 4'd0;
         ref_next = 21'd0;
@@ -1308,24 +1376,13 @@ module qrtl_wide_sax #(
         b = 8'd0;
         f = {NF{1'b0}};
         for (j = 0; j < B; j = j + 1) begin
-            // The flags as lane j sees them, for stage 2. Here every lane
-            // reads them as at the item's entry, and no lane checks its
-            // character: either only decides whether a lane fails (the
-            // encoding, the text node flag) or is read by a serial lane
-            // (the first `<`, read by a PI target, which no lane writing
-            // it precedes in an item), and a failure moves no register.
-            a_in_text[j] = last_write(in_text, wit_v, nit_v, j);
-            a_lt_first[j] = last_write(lt_first, wlf_v, nlf_v, j);
-            a_enc_l[j] = last_write(enc_latin1, wenc_v, nenc_l_v, j);
-            a_enc_a[j] = last_write(enc_ascii, wenc_v, nenc_a_v, j);
             v_in_text = in_text;
             v_lt_first = lt_first;
             v_enc_latin1 = enc_latin1;
             v_enc_ascii = enc_ascii;
-            run_lane(i_act[j], 1'b0, {{ "{" }}{(NS-1){1'b0}}, 1'b1} << i_state[j*6 +: 6], i_cls[j*NC +: NC], i_data[j*8 +: 8],
-                i_flags[j*NF +: NF], b_dz[j], b_dmax[j], b_root[j], b_cmps[j*CW + LB +: 4],
-                b_alen[j*AW +: AW], b_atn[j*KW +: KW], ser_now);
-            if (i_act[j]) to_content = f[F_TO_CONTENT];
+            run_lane(p_act[j] && !p_ser[j], 1'b0, p_st[j*NS +: NS] & ~SER_ONLY, p_cls[j*NC +: NC], p_data[j*8 +: 8],
+                p_flags[j*NF +: NF], p_dz[j], p_dmax[j], p_root[j], p_cmps[j*CW + LB +: 4],
+                p_alen[j*AW +: AW], p_atn[j*KW +: KW], ser_now);
             wit_v[j] = l_wit;
             nit_v[j] = l_nit;
             wlf_v[j] = l_wlf;
@@ -1333,32 +1390,44 @@ module qrtl_wide_sax #(
             wenc_v[j] = l_wenc;
             nenc_l_v[j] = l_nenc_l;
             nenc_a_v[j] = l_nenc_a;
-            // the serial lane's registers (it is the item's only one)
-            ser_next = ser_next | ({SER{k_ser[j]}} & {v_doctype, v_kw, v_ref_phase, v_ref_buf, v_ref_len,
-                v_ref_val, v_pi_len, v_pi_buf, v_pi_q, v_decl_on, v_d_phase, v_d_attr, v_d_pos,
-                v_d_single, v_d_cands, v_d_latin1, v_d_ascii, v_bom, v_t_phase, v_t_public,
-                v_t_pos, v_t_single, v_t_nm_first});
         end
+        v_in_text = in_text;
+        v_lt_first = lt_first;
+        v_enc_latin1 = enc_latin1;
+        v_enc_ascii = enc_ascii;
+        run_lane(p_s_on, 1'b0, p_s_st, p_s_cls, p_s_data, p_s_flags, p_s_dz, p_s_dmax, p_s_root,
+            p_s_cmps, p_s_alen, p_s_atn, ser_now);
+        ser_next = {v_doctype, v_kw, v_ref_phase, v_ref_buf, v_ref_len, v_ref_val, v_pi_len, v_pi_buf,
+            v_pi_q, v_decl_on, v_d_phase, v_d_attr, v_d_pos, v_d_single, v_d_cands, v_d_latin1,
+            v_d_ascii, v_bom, v_t_phase, v_t_public, v_t_pos, v_t_single, v_t_nm_first};
+        wit_v = wit_v | (p_ser & {B{l_wit}});
+        nit_v = nit_v | (p_ser & {B{l_nit}});
+        wlf_v = wlf_v | (p_ser & {B{l_wlf}});
+        nlf_v = nlf_v | (p_ser & {B{l_nlf}});
+        wenc_v = wenc_v | (p_ser & {B{l_wenc}});
+        nenc_l_v = nenc_l_v | (p_ser & {B{l_nenc_l}});
+        nenc_a_v = nenc_a_v | (p_ser & {B{l_nenc_a}});
 
-        // ==============================================================
-        // Stage 2: the lanes again, from the registers stage 1 saw, for
-        // their failures and events (the duplicate check's slots as the
-        // item found them; an end name's byte is compared in stage 3)
-        // ==============================================================
+        // the checks and events
         fail_v = {B{1'b0}};
         cmp_v = {B{1'b0}};
         dupc_v = {B{1'b0}};
         reason_v = {5*B{1'b0}};
         ev_l = {W*B{1'b0}};
-        s_cp = 21'd0;
         for (j = 0; j < B; j = j + 1) begin
-            v_in_text = p_in_text[j];
-            v_lt_first = p_lt_first[j];
-            v_enc_latin1 = p_enc_l[j];
-            v_enc_ascii = p_enc_a[j];
-            run_lane(p_act[j], 1'b1, p_st[j*NS +: NS], p_cls[j*NC +: NC], p_data[j*8 +: 8],
+            a_in_text[j] = last_write(in_text, wit_v, nit_v, j);
+            a_lt_first[j] = last_write(lt_first, wlf_v, nlf_v, j);
+            a_enc_l[j] = last_write(enc_latin1, wenc_v, nenc_l_v, j);
+            a_enc_a[j] = last_write(enc_ascii, wenc_v, nenc_a_v, j);
+        end
+        for (j = 0; j < B; j = j + 1) begin
+            v_in_text = a_in_text[j];
+            v_lt_first = a_lt_first[j];
+            v_enc_latin1 = a_enc_l[j];
+            v_enc_ascii = a_enc_a[j];
+            run_lane(p_act[j] && !p_ser[j], 1'b1, p_st[j*NS +: NS] & ~SER_ONLY, p_cls[j*NC +: NC], p_data[j*8 +: 8],
                 p_flags[j*NF +: NF], p_dz[j], p_dmax[j], p_root[j], p_cmps[j*CW + LB +: 4],
-                p_alen[j*AW +: AW], p_atn[j*KW +: KW], p_regs);
+                p_alen[j*AW +: AW], p_atn[j*KW +: KW], ser_now);
             fail_v[j] = v_failed;
             cmp_v[j] = l_cmp;
             dupc_v[j] = l_dupc;
@@ -1367,8 +1436,23 @@ module qrtl_wide_sax #(
             big_v[j] = v_big;
             lim_v[j] = v_lim;
             ev_l[j*W +: W] = e_kept;
-            s_cp = s_cp | ({21{p_ser[j]}} & ev_cp);
         end
+        v_in_text = |(p_ser & a_in_text);
+        v_lt_first = |(p_ser & a_lt_first);
+        v_enc_latin1 = |(p_ser & a_enc_l);
+        v_enc_ascii = |(p_ser & a_enc_a);
+        run_lane(p_s_on, 1'b1, p_s_st, p_s_cls, p_s_data, p_s_flags, p_s_dz, p_s_dmax, p_s_root,
+            p_s_cmps, p_s_alen, p_s_atn, ser_now);
+        for (j = 0; j < B; j = j + 1) begin
+            fail_v[j] = fail_v[j] | (p_ser[j] & v_failed);
+            cmp_v[j] = cmp_v[j] | (p_ser[j] & l_cmp);
+            dupc_v[j] = dupc_v[j] | (p_ser[j] & l_dupc);
+            reason_v[j*5 +: 5] = reason_v[j*5 +: 5] | ({5{p_ser[j]}} & v_reason);
+            big_v[j] = big_v[j] | (p_ser[j] & v_big);
+            lim_v[j] = lim_v[j] | (p_ser[j] & v_lim);
+            ev_l[j*W +: W] = ev_l[j*W +: W] | ({W{p_ser[j]}} & e_kept);
+        end
+        s_cp = ev_cp;
     end
 
     // One lane: byte bt in lexer state sti (one-hot; when on), from the stack
@@ -1470,15 +1554,6 @@ module qrtl_wide_sax #(
             cmp <= {AW{1'b0}};
             alen <= {AW{1'b0}};
             at_n <= {KW{1'b0}};
-            in_text <= 1'b0;
-            lt_first <= 1'b0;
-            enc_latin1 <= 1'b0;
-            enc_ascii <= 1'b0;
-            {doctype_seen, kw, ref_phase, ref_buf, ref_len, ref_val, pi_len, pi_buf, pi_q, decl_on,
-                d_phase, d_attr, d_pos, d_single, d_cands, d_latin1, d_ascii, bom_seen, t_phase,
-                t_public, t_pos, t_single, t_nm_first} <= {1'b0, 3'd0, R_START, 32'd0, 3'd0, 21'd0,
-                3'd0, 24'd0, 1'b0, 1'b0, D_SPACE, 2'd0, 4'd0, 1'b0, 4'd0, 1'b0, 1'b0, 1'b0,
-                T_BEFORE_NAME, 1'b0, 3'd0, 1'b0, 1'b0};
         end else if (i_valid) begin
             depth <= b_depth[B*DW +: DW];
             {dz3, dm3} <= dzm_next;
@@ -1489,13 +1564,6 @@ module qrtl_wide_sax #(
             cmp <= cmp_next;
             alen <= b_alen[B*AW +: AW];
             at_n <= b_atn[B*KW +: KW];
-            in_text <= last_write(in_text, wit_v, nit_v, B);
-            lt_first <= last_write(lt_first, wlf_v, nlf_v, B);
-            enc_latin1 <= last_write(enc_latin1, wenc_v, nenc_l_v, B);
-            enc_ascii <= last_write(enc_ascii, wenc_v, nenc_a_v, B);
-            {doctype_seen, kw, ref_phase, ref_buf, ref_len, ref_val, pi_len, pi_buf, pi_q, decl_on,
-                d_phase, d_attr, d_pos, d_single, d_cands, d_latin1, d_ascii, bom_seen, t_phase,
-                t_public, t_pos, t_single, t_nm_first} <= ser_next;
         end
     end
     // (the address bits above the memories' are read by the compares only)
@@ -1523,17 +1591,21 @@ module qrtl_wide_sax #(
         p_flags <= i_flags;
         p_act <= i_act;
         p_ser <= k_ser;
-        p_in_text <= a_in_text;
-        p_lt_first <= a_lt_first;
-        p_enc_l <= a_enc_l;
-        p_enc_a <= a_enc_a;
+        p_s_on <= |k_ser;
+        p_s_st <= {{ "{" }}{(NS-1){1'b0}}, 1'b1} << s_state;
+        p_s_cls <= s_cls;
+        p_s_data <= s_data;
+        p_s_flags <= s_flags;
+        {p_s_dz, p_s_dmax, p_s_root} <= {s_dz, s_dmax, s_root};
+        p_s_cmps <= s_cmps;
+        p_s_alen <= s_alen;
+        p_s_atn <= s_atn;
         p_dz <= b_dz[B-1:0];
         p_dmax <= b_dmax[B-1:0];
         p_root <= b_root[B-1:0];
         p_cmps <= b_cmps;
         p_alen <= b_alen[B*AW-1:0];
         p_atn <= b_atn[B*KW-1:0];
-        p_regs <= ser_now;
         p_at_len <= at_len;
         p_at_act <= at_act;
         p_at_word <= at_word;
@@ -1547,10 +1619,29 @@ module qrtl_wide_sax #(
     end
 
     // Stage 2: the duplicate check's running match (at_eq, of the item in
-    // stage 2).
+    // stage 2), the flags and the serial registers.
     always @(posedge clk) begin
-        if (rst || (p_valid && p_last)) at_eq <= {KA{1'b0}};
-        else if (p_valid) at_eq <= at_eq_item;
+        if (rst || (p_valid && p_last)) begin
+            at_eq <= {KA{1'b0}};
+            in_text <= 1'b0;
+            lt_first <= 1'b0;
+            enc_latin1 <= 1'b0;
+            enc_ascii <= 1'b0;
+            {doctype_seen, kw, ref_phase, ref_buf, ref_len, ref_val, pi_len, pi_buf, pi_q, decl_on,
+                d_phase, d_attr, d_pos, d_single, d_cands, d_latin1, d_ascii, bom_seen, t_phase,
+                t_public, t_pos, t_single, t_nm_first} <= {1'b0, 3'd0, R_START, 32'd0, 3'd0, 21'd0,
+                3'd0, 24'd0, 1'b0, 1'b0, D_SPACE, 2'd0, 4'd0, 1'b0, 4'd0, 1'b0, 1'b0, 1'b0,
+                T_BEFORE_NAME, 1'b0, 3'd0, 1'b0, 1'b0};
+        end else if (p_valid) begin
+            at_eq <= at_eq_item;
+            in_text <= last_write(in_text, wit_v, nit_v, B);
+            lt_first <= last_write(lt_first, wlf_v, nlf_v, B);
+            enc_latin1 <= last_write(enc_latin1, wenc_v, nenc_l_v, B);
+            enc_ascii <= last_write(enc_ascii, wenc_v, nenc_a_v, B);
+            {doctype_seen, kw, ref_phase, ref_buf, ref_len, ref_val, pi_len, pi_buf, pi_q, decl_on,
+                d_phase, d_attr, d_pos, d_single, d_cands, d_latin1, d_ascii, bom_seen, t_phase,
+                t_public, t_pos, t_single, t_nm_first} <= ser_next;
+        end
     end
 
     // Stage 2 to stage 3.
