@@ -441,9 +441,19 @@ module qrtl_wide_sax #(
     wire [LB-1:0] tc_lo = top[LB-1:0] + cmp[LB-1:0];
     reg  [RW-1:0] d_sel;
     reg  [LB:0]   n_snb, n_enb, n_anb;
-    // Whether a small count c is at least r (signed).
+    // Whether a small count c is at least r (signed): r is negative, or
+    // its bits above c's are zero and its low bits at most c. (Written as
+    // logic: a compare becomes a carry chain, and r is one already.)
     function cnt_ge(input [LB+1:0] c, input [RW-1:0] r);
-        cnt_ge = $signed({{ "{" }}{(RW-LB-2){1'b0}}, c}) >= $signed(r);
+        integer q;
+        reg hz, le;
+        begin
+            hz = 1'b1;
+            for (q = LB + 2; q < RW - 1; q = q + 1) hz = hz && !r[q];
+            le = 1'b1;  // r's bits below q at most c's
+            for (q = 0; q < LB + 2; q = q + 1) le = (!r[q] && c[q]) || ((r[q] == c[q]) && le);
+            cnt_ge = r[RW-1] || (hz && le);
+        end
     endfunction
     reg  [B:0]    b_root;
     reg  [B-1:0]  lo, cr_after;
