@@ -1367,6 +1367,10 @@ module qrtl_wide_sax #(
     reg  [B-1:0] big_v, lim_v;
     reg  [W*B-1:0] ev_l;
     reg  [20:0]  s_cp;
+    // ... and the serial unit's (its lane p_ser's, merged in stage 3)
+    reg          su_fail, su_big, su_lim;
+    reg  [4:0]   su_reason;
+    reg  [W-1:0] su_ev;
 
     always @* begin
         // the writes
@@ -1453,15 +1457,13 @@ module qrtl_wide_sax #(
         v_enc_ascii = |(p_ser & a_enc_a);
         run_lane(p_s_on, 1'b1, p_s_st, p_s_cls, p_s_data, p_s_flags, p_s_dz, p_s_dmax, p_s_root,
             p_s_cmps, p_s_alen, p_s_atn, ser_now);
-        for (j = 0; j < B; j = j + 1) begin
-            fail_v[j] = fail_v[j] | (p_ser[j] & v_failed);
-            cmp_v[j] = cmp_v[j] | (p_ser[j] & l_cmp);
-            dupc_v[j] = dupc_v[j] | (p_ser[j] & l_dupc);
-            reason_v[j*5 +: 5] = reason_v[j*5 +: 5] | ({5{p_ser[j]}} & v_reason);
-            big_v[j] = big_v[j] | (p_ser[j] & v_big);
-            lim_v[j] = lim_v[j] | (p_ser[j] & v_lim);
-            ev_l[j*W +: W] = ev_l[j*W +: W] | ({W{p_ser[j]}} & e_kept);
-        end
+        // (its lane's, p_ser, in stage 3; a serial lane compares no end
+        // name's or attribute name's byte: l_cmp, l_dupc stay 0)
+        su_fail = v_failed;
+        su_reason = v_reason;
+        su_big = v_big;
+        su_lim = v_lim;
+        su_ev = e_kept;
         s_cp = ev_cp;
     end
 
@@ -1665,6 +1667,10 @@ module qrtl_wide_sax #(
     reg  [LB*B-1:0] q_elo;         // the bank each lane's end-name byte is in
     reg  [W*B-1:0] q_ev;
     reg  [20:0]  q_cp;
+    reg  [B-1:0] q_ser;
+    reg          q_su_fail, q_su_big, q_su_lim;
+    reg  [4:0]   q_su_reason;
+    reg  [W-1:0] q_su_ev;
     always @(posedge clk) begin
         if (rst) q_valid <= 1'b0;
         else q_valid <= p_valid;
@@ -1683,6 +1689,9 @@ module qrtl_wide_sax #(
         for (jj = 0; jj < B; jj = jj + 1) q_elo[jj*LB +: LB] <= p_cmps[jj*CW +: LB];
         q_ev <= ev_l;
         q_cp <= s_cp;
+        q_ser <= p_ser;
+        {q_su_fail, q_su_big, q_su_lim, q_su_reason} <= {su_fail, su_big, su_lim, su_reason};
+        q_su_ev <= su_ev;
         q_to_content <= p_to_content;
         q_end_depth0 <= p_end_depth0;
         q_end_root <= p_end_root;
@@ -1693,13 +1702,22 @@ module qrtl_wide_sax #(
     // byte against the name stack's, its attribute name against the
     // earlier ones), registered for stage 4
     // ==================================================================
-    reg  [B-1:0] s3_fail;          // a lane fails: in stage 2, or here
-    reg  [5*B-1:0] s3_reason;
+    reg  [B-1:0] s2_fail;          // a lane fails in stage 2 (its lane's logic, or the serial unit)
+    reg  [B-1:0] s3_fail;          // ... there, or here
+    reg  [5*B-1:0] s2_reason, s3_reason;
+    reg  [B-1:0] s2_big, s2_lim;
+    reg  [W*B-1:0] s2_ev;
     always @* begin
         for (j = 0; j < B; j = j + 1) begin
-            s3_fail[j] = q_fail[j] || (q_cmp[j] && q_rd[q_elo[j*LB +: LB]*8 +: 8] != q_data[j*8 +: 8])
+            // (the serial lane's own lane logic did not run: zeros)
+            s2_fail[j] = q_fail[j] || (q_ser[j] && q_su_fail);
+            s2_reason[j*5 +: 5] = q_reason[j*5 +: 5] | ({5{q_ser[j]}} & q_su_reason);
+            s2_big[j] = q_big[j] || (q_ser[j] && q_su_big);
+            s2_lim[j] = q_lim[j] || (q_ser[j] && q_su_lim);
+            s2_ev[j*W +: W] = q_ev[j*W +: W] | ({W{q_ser[j]}} & q_su_ev);
+            s3_fail[j] = s2_fail[j] || (q_cmp[j] && q_rd[q_elo[j*LB +: LB]*8 +: 8] != q_data[j*8 +: 8])
                 || (q_dupc[j] && |(q_aeq & q_leq[j*KA +: KA]));
-            s3_reason[j*5 +: 5] = q_fail[j] ? q_reason[j*5 +: 5] : q_cmp[j] ? E_MISMATCHED_CLOSE : E_DUPLICATE_ATTRIBUTE;
+            s3_reason[j*5 +: 5] = s2_fail[j] ? s2_reason[j*5 +: 5] : q_cmp[j] ? E_MISMATCHED_CLOSE : E_DUPLICATE_ATTRIBUTE;
         end
     end
     // Stage 3 to stage 4 (u_*).
@@ -1714,11 +1732,11 @@ module qrtl_wide_sax #(
         u_last <= q_last;
         u_bad <= q_bad;
         u_fail <= s3_fail;
-        u_late <= s3_fail & ~q_fail;
+        u_late <= s3_fail & ~s2_fail;
         u_reason <= s3_reason;
-        u_big <= q_big & q_fail;
-        u_lim <= q_lim & q_fail;
-        u_ev <= q_ev;
+        u_big <= s2_big & s2_fail;
+        u_lim <= s2_lim & s2_fail;
+        u_ev <= s2_ev;
         u_cp <= q_cp;
         u_to_content <= q_to_content;
         u_end_depth0 <= q_end_depth0;
