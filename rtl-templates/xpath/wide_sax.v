@@ -182,6 +182,12 @@ module qrtl_wide_sax #(
     reg  [AW-1:0] sp;          // name stack fill
     reg  [AW-1:0] top, parent; // start of the top name, of the one below it
     reg  [AW-1:0] cmp;         // end-name bytes matched
+    // ... kept beside them for the compares (so that each is one
+    // difference of registers, not two): CAP - sp, CAP - top, CAP -
+    // parent, and top + cmp (the end name's compared position; set with a
+    // `</`, moved by the bytes matched, not read after a push or a pop
+    // until the next `</`)
+    reg  [AW-1:0] rsp, rtop, rparent, tc;
     reg  [AW-1:0] alen;        // bytes of the attribute name being read
     // The duplicate check (see "Duplicate attributes" below).
     reg  [KW-1:0] at_n;        // complete attribute names of this start tag
@@ -227,6 +233,7 @@ module qrtl_wide_sax #(
     reg  [7:0] bank{{ m }} [0:BW-1];
 {%- endfor %}
     reg  [AW-1:0] starts [0:MAX_DEPTH-1];
+    reg  [AW-1:0] rstarts [0:MAX_DEPTH-1]; // CAP - starts[d]
 
     localparam CW = 4 + LB;    // a lane's name stack compares (v_full .. v_ene, below) and bank
     // The item in stage 2 (p_*: registered from stage 1).
@@ -242,16 +249,15 @@ module qrtl_wide_sax #(
     reg  [B*CW-1:0] p_cmps;
     reg  [B*KW-1:0] p_atn;
     // (and its serial lane, p_ser one-hot, for the serial unit: on, state
-    // one-hot, class, byte, flags, the stack registers as it sees them)
+    // one-hot, class, byte, flags, the depth and root flags as it sees
+    // them; no serial state reads the name stack compares, the attribute
+    // name's length or count)
     reg          p_s_on;
     reg  [NS-1:0] p_s_st;
     reg  [NC-1:0] p_s_cls;
     reg  [7:0]   p_s_data;
     reg  [NF-1:0] p_s_flags;
     reg          p_s_dz, p_s_dmax, p_s_root;
-    reg  [3:0]   p_s_cmps;
-    reg  [AW-1:0] p_s_alen;
-    reg  [KW-1:0] p_s_atn;
     reg  [AW*KA-1:0] p_at_len;  // the slots' lengths at the item's entry
     reg          p_to_content, p_end_depth0, p_end_root;
     // (and the duplicate check's item: its bytes, slots compared, a new name)
@@ -279,7 +285,7 @@ module qrtl_wide_sax #(
     // is found from the registers, beside the lanes' decoding, and the two
     // control bits only choose among them.
     reg  [8*B-1:0] rd;
-    wire [AW-1:0] rd_tc = top + cmp, rd_pc = parent + cmp;
+    wire [AW-1:0] rd_tc = tc, rd_pc = parent + cmp;
     // The word of bank m holding byte base + (m - base) mod B: base's
     // word, or the next one for the banks below base's.
     function [BIW-1:0] rd_word_of(input [LB+BIW-1:0] base, input [LB-1:0] bank_m);
@@ -380,6 +386,7 @@ module qrtl_wide_sax #(
 
     wire [DW-1:0] depth_m3 = depth - {{ "{" }}{(DW-2){1'b0}}, 2'd3};
     wire [AW-1:0] starts_rd = (depth >= 3) ? starts[depth_m3[SIW-1:0]] : {AW{1'b0}};
+    wire [AW-1:0] rstarts_rd = (depth >= 3) ? rstarts[depth_m3[SIW-1:0]] : CAP;
 
     // ------------------------------------------------------------------
     // The registers before each lane. The stack's (items.rs `Entry` and
@@ -422,6 +429,8 @@ module qrtl_wide_sax #(
     localparam [2:0] DM3_0 = {D_ONE >= DEPTH_MAX, {DW{1'b1}} >= DEPTH_MAX, {DW{1'b0}} >= DEPTH_MAX};
     reg  [(B+1)*AW-1:0] b_sp, b_alen;
     reg  [AW-1:0] top_next, cmp_next; // after the item
+    reg  [AW-1:0] rtop_next, rparent_next, tc_next;
+    reg  [(B+1)*AW-1:0] b_rsp;        // CAP - b_sp
     reg  [AW-1:0] parent_next;        // after the item
     reg  [(B+1)*KW-1:0] b_atn;
     reg  [B*CW-1:0] b_cmps;
@@ -432,13 +441,12 @@ module qrtl_wide_sax #(
     // name's base (1 or alen); d_* = how many more bytes an end name has
     // to compare.
     localparam RW = AW + 2;
-    wire [RW-1:0] cap_w = {2'b00, CAP};
     wire [RW-1:0] sp_w = {2'b00, sp}, top_w = {2'b00, top}, par_w = {2'b00, parent};
-    wire [RW-1:0] cmp_w = {2'b00, cmp}, alen_w = {2'b00, alen}, one_w = 1;
-    wire [RW-1:0] r_sp = cap_w - sp_w, r_top = cap_w - top_w;
+    wire [RW-1:0] alen_w = {2'b00, alen}, one_w = 1;
+    wire [RW-1:0] r_sp = {2'b00, rsp}, r_top = {2'b00, rtop}, tc_w = {2'b00, tc};
     wire [RW-1:0] r_sp1 = r_sp - one_w, r_spa = r_sp - alen_w, r_top1 = r_top - one_w, r_topa = r_top - alen_w;
-    wire [RW-1:0] d_on = sp_w - top_w - cmp_w, d_cr = sp_w - top_w, d_pop = top_w - par_w;
-    wire [LB-1:0] tc_lo = top[LB-1:0] + cmp[LB-1:0];
+    wire [RW-1:0] d_on = sp_w - tc_w, d_cr = sp_w - top_w, d_pop = top_w - par_w;
+    wire [LB-1:0] tc_lo = tc[LB-1:0];
     reg  [RW-1:0] d_sel;
     reg  [LB:0]   n_snb, n_enb, n_anb;
     // Whether a small count c is at least r (signed): r is negative, or
@@ -534,16 +542,21 @@ module qrtl_wide_sax #(
             // top's, or after the item's push (`/>`) the entry fill
             b_sp[jj*AW +: AW] = ((bq && !bpq) ? top : sp)
                 + addr(n_snb);
+            b_rsp[jj*AW +: AW] = ((bq && !bpq) ? rtop : rsp) - addr(n_snb);
             // (a push then its pop, or a pop then a push, leave top and parent as they were)
             if (jj == B) begin
                 top_next = (bp != bq) ? (bp ? sp : parent) : top;
                 cmp_next = (bcr ? {AW{1'b0}} : cmp) + addr(n_enb);
+                rtop_next = (bp != bq) ? (bp ? rsp : rparent) : rtop;
+                // (= top_next + cmp_next where it is read)
+                tc_next = (bcr ? top_next : tc) + addr(n_enb);
             end
             b_alen[jj*AW +: AW] = (banew ? {{ "{" }}{(AW-1){1'b0}}, 1'b1} : alen) + addr(n_anb);
             b_atn[jj*KW +: KW] = (bp ? {KW{1'b0}} : at_n) + {{ "{" }}{(KW-1){1'b0}}, baend};
         end
         // (bp, bq: the whole item's)
         parent_next = (bp != bq) ? (bp ? top : starts_rd) : parent;
+        rparent_next = (bp != bq) ? (bp ? rtop : rstarts_rd) : rparent;
         // the depth flags after the item (for depth + 1, depth - 1, depth)
         dzm_next = (bp && !bq) ? {dzn[4], dzn[2], dzn[3], dmn[4], dmn[2], dmn[3]}
             : (!bp && bq) ? {dzn[2], dzn[0], dzn[1], dmn[2], dmn[0], dmn[1]}
@@ -733,6 +746,22 @@ module qrtl_wide_sax #(
     endfunction
 
     // One reference lane after the `&` (is_value: in an attribute value).
+    // x >= k, x > k for a constant k, as logic (bit i decides unless it
+    // equals k's): Yosys makes a compare a carry chain, ABC balances this.
+    function ge21(input [20:0] x, input [20:0] k);
+        integer q;
+        begin
+            ge21 = 1'b1;
+            for (q = 0; q < 21; q = q + 1) ge21 = k[q] ? (x[q] && ge21) : (x[q] || ge21);
+        end
+    endfunction
+    function gt21(input [20:0] x, input [20:0] k);
+        integer q;
+        begin
+            gt21 = 1'b0;
+            for (q = 0; q < 21; q = q + 1) gt21 = k[q] ? (x[q] && gt21) : (x[q] || gt21);
+        end
+    endfunction
     task reference(input is_value);
         begin
             case (v_ref_phase)
@@ -777,9 +806,9 @@ module qrtl_wide_sax #(
                 default: begin // R_DECIMAL, R_HEX
                     if (b == ";") begin
                         if (v_ref_val == 21'h9 || v_ref_val == 21'hA || v_ref_val == 21'hD
-                                || (v_ref_val >= 21'h20 && v_ref_val <= 21'hD7FF)
-                                || (v_ref_val >= 21'hE000 && v_ref_val <= 21'hFFFD)
-                                || v_ref_val >= 21'h10000) begin
+                                || (ge21(v_ref_val, 21'h20) && !gt21(v_ref_val, 21'hD7FF))
+                                || (ge21(v_ref_val, 21'hE000) && !gt21(v_ref_val, 21'hFFFD))
+                                || ge21(v_ref_val, 21'h10000)) begin
                             ev_cp = v_ref_val;
                             unit(is_value, 8'd0, 1'b1);
                         end else begin
@@ -791,8 +820,8 @@ module qrtl_wide_sax #(
                             : {v_ref_val[17:0], 3'd0} + {v_ref_val[19:0], 1'b0} + {17'd0, dig}; // (x10 as shifts: a multiplier is a DSP block's delay)
                         // (past U+10FFFF, told from the value so far, beside the sum:
                         // 0x10FFF * 16 + 15 and 111411 * 10 + 1 are 0x10FFFF)
-                        if ((v_ref_phase == R_HEX) ? v_ref_val > 21'h10FFF
-                                : (v_ref_val > 21'd111411 || (v_ref_val == 21'd111411 && dig > 4'd1))) begin
+                        if ((v_ref_phase == R_HEX) ? gt21(v_ref_val, 21'h10FFF)
+                                : (gt21(v_ref_val, 21'd111411) || (v_ref_val == 21'd111411 && dig > 4'd1))) begin
                             fail(E_BAD_REFERENCE);
                         end
                         // (the value moves past a failure too: nothing reads it after one)
@@ -1317,18 +1346,12 @@ module qrtl_wide_sax #(
     reg  [7:0]    s_data;
     reg  [NF-1:0] s_flags;
     reg           s_dz, s_dmax, s_root;
-    reg  [3:0]    s_cmps;
-    reg  [AW-1:0] s_alen;
-    reg  [KW-1:0] s_atn;
     always @* begin
         s_state = 6'd0;
         s_cls = {NC{1'b0}};
         s_data = 8'd0;
         s_flags = {NF{1'b0}};
         {s_dz, s_dmax, s_root} = 3'b000;
-        s_cmps = 4'd0;
-        s_alen = {AW{1'b0}};
-        s_atn = {KW{1'b0}};
         to_content = 1'b0;
         for (j = 0; j < B; j = j + 1) begin
             s_state = s_state | ({6{k_ser[j]}} & i_state[j*6 +: 6]);
@@ -1338,9 +1361,6 @@ module qrtl_wide_sax #(
             s_dz = s_dz | (k_ser[j] & b_dz[j]);
             s_dmax = s_dmax | (k_ser[j] & b_dmax[j]);
             s_root = s_root | (k_ser[j] & b_root[j]);
-            s_cmps = s_cmps | ({4{k_ser[j]}} & b_cmps[j*CW + LB +: 4]);
-            s_alen = s_alen | ({AW{k_ser[j]}} & b_alen[j*AW +: AW]);
-            s_atn = s_atn | ({KW{k_ser[j]}} & b_atn[j*KW +: KW]);
             if (i_act[j]) to_content = i_flags[j*NF + F_TO_CONTENT];
         end
     end
@@ -1410,7 +1430,7 @@ module qrtl_wide_sax #(
         v_enc_latin1 = enc_latin1;
         v_enc_ascii = enc_ascii;
         run_lane(p_s_on, 1'b0, p_s_st, p_s_cls, p_s_data, p_s_flags, p_s_dz, p_s_dmax, p_s_root,
-            p_s_cmps, p_s_alen, p_s_atn, ser_now);
+            4'd0, {AW{1'b0}}, {KW{1'b0}}, ser_now);
         ser_next = {v_doctype, v_kw, v_ref_phase, v_ref_buf, v_ref_len, v_ref_val, v_pi_len, v_pi_buf,
             v_pi_q, v_decl_on, v_d_phase, v_d_attr, v_d_pos, v_d_single, v_d_cands, v_d_latin1,
             v_d_ascii, v_bom, v_t_phase, v_t_public, v_t_pos, v_t_single, v_t_nm_first};
@@ -1456,7 +1476,7 @@ module qrtl_wide_sax #(
         v_enc_latin1 = |(p_ser & a_enc_l);
         v_enc_ascii = |(p_ser & a_enc_a);
         run_lane(p_s_on, 1'b1, p_s_st, p_s_cls, p_s_data, p_s_flags, p_s_dz, p_s_dmax, p_s_root,
-            p_s_cmps, p_s_alen, p_s_atn, ser_now);
+            4'd0, {AW{1'b0}}, {KW{1'b0}}, ser_now);
         // (its lane's, p_ser, in stage 3; a serial lane compares no end
         // name's or attribute name's byte: l_cmp, l_dupc stay 0)
         su_fail = v_failed;
@@ -1524,7 +1544,7 @@ module qrtl_wide_sax #(
     reg  [8*B-1:0] w_byte;
     reg          push_we;      // starts[push_idx] = push_val
     reg  [DW-1:0] push_idx;
-    reg  [AW-1:0] push_val;
+    reg  [AW-1:0] push_val, push_rval;
     reg          at_len_we;    // at_len[at_len_idx] = at_len_val
     reg  [KW-1:0] at_len_idx;
     reg  [AW-1:0] at_len_val;
@@ -1544,12 +1564,14 @@ module qrtl_wide_sax #(
         push_we = |k_push;
         push_idx = {DW{1'b0}};
         push_val = {AW{1'b0}};
+        push_rval = {AW{1'b0}};
         at_len_we = |k_aend;
         at_len_idx = {KW{1'b0}};
         at_len_val = {AW{1'b0}};
         for (jj = 0; jj < B; jj = jj + 1) begin
             push_idx = push_idx | ({DW{k_push[jj]}} & b_depth[jj*DW +: DW]);
             push_val = push_val | ({AW{k_push[jj]}} & b_sp[jj*AW +: AW]);
+            push_rval = push_rval | ({AW{k_push[jj]}} & b_rsp[jj*AW +: AW]);
             at_len_idx = at_len_idx | ({KW{k_aend[jj]}} & b_atn[jj*KW +: KW]);
             at_len_val = at_len_val | ({AW{k_aend[jj]}} & b_alen[jj*AW +: AW]);
         end
@@ -1564,6 +1586,7 @@ module qrtl_wide_sax #(
             top <= {AW{1'b0}};
             parent <= {AW{1'b0}};
             cmp <= {AW{1'b0}};
+            {rsp, rtop, rparent, tc} <= {CAP, CAP, CAP, {AW{1'b0}}};
             alen <= {AW{1'b0}};
             at_n <= {KW{1'b0}};
         end else if (i_valid) begin
@@ -1574,6 +1597,7 @@ module qrtl_wide_sax #(
             top <= top_next;
             parent <= parent_next;
             cmp <= cmp_next;
+            {rsp, rtop, rparent, tc} <= {b_rsp[B*AW +: AW], rtop_next, rparent_next, tc_next};
             alen <= b_alen[B*AW +: AW];
             at_n <= b_atn[B*KW +: KW];
         end
@@ -1582,6 +1606,7 @@ module qrtl_wide_sax #(
     wire unused_wide_sax = &{1'b0, rd_tc, rd_pc, depth_m3, push_idx, at_len_idx};
     always @(posedge clk) begin
         if (i_valid && push_we) starts[push_idx[SIW-1:0]] <= push_val;
+        if (i_valid && push_we) rstarts[push_idx[SIW-1:0]] <= push_rval;
         for (m = 0; m < KA; m = m + 1)
             if (i_valid && at_len_we && at_len_idx[KIW-1:0] == m[KIW-1:0]) at_len[m*AW +: AW] <= at_len_val;
     end
@@ -1609,9 +1634,6 @@ module qrtl_wide_sax #(
         p_s_data <= s_data;
         p_s_flags <= s_flags;
         {p_s_dz, p_s_dmax, p_s_root} <= {s_dz, s_dmax, s_root};
-        p_s_cmps <= s_cmps;
-        p_s_alen <= s_alen;
-        p_s_atn <= s_atn;
         p_dz <= b_dz[B-1:0];
         p_dmax <= b_dmax[B-1:0];
         p_root <= b_root[B-1:0];
