@@ -78,13 +78,16 @@ module qrtl_wide_events (
     reg  [20:0]  h_cp;
     reg  [1:0]   h_status;
     reg  [4:0]   h_reason;
-    wire [B-1:0] h_low = h_rem & (~h_rem + {{ lanes }}'d1);
+    // The lowest lane of h_rem, one-hot, and its events. (A prefix OR and
+    // an AND-OR: `x & -x` would be a carry chain, an if-chain a priority.)
+    reg  [B-1:0] h_low;
     reg  [W-1:0] h_ev;        // the lowest lane's events
     integer k;
     always @* begin
         h_ev = {W{1'b0}};
         for (k = 0; k < B; k = k + 1) begin
-            if (h_low[k]) h_ev = h_lanes[k*W +: W];
+            h_low[k] = h_rem[k] && !(|(h_rem & ~({B{1'b1}} << k)));
+            h_ev = h_ev | ({W{h_low[k]}} & h_lanes[k*W +: W]);
         end
     end
     wire [1:0] held = h_ev[V_TEXT_UNIT] ? h_ev[V_HELD +: 2] : 2'd0;
