@@ -409,13 +409,13 @@ module qrtl_wide_in (
     endfunction
     function lead(input [7:0] x);   // C2..F4: a sequence of 2 or more
         lead = (x[7:5] == 3'b110 && x[4:1] != 4'b0000) || x[7:4] == 4'b1110
-            || (x[7:3] == 5'b11110 && x[2:0] <= 3'd4);
+            || (x[7:3] == 5'b11110 && (!x[2] || x[1:0] == 2'b00));
     endfunction
     function lead34(input [7:0] x); // E0..F4: a sequence of 3 or more
-        lead34 = x[7:4] == 4'b1110 || (x[7:3] == 5'b11110 && x[2:0] <= 3'd4);
+        lead34 = x[7:4] == 4'b1110 || (x[7:3] == 5'b11110 && (!x[2] || x[1:0] == 2'b00));
     endfunction
     function lead4(input [7:0] x);  // F0..F4
-        lead4 = x[7:3] == 5'b11110 && x[2:0] <= 3'd4;
+        lead4 = x[7:3] == 5'b11110 && (!x[2] || x[1:0] == 2'b00);
     endfunction
     // {bad encoding, bad char} of byte b after p3 p2 p1 (p1 nearest);
     // pos0 / pos1: b is the document's first / second byte.
@@ -437,18 +437,33 @@ module qrtl_wide_in (
             fault = {enc, bad && !enc};
         end
     endfunction
+    // a <= x <= b for constants a, b, as logic (each bit decides unless it
+    // equals the constant's): Yosys makes a range compare carry chains.
+    function in16(input [15:0] x, input [15:0] a, input [15:0] b);
+        integer q;
+        reg ge, gt;
+        begin
+            ge = 1'b1;
+            gt = 1'b0;
+            for (q = 0; q < 16; q = q + 1) begin
+                ge = a[q] ? (x[q] && ge) : (x[q] || ge);
+                gt = b[q] ? (x[q] && gt) : (x[q] || gt);
+            end
+            in16 = ge && !gt;
+        end
+    endfunction
     // XML 1.0 productions 4 and 4a (xml/names.rs `class_of`) for a code
     // point 80..FFFF: {NameStartChar, NameChar}.
     function [1:0] name_class(input [15:0] x);
         reg start, only;
         begin
-            start = (x >= 16'h00C0 && x <= 16'h00D6) || (x >= 16'h00D8 && x <= 16'h00F6)
-                || (x >= 16'h00F8 && x <= 16'h02FF) || (x >= 16'h0370 && x <= 16'h037D)
-                || (x >= 16'h037F && x <= 16'h1FFF) || (x >= 16'h200C && x <= 16'h200D)
-                || (x >= 16'h2070 && x <= 16'h218F) || (x >= 16'h2C00 && x <= 16'h2FEF)
-                || (x >= 16'h3001 && x <= 16'hD7FF) || (x >= 16'hF900 && x <= 16'hFDCF)
-                || (x >= 16'hFDF0 && x <= 16'hFFFD);
-            only = x == 16'h00B7 || (x >= 16'h0300 && x <= 16'h036F) || (x >= 16'h203F && x <= 16'h2040);
+            start = in16(x, 16'h00C0, 16'h00D6) || in16(x, 16'h00D8, 16'h00F6)
+                || in16(x, 16'h00F8, 16'h02FF) || in16(x, 16'h0370, 16'h037D)
+                || in16(x, 16'h037F, 16'h1FFF) || in16(x, 16'h200C, 16'h200D)
+                || in16(x, 16'h2070, 16'h218F) || in16(x, 16'h2C00, 16'h2FEF)
+                || in16(x, 16'h3001, 16'hD7FF) || in16(x, 16'hF900, 16'hFDCF)
+                || in16(x, 16'hFDF0, 16'hFFFD);
+            only = x == 16'h00B7 || in16(x, 16'h0300, 16'h036F) || in16(x, 16'h203F, 16'h2040);
             name_class = {start, start || only};
         end
     endfunction
@@ -458,7 +473,7 @@ module qrtl_wide_in (
     function [4:0] utf8_name(input [7:0] p3, input [7:0] p2, input [7:0] p1, input [7:0] b);
         reg four_ok;
         begin
-            four_ok = {p3[2:0], p2[5:4]} < 5'd15;
+            four_ok = !p3[2] && {p3[1:0], p2[5:4]} != 4'hF; // {p3[2:0], p2[5:4]} < 15
             if (!cont(b[7:6])) utf8_name = 5'b00000;
             else if (p1[7:5] == 3'b110) utf8_name = {3'b101, name_class({5'd0, p1[4:0], b[5:0]})};
             else if (p2[7:4] == 4'b1110 && cont(p1[7:6]))
