@@ -1566,13 +1566,14 @@ module qrtl_wide_sax #(
         push_val = {AW{1'b0}};
         push_rval = {AW{1'b0}};
         at_len_we = |k_aend;
-        at_len_idx = {KW{1'b0}};
+        // (b_atn at the name's end: an item holds one attribute name, so no
+        // end before it; 0 after the item's push, else at_n)
+        at_len_idx = (|(k_aend & ahead_push)) ? {KW{1'b0}} : at_n;
         at_len_val = {AW{1'b0}};
         for (jj = 0; jj < B; jj = jj + 1) begin
             push_idx = push_idx | ({DW{k_push[jj]}} & b_depth[jj*DW +: DW]);
             push_val = push_val | ({AW{k_push[jj]}} & b_sp[jj*AW +: AW]);
             push_rval = push_rval | ({AW{k_push[jj]}} & b_rsp[jj*AW +: AW]);
-            at_len_idx = at_len_idx | ({KW{k_aend[jj]}} & b_atn[jj*KW +: KW]);
             at_len_val = at_len_val | ({AW{k_aend[jj]}} & b_alen[jj*AW +: AW]);
         end
     end
