@@ -103,6 +103,11 @@ module qrtl_wide_events (
     wire adv;               // la and o move on
     wire take = adv && h_has;
     wire h_load = (!h_valid || (take && h_last_ev)) && count != {(FAW+1){1'b0}};
+    // The count after a write, and after a write and a load, found beside
+    // the head's decision, which only chooses (the sum after it was the
+    // head's critical path).
+    wire [FAW:0] count_w = count + {{ "{" }}{FAW{1'b0}}, e_valid};
+    wire [FAW:0] count_wl = count_w - {{ "{" }}{FAW{1'b0}}, 1'b1};
     wire [B-1:0]   f_mask;
     wire [W*B-1:0] f_lanes;
     wire [20:0]    f_cp;
@@ -145,7 +150,7 @@ module qrtl_wide_events (
             i_ready <= 1'b0;
         end else begin
             if (e_valid) wp <= wp + 1'b1;
-            count <= count + {{ "{" }}{FAW{1'b0}}, e_valid} - {{ "{" }}{FAW{1'b0}}, h_load};
+            count <= h_load ? count_wl : count_w;
             i_ready <= count <= READY_MAX;
             if (h_load) begin
                 h_valid <= 1'b1;

@@ -745,23 +745,23 @@ module qrtl_wide_sax #(
         lower_eq = (x | 8'h20) == lc;
     endfunction
 
-    // One reference lane after the `&` (is_value: in an attribute value).
-    // x >= k, x > k for a constant k, as logic (bit i decides unless it
-    // equals k's): Yosys makes a compare a carry chain, ABC balances this.
-    function ge21(input [20:0] x, input [20:0] k);
+    // x > k (or_eq: x >= k) for a constant k, as logic (bit i decides
+    // unless it equals k's): Yosys makes a compare a carry chain, ABC
+    // balances this.
+    function above21(input [20:0] x, input [20:0] k, input or_eq);
         integer q;
         begin
-            ge21 = 1'b1;
-            for (q = 0; q < 21; q = q + 1) ge21 = k[q] ? (x[q] && ge21) : (x[q] || ge21);
+            above21 = or_eq;
+            for (q = 0; q < 21; q = q + 1) above21 = k[q] ? (x[q] && above21) : (x[q] || above21);
         end
+    endfunction
+    function ge21(input [20:0] x, input [20:0] k);
+        ge21 = above21(x, k, 1'b1);
     endfunction
     function gt21(input [20:0] x, input [20:0] k);
-        integer q;
-        begin
-            gt21 = 1'b0;
-            for (q = 0; q < 21; q = q + 1) gt21 = k[q] ? (x[q] && gt21) : (x[q] || gt21);
-        end
+        gt21 = above21(x, k, 1'b0);
     endfunction
+    // One reference lane after the `&` (is_value: in an attribute value).
     task reference(input is_value);
         begin
             case (v_ref_phase)
