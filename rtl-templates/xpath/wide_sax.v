@@ -181,12 +181,11 @@ module qrtl_wide_sax #(
     reg          root_seen, doctype_seen;
     reg  [AW-1:0] sp;          // name stack fill
     reg  [AW-1:0] top, parent; // start of the top name, of the one below it
-    reg  [AW-1:0] cmp;         // end-name bytes matched
     // ... kept beside them for the compares (so that each is one
     // difference of registers, not two): CAP - sp, CAP - top, CAP -
-    // parent, and top + cmp (the end name's compared position; set with a
-    // `</`, moved by the bytes matched, not read after a push or a pop
-    // until the next `</`)
+    // parent, and tc: top + the end-name bytes matched (cmp), the end
+    // name's compared position (set with a `</`, moved by the bytes
+    // matched, not read after a push or a pop until the next `</`)
     reg  [AW-1:0] rsp, rtop, rparent, tc;
     reg  [AW-1:0] alen;        // bytes of the attribute name being read
     // The duplicate check (see "Duplicate attributes" below).
@@ -280,12 +279,13 @@ module qrtl_wide_sax #(
     integer      j, m;
     // Read at the end of stage 1 (so the name stack can be block RAM):
     // bank m's byte of rd_base .. rd_base + B - 1, registered again (q_rd) for stage 3.
-    // rd_base is one of four sums of registers (the parent's or the top's
-    // start, plus the bytes matched or not), so each bank's word of each
-    // is found from the registers, beside the lanes' decoding, and the two
-    // control bits only choose among them.
+    // rd_base is one of three registers: after a `</` in the item the
+    // parent's start (a pop before it) or the top's, else tc
+    // (`tc`). (A pop before the first end-name byte comes with a `</`
+    // between them: the lexer reaches an end name only through `</`.) So
+    // each bank's word of each is found from the registers, beside the
+    // lanes' decoding, and the two control bits only choose among them.
     reg  [8*B-1:0] rd;
-    wire [AW-1:0] rd_tc = tc, rd_pc = parent + cmp;
     // The word of bank m holding byte base + (m - base) mod B: base's
     // word, or the next one for the banks below base's.
     function [BIW-1:0] rd_word_of(input [LB+BIW-1:0] base, input [LB-1:0] bank_m);
@@ -293,8 +293,8 @@ module qrtl_wide_sax #(
     endfunction
 {%- for m in 0..lanes %}
     wire [BIW-1:0] rd_word{{ m }} = rd_pop
-        ? (rd_cr ? rd_word_of(parent[LB+BIW-1:0], {{ lanes_log2 }}'d{{ m }}) : rd_word_of(rd_pc[LB+BIW-1:0], {{ lanes_log2 }}'d{{ m }}))
-        : (rd_cr ? rd_word_of(top[LB+BIW-1:0], {{ lanes_log2 }}'d{{ m }}) : rd_word_of(rd_tc[LB+BIW-1:0], {{ lanes_log2 }}'d{{ m }}));
+        ? rd_word_of(parent[LB+BIW-1:0], {{ lanes_log2 }}'d{{ m }})
+        : (rd_cr ? rd_word_of(top[LB+BIW-1:0], {{ lanes_log2 }}'d{{ m }}) : rd_word_of(tc[LB+BIW-1:0], {{ lanes_log2 }}'d{{ m }}));
     always @(posedge clk) rd[{{ m * 8 }} +: 8] <= bank{{ m }}[rd_word{{ m }}];
 {%- endfor %}
     // ------------------------------------------------------------------
@@ -428,7 +428,7 @@ module qrtl_wide_sax #(
     localparam [2:0] DZ3_0 = 3'b001;
     localparam [2:0] DM3_0 = {D_ONE >= DEPTH_MAX, {DW{1'b1}} >= DEPTH_MAX, {DW{1'b0}} >= DEPTH_MAX};
     reg  [(B+1)*AW-1:0] b_sp, b_alen;
-    reg  [AW-1:0] top_next, cmp_next; // after the item
+    reg  [AW-1:0] top_next;   // after the item
     reg  [AW-1:0] rtop_next, rparent_next, tc_next;
     reg  [(B+1)*AW-1:0] b_rsp;        // CAP - b_sp
     reg  [AW-1:0] parent_next;        // after the item
@@ -529,10 +529,10 @@ module qrtl_wide_sax #(
                 b_cmps[jj*CW + LB + 3] = cnt_ge({1'b0, n_snb}, (bq && !bpq) ? r_top : r_sp);
                 b_cmps[jj*CW + LB + 2] = cnt_ge({1'b0, n_snb} + {1'b0, n_anb},
                     (bq && !bpq) ? (banew ? r_top1 : r_topa) : (banew ? r_sp1 : r_spa));
-                // elt: top + cmp < sp, ene: top + cmp != sp, at an end-name
+                // elt: tc < sp, ene: tc != sp, at an end-name
                 // byte (the only lane that reads them): no start name in its
                 // item, so after a pop (then `</`) parent + n < top, after
-                // `</` top + n < sp, else top + cmp + n < sp
+                // `</` top + n < sp, else tc + n < sp
                 d_sel = bq ? d_pop : bcr ? d_cr : d_on;
                 b_cmps[jj*CW + LB + 1] = !cnt_ge({1'b0, n_enb}, d_sel);
                 b_cmps[jj*CW + LB] = {{ "{" }}{(RW-LB-1){1'b0}}, n_enb} != d_sel;
@@ -546,9 +546,9 @@ module qrtl_wide_sax #(
             // (a push then its pop, or a pop then a push, leave top and parent as they were)
             if (jj == B) begin
                 top_next = (bp != bq) ? (bp ? sp : parent) : top;
-                cmp_next = (bcr ? {AW{1'b0}} : cmp) + addr(n_enb);
                 rtop_next = (bp != bq) ? (bp ? rsp : rparent) : rtop;
-                // (= top_next + cmp_next where it is read)
+                // (top + the end-name bytes matched: set at a `</`, read
+                // only until the next push or pop)
                 tc_next = (bcr ? top_next : tc) + addr(n_enb);
             end
             b_alen[jj*AW +: AW] = (banew ? {{ "{" }}{(AW-1){1'b0}}, 1'b1} : alen) + addr(n_anb);
@@ -627,7 +627,7 @@ module qrtl_wide_sax #(
     // The name stack compares the lane needs, found with the registers
     // before it (`b_*`): the stack is full (sp >= CAP), an attribute
     // name's next byte would overflow it (sp + alen >= CAP), the end
-    // name's compared position top + cmp is below the fill (a byte to
+    // name's compared position tc is below the fill (a byte to
     // compare), differs from it (the name is not complete). (`b_cmps`
     // also holds the position's low bits, the bank stage 3 reads.)
     reg          v_full, v_aful, v_elt, v_ene;
@@ -1586,7 +1586,6 @@ module qrtl_wide_sax #(
             sp <= {AW{1'b0}};
             top <= {AW{1'b0}};
             parent <= {AW{1'b0}};
-            cmp <= {AW{1'b0}};
             {rsp, rtop, rparent, tc} <= {CAP, CAP, CAP, {AW{1'b0}}};
             alen <= {AW{1'b0}};
             at_n <= {KW{1'b0}};
@@ -1597,14 +1596,13 @@ module qrtl_wide_sax #(
             sp <= b_sp[B*AW +: AW];
             top <= top_next;
             parent <= parent_next;
-            cmp <= cmp_next;
             {rsp, rtop, rparent, tc} <= {b_rsp[B*AW +: AW], rtop_next, rparent_next, tc_next};
             alen <= b_alen[B*AW +: AW];
             at_n <= b_atn[B*KW +: KW];
         end
     end
     // (the address bits above the memories' are read by the compares only)
-    wire unused_wide_sax = &{1'b0, rd_tc, rd_pc, depth_m3, push_idx, at_len_idx};
+    wire unused_wide_sax = &{1'b0, depth_m3, push_idx, at_len_idx};
     always @(posedge clk) begin
         if (i_valid && push_we) starts[push_idx[SIW-1:0]] <= push_val;
         if (i_valid && push_we) rstarts[push_idx[SIW-1:0]] <= push_rval;
