@@ -280,8 +280,8 @@ module qrtl_wide_sax #(
     // Read at the end of stage 1 (so the name stack can be block RAM):
     // bank m's byte of rd_base .. rd_base + B - 1, registered again (q_rd) for stage 3.
     // rd_base is one of three registers: after a `</` in the item the
-    // parent's start (a pop before it) or the top's, else tc
-    // (`tc`). (A pop before the first end-name byte comes with a `</`
+    // parent's start (a pop before it) or the top's, else tc (top + the
+    // bytes matched). (A pop before the first end-name byte comes with a `</`
     // between them: the lexer reaches an end name only through `</`.) So
     // each bank's word of each is found from the registers, beside the
     // lanes' decoding, and the two control bits only choose among them.
